@@ -1,0 +1,338 @@
+"""Facts about a unified diff: which files it changes, how, and which lines.
+
+unidiff parses the structure (git, hg, svn, bzr and plain ``diff -u`` headers,
+binary markers, hunk counts) in its cheap ``metadata_only`` mode; a second,
+lighter pass over the same lines collects the added and removed lines of each
+hunk, so a multi-megabyte patch never becomes one Python object per line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from unidiff import PatchSet
+from unidiff.constants import RE_HUNK_HEADER
+from unidiff.errors import UnidiffParseError
+
+__all__ = ["FileChange", "Hunk", "MalformedPatch", "PatchFacts", "parse_patch", "unquote_git_path"]
+
+DEV_NULL = "/dev/null"
+
+# Pairs of (source, target) path prefixes git writes: a/ b/ by default,
+# the mnemonic ones of diff.mnemonicPrefix, and 1/ 2/ of `git diff --no-index`.
+_GIT_PREFIX_PAIRS = frozenset({("a", "b"), ("c", "w"), ("i", "w"), ("c", "i"), ("o", "w"), ("w", "i"), ("1", "2")})
+
+# `\303\244`, `\t`, `\"`: the C escapes git uses inside a quoted path.
+_C_ESCAPE = re.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
+_C_SIMPLE = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+class MalformedPatch(ValueError):
+    """The patch is not a unified diff that could be applied and rolled back safely."""
+
+    def __init__(self, problem: str, line: int | None = None) -> None:
+        self.problem = problem
+        self.line = line
+        super().__init__(problem if line is None else f"{problem} (patch line {line})")
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One ``@@ -a,b +c,d @@`` block: where it starts and what it adds and removes."""
+
+    line: int  # 1-based line of the hunk header within the patch
+    header: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's entry in a patch. Paths are repository-relative, unquoted, prefix-free."""
+
+    old_path: str | None  # None when the patch creates the file
+    new_path: str | None  # None when the patch deletes the file
+    line: int  # 1-based line where this file's entry starts
+    hunks: tuple[Hunk, ...]
+    is_binary: bool = False
+    is_rename: bool = False
+    is_copy: bool = False
+    old_mode: str | None = None
+    new_mode: str | None = None
+
+    @property
+    def path(self) -> str:
+        """The path the change leaves behind (the old one for a deletion)."""
+        return self.new_path if self.new_path is not None else self.old_path  # type: ignore[return-value]
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Every path this change writes to: both ends of a rename, one otherwise."""
+        return tuple(dict.fromkeys(p for p in (self.old_path, self.new_path) if p is not None))
+
+    @property
+    def is_added(self) -> bool:
+        return self.old_path is None
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.new_path is None
+
+    @property
+    def is_mode_change(self) -> bool:
+        return self.old_mode is not None and self.new_mode is not None and self.old_mode != self.new_mode
+
+    @property
+    def added_count(self) -> int:
+        return sum(len(h.added) for h in self.hunks)
+
+    @property
+    def removed_count(self) -> int:
+        return sum(len(h.removed) for h in self.hunks)
+
+    @property
+    def changes_without_lines(self) -> bool:
+        """A real change that needs no +/- lines: new/deleted/renamed/copied file, binary, chmod."""
+        return self.is_added or self.is_deleted or self.is_rename or self.is_copy or self.is_binary or self.is_mode_change
+
+
+@dataclass(frozen=True)
+class PatchFacts:
+    """Everything the rules need to know about a patch."""
+
+    files: tuple[FileChange, ...]
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Every path the patch writes to, in patch order, without repeats."""
+        return tuple(dict.fromkeys(p for f in self.files for p in f.paths))
+
+    @property
+    def added_count(self) -> int:
+        return sum(f.added_count for f in self.files)
+
+    @property
+    def removed_count(self) -> int:
+        return sum(f.removed_count for f in self.files)
+
+
+def parse_patch(text: str) -> PatchFacts:
+    """Parse ``text`` as a unified diff, or raise MalformedPatch naming the problem and the line."""
+    lines = _split_lines(text)
+    reader = _CountingLines(lines)
+    try:
+        patch_set = PatchSet(reader, metadata_only=True)
+    except UnidiffParseError as exc:
+        raise MalformedPatch(_describe_unidiff_error(str(exc), lines, reader.count), reader.count) from None
+    except Exception as exc:  # a parser bug must still read as "malformed", never as a crash
+        raise MalformedPatch(f"unparseable diff ({type(exc).__name__})", reader.count) from None
+    if not patch_set:
+        raise MalformedPatch("no file headers found (expected `diff --git a/... b/...` or `--- a/...` / `+++ b/...`)")
+    hunks = _collect_hunks(lines, [len(f) for f in patch_set])
+    files = tuple(_file_change(pf, file_hunks) for pf, file_hunks in zip(patch_set, hunks))
+    for change in files:
+        if not change.hunks and not change.changes_without_lines:
+            raise MalformedPatch(
+                f"file {change.path} has a header but no @@ hunks (a text change needs hunks; truncated?)",
+                change.line,
+            )
+    return PatchFacts(files)
+
+
+def unquote_git_path(path: str) -> str:
+    """Undo git's C-style quoting: ``"a/A \\303\\242 B.py"`` -> ``a/A â B.py``."""
+    if len(path) < 2 or not (path.startswith('"') and path.endswith('"')):
+        return path
+    raw = bytearray()
+    body = path[1:-1]
+    pos = 0
+    for match in _C_ESCAPE.finditer(body):
+        raw += body[pos : match.start()].encode("utf-8", "surrogateescape")
+        code = match.group(1)
+        raw.append(_C_SIMPLE[code] if code in _C_SIMPLE else int(code, 8) & 0xFF)
+        pos = match.end()
+    raw += body[pos:].encode("utf-8", "surrogateescape")
+    return raw.decode("utf-8", "replace")
+
+
+def _split_lines(text: str) -> list[str]:
+    """Split on "\\n" only: a CR inside a line (CRLF files, git_cr.diff) is content."""
+    lines = text.split("\n")
+    last = lines.pop()
+    out = [line + "\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+class _CountingLines:
+    """Feeds lines to unidiff and remembers how far it read, to locate its errors."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self._lines = lines
+        self.count = 0
+
+    def __iter__(self) -> Iterator[str]:
+        for line in self._lines:
+            self.count += 1
+            yield line
+
+
+def _describe_unidiff_error(message: str, lines: list[str], line_no: int) -> str:
+    where = _file_at(lines, line_no)
+    offending = message.split(": ", 1)[-1]
+    if message.startswith("Hunk is shorter") or (
+        message.startswith("Hunk diff line expected") and offending.startswith(("@@", "diff ", "--- ", "Index: "))
+    ):
+        return f"a hunk{where} has fewer lines than its @@ header counts (truncated patch or wrong counts)"
+    if message.startswith("Hunk is longer"):
+        return f"a hunk{where} has more lines than its @@ header counts"
+    if message.startswith("Hunk diff line expected"):
+        return f"a line inside a hunk{where} does not start with ' ', '+', '-' or '\\': {_quote(offending)}"
+    return message.rstrip("\n")
+
+
+def _file_at(lines: list[str], line_no: int) -> str:
+    """" of FILE" for the last +++ header at or before ``line_no``, to say where a problem is."""
+    for line in reversed(lines[: max(line_no, 0)]):
+        if line.startswith("+++ "):
+            name = line[4:].split("\t", 1)[0].rstrip("\r\n")
+            target = unquote_git_path(name)
+            return f" of {target[2:] if target[:2] == 'b/' else target}"
+    return ""
+
+
+def _quote(fragment: str, limit: int = 60) -> str:
+    fragment = fragment.rstrip("\n")
+    return repr(fragment if len(fragment) <= limit else fragment[:limit] + "...")
+
+
+def _collect_hunks(lines: list[str], hunks_per_file: list[int]) -> list[list[Hunk]]:
+    """Walk the hunks unidiff already validated, keeping their +/- lines, and reject stray body lines."""
+    per_file: list[list[Hunk]] = [[] for _ in hunks_per_file]
+    owner = [i for i, n in enumerate(hunks_per_file) for _ in range(n)]
+    index = 0
+    hunk_no = 0
+    while index < len(lines):
+        header = RE_HUNK_HEADER.match(lines[index])
+        if header is None:
+            index += 1
+            continue
+        hunk, index = _read_hunk(lines, index, header)
+        if hunk_no < len(owner):
+            per_file[owner[hunk_no]].append(hunk)
+        hunk_no += 1
+        _reject_stray_line(lines, index, hunk)
+    return per_file
+
+
+def _read_hunk(lines: list[str], start: int, header: re.Match[str]) -> tuple[Hunk, int]:
+    src_left = 1 if header.group(2) is None else int(header.group(2))
+    tgt_left = 1 if header.group(4) is None else int(header.group(4))
+    added: list[str] = []
+    removed: list[str] = []
+    index = start + 1
+    while (src_left > 0 or tgt_left > 0) and index < len(lines):
+        line = lines[index]
+        kind = line[0] if line and line[0] not in "\r\n" else " "
+        value = line[1:].rstrip("\n")
+        if kind == "+":
+            added.append(value)
+            tgt_left -= 1
+        elif kind == "-":
+            removed.append(value)
+            src_left -= 1
+        elif kind == " ":
+            src_left -= 1
+            tgt_left -= 1
+        index += 1
+    hunk = Hunk(start + 1, lines[start].rstrip("\r\n"), tuple(added), tuple(removed))
+    return hunk, index
+
+
+def _reject_stray_line(lines: list[str], index: int, hunk: Hunk) -> None:
+    """A +/-/space line right after a complete hunk means the header undercounts its lines."""
+    while index < len(lines) and lines[index].startswith("\\"):
+        index += 1
+    if index >= len(lines):
+        return
+    line = lines[index]
+    if not line or line[0] not in "+- ":
+        return
+    if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1].startswith("+++ "):
+        return  # the next file's plain header
+    if line.rstrip("\r\n") == "-- ":
+        return  # `git format-patch` signature separator
+    raise MalformedPatch(
+        f"hunk {hunk.header!r} at line {hunk.line} has more lines than its header counts; "
+        f"line {index + 1} {_quote(line)} is outside every hunk",
+        index + 1,
+    )
+
+
+def _file_change(pf, hunks: list[Hunk]) -> FileChange:
+    info = [line.rstrip("\r\n") for line in (pf.patch_info or ())]
+    is_git = any(line.startswith("diff --git ") for line in info)
+    source, target = unquote_git_path(pf.source_file or ""), unquote_git_path(pf.target_file or "")
+    source, target = _strip_prefixes(source, target)
+    old_path = None if source in (DEV_NULL, "") and target else source
+    new_path = None if target == DEV_NULL else target
+    if not is_git and len(hunks) == 1:
+        old_path, new_path = _plain_diff_creation(hunks[0], old_path, new_path)
+    is_copy = any(line.startswith("copy from ") for line in info)
+    is_rename = is_git and not is_copy and None not in (old_path, new_path) and old_path != new_path
+    if not is_git and old_path is not None and new_path is not None:
+        old_path = new_path  # plain `diff -u old new`: the target name is the file's name
+    return FileChange(
+        old_path=old_path,
+        new_path=new_path,
+        line=pf.diff_line_no or 1,
+        hunks=tuple(hunks),
+        is_binary=bool(pf.is_binary_file),
+        is_rename=is_rename,
+        is_copy=is_copy,
+        old_mode=_mode(info, "old mode "),
+        new_mode=_mode(info, "new mode "),
+    )
+
+
+def _strip_prefixes(source: str, target: str) -> tuple[str, str]:
+    """Drop git's a/ b/ (or mnemonic) prefixes when the two sides carry a matching pair."""
+    src = None if source == DEV_NULL else source
+    tgt = None if target == DEV_NULL else target
+    src_letter, tgt_letter = _prefix_letter(src), _prefix_letter(tgt)
+    if src is not None and tgt is not None:
+        matched = (src_letter, tgt_letter) in _GIT_PREFIX_PAIRS
+    elif src is not None:
+        matched = src_letter in {s for s, _ in _GIT_PREFIX_PAIRS}
+    elif tgt is not None:
+        matched = tgt_letter in {t for _, t in _GIT_PREFIX_PAIRS}
+    else:
+        matched = False
+    if not matched:
+        return source, target
+    return (source if src is None else src[2:]), (target if tgt is None else tgt[2:])
+
+
+def _prefix_letter(path: str | None) -> str | None:
+    return path[0] if path is not None and len(path) > 2 and path[1] == "/" else None
+
+
+def _plain_diff_creation(hunk: Hunk, old: str | None, new: str | None) -> tuple[str | None, str | None]:
+    """bzr and plain diffs mark a created/deleted file by an empty side (`@@ -0,0`), not /dev/null."""
+    match = RE_HUNK_HEADER.match(hunk.header)
+    if match is None:
+        return old, new
+    src_start, src_len = int(match.group(1)), 1 if match.group(2) is None else int(match.group(2))
+    tgt_start, tgt_len = int(match.group(3)), 1 if match.group(4) is None else int(match.group(4))
+    if src_start == 0 and src_len == 0 and new is not None:
+        return None, new
+    if tgt_start == 0 and tgt_len == 0 and old is not None:
+        return old, None
+    return old, new
+
+
+def _mode(info: list[str], prefix: str) -> str | None:
+    return next((line[len(prefix) :].strip() for line in info if line.startswith(prefix)), None)

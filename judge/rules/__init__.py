@@ -1,0 +1,1 @@
+"""Stage 2: deterministic rules. The order they run in lives in judge.rules.registry."""

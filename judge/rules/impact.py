@@ -1,0 +1,61 @@
+"""Rules 7 and 8 (deterministic part): a successful patch must change something real."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from judge.rules.context import RuleContext
+from judge.rules.phrasing import names
+from judge.rules.superficial import is_superficial_file
+from judge.verdict import Finding
+
+__all__ = ["zero_impact", "superficial_only", "ASKS_FOR_COSMETICS"]
+
+# A step that asks for cosmetics may be done by cosmetic edits alone; the rule then only signals.
+ASKS_FOR_COSMETICS = re.compile(
+    r"comment|docstring|doc string|jsdoc|javadoc|whitespace|white space|indent|format|reformat|typo|spelling|"
+    r"spacing|tabs?\b|trailing|blank line|newline|lint|style|prettier|black\b|license|copyright|header|"
+    r"todo|fixme|annotat|pragma|noqa|cosmetic|clean ?up|tidy|documentation|\bdocs?\b",
+    re.IGNORECASE,
+)
+
+
+def zero_impact(ctx: RuleContext) -> Iterator[Finding]:
+    patch = ctx.patch
+    if not (ctx.result.success and patch):
+        return
+    if any(f.added_count or f.removed_count or f.changes_without_lines for f in patch.files):
+        return
+    yield Finding(
+        rule="zero_impact",
+        message=f"the patch for {names([f.path for f in patch.files])} adds and removes no lines "
+        "(only context or empty hunks), so it changes nothing. "
+        "Return a patch with the real edits, or report success: false with the reason.",
+        files=tuple(f.path for f in patch.files),
+    )
+
+
+def superficial_only(ctx: RuleContext) -> Iterator[Finding]:
+    patch = ctx.patch
+    if not (ctx.result.success and ctx.result.mode == "apply" and patch):
+        return
+    if not (patch.added_count or patch.removed_count):
+        return  # nothing to judge here; zero_impact speaks for line-less patches
+    if not all(is_superficial_file(change) for change in patch.files):
+        return
+    files = tuple(change.path for change in patch.files)
+    if ASKS_FOR_COSMETICS.search(ctx.step.description):
+        yield Finding(
+            rule="superficial_only",
+            severity="signal",
+            message=f"every change in {names(files)} is whitespace or comments; the step asks for that kind of edit.",
+            files=files,
+        )
+        return
+    yield Finding(
+        rule="superficial_only",
+        message=f"every change in {names(files)} is whitespace or comments only; no code changes. "
+        "Implement what the step describes in code, not only formatting or comments.",
+        files=files,
+    )

@@ -1,0 +1,32 @@
+"""Rule 1: the result must carry a known mode, and the one the step asked for."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from judge.models import MODES
+from judge.rules.context import RuleContext
+from judge.verdict import Finding
+
+__all__ = ["invalid_mode", "mode_mismatch"]
+
+
+def invalid_mode(ctx: RuleContext) -> Iterator[Finding]:
+    mode = ctx.result.mode
+    if mode not in MODES:
+        wanted = f'"{ctx.step.mode}"' if ctx.step.mode else '"apply" or "fix_regression"'
+        yield Finding(
+            rule="invalid_mode",
+            message=f'the result\'s mode is {mode!r}, which is neither "apply" nor "fix_regression". '
+            f"Report mode {wanted}, the mode this step runs in.",
+        )
+
+
+def mode_mismatch(ctx: RuleContext) -> Iterator[Finding]:
+    intended, reported = ctx.step.mode, ctx.result.mode
+    if intended and reported in MODES and reported != intended:
+        yield Finding(
+            rule="mode_mismatch",
+            message=f'the step asked for mode "{intended}" but the result reports "{reported}". '
+            f'Redo the step as "{intended}" and report that mode.',
+        )

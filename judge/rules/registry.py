@@ -1,0 +1,43 @@
+"""The deterministic rules in the order they decide: the first reject finding is the verdict.
+
+The order puts the cheapest, least ambiguous facts first: what the result says
+about itself, then whether its patch can be read at all, then whether its paths
+are safe, then whether its claims agree with its patch, then scope, then impact.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+from judge.rules import declarations, impact, mode, outcome, reversal, safety, scope, structure
+from judge.rules.context import RuleContext
+from judge.verdict import Finding
+
+__all__ = ["RULES", "Rule", "run_rules"]
+
+Rule = Callable[[RuleContext], Iterator[Finding]]
+
+RULES: tuple[Rule, ...] = (
+    mode.invalid_mode,
+    mode.mode_mismatch,
+    outcome.failure_with_patch,
+    outcome.failure_without_summary,
+    outcome.missing_patch,
+    outcome.missing_files_written,
+    structure.malformed_patch,
+    safety.unsafe_path,
+    declarations.undeclared_file,
+    declarations.file_not_in_patch,
+    declarations.files_touched_incomplete,
+    scope.scope_excluded,
+    scope.scope_outside_allowed,
+    scope.scope_fix_regression,
+    impact.zero_impact,
+    reversal.reversal,
+    impact.superficial_only,
+)
+
+
+def run_rules(ctx: RuleContext, rules: tuple[Rule, ...] = RULES) -> tuple[Finding, ...]:
+    """Every finding of every rule, in registry order."""
+    return tuple(finding for rule in rules for finding in rule(ctx))

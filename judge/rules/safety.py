@@ -1,0 +1,23 @@
+"""Rule 2, unsafe paths: nothing may point outside the work tree or into .git/."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from judge.paths import unsafe_reason
+from judge.rules.context import RuleContext
+from judge.verdict import Finding
+
+__all__ = ["unsafe_path"]
+
+
+def unsafe_path(ctx: RuleContext) -> Iterator[Finding]:
+    unsafe = [(path, why) for path in ctx.claimed_paths if (why := unsafe_reason(path))]
+    if unsafe:
+        listed = "; ".join(f"{path!r} ({why})" for path, why in unsafe[:5])
+        yield Finding(
+            rule="unsafe_path",
+            message=f"the result names unsafe paths: {listed}. "
+            "Use repository-relative paths inside the work tree only, never absolute, '..' or .git/ paths.",
+            files=tuple(path for path, _ in unsafe),
+        )

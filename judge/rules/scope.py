@@ -1,0 +1,69 @@
+"""Rule 2, scope: written files must be allowed, not excluded, and for a fix, already in the apply step."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from judge.paths import matches_any, normalize_path
+from judge.rules.context import RuleContext
+from judge.rules.phrasing import names
+from judge.verdict import Finding
+
+__all__ = ["scope_excluded", "scope_outside_allowed", "scope_fix_regression"]
+
+
+def scope_excluded(ctx: RuleContext) -> Iterator[Finding]:
+    patterns = ctx.step.excluded_paths
+    if not patterns:
+        return
+    hits = [path for path in _written(ctx) if matches_any(path, patterns)]
+    if hits:
+        yield Finding(
+            rule="scope_excluded",
+            message=f"the result changes {names(hits)}, matching excludedPaths {list(patterns)}. "
+            "Revert every change under excluded paths; do the step without touching them.",
+            files=tuple(hits),
+        )
+
+
+def scope_outside_allowed(ctx: RuleContext) -> Iterator[Finding]:
+    patterns = ctx.step.allowed_files
+    if patterns is None:
+        return
+    outside = [path for path in _written(ctx) if not matches_any(path, patterns)]
+    if outside:
+        yield Finding(
+            rule="scope_outside_allowed",
+            message=f"the result changes {names(outside)}, outside allowedFiles {list(patterns)}. "
+            "Keep every change inside the allowed files; revert the others.",
+            files=tuple(outside),
+        )
+
+
+def scope_fix_regression(ctx: RuleContext) -> Iterator[Finding]:
+    if ctx.result.mode != "fix_regression" or ctx.step.mode == "apply":
+        return
+    if ctx.step.apply_files is None:
+        yield Finding(
+            rule="scope_fix_regression",
+            severity="signal",
+            message="the step gives no applyFiles, so the fix's scope could not be checked.",
+        )
+        return
+    allowed = {normalize_path(p) for p in ctx.step.apply_files}
+    if ctx.apply_patch is not None:
+        allowed.update(normalize_path(p) for p in ctx.apply_patch.paths)
+    outside = [path for path in _written(ctx) if path not in allowed]
+    if outside:
+        yield Finding(
+            rule="scope_fix_regression",
+            message=f"this fix_regression changes {names(outside)}, which the apply step did not change "
+            f"(applyFiles: {sorted(allowed)}). Fix the regression inside the apply step's files only.",
+            files=tuple(outside),
+        )
+
+
+def _written(ctx: RuleContext) -> tuple[str, ...]:
+    """Files the result writes: patch headers and filesWritten (filesTouched may include reads)."""
+    return tuple(dict.fromkeys(ctx.patch_paths + ctx.files_written))
+

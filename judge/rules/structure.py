@@ -1,0 +1,21 @@
+"""Rule 6: the patch must be a unified diff that could be applied and rolled back."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from judge.rules.context import RuleContext
+from judge.verdict import Finding
+
+__all__ = ["malformed_patch"]
+
+
+def malformed_patch(ctx: RuleContext) -> Iterator[Finding]:
+    error = ctx.patch_error
+    if error is not None:
+        yield Finding(
+            rule="malformed_patch",
+            message=f"the patch is not a well-formed unified diff: {error}. "
+            "Produce it with `git diff` (file headers, @@ hunks whose line counts match) "
+            "instead of writing or trimming it by hand.",
+        )
