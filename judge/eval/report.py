@@ -1,0 +1,36 @@
+"""Plain-text report of an eval run: confusion matrix, rule table, the cases judge got wrong."""
+
+from __future__ import annotations
+
+from judge.eval.metrics import Metrics
+from judge.eval.runner import BadLine, CaseOutcome
+
+__all__ = ["render_text"]
+
+
+def render_text(metrics: Metrics, outcomes: list[CaseOutcome], bad: list[BadLine], limit: int = 20) -> str:
+    m = metrics
+    lines = [
+        f"{m.cases} cases, accuracy {m.accuracy:.1%}, false-accept rate {m.false_accept_rate:.1%}, "
+        f"false-reject rate {m.false_reject_rate:.1%}, rule attribution {m.rule_attribution:.1%}",
+        "",
+        "                    judged invalid  judged valid",
+        f"expected invalid    {m.true_reject:>14}  {m.false_accept:>12}",
+        f"expected valid      {m.false_reject:>14}  {m.true_accept:>12}",
+        "",
+        f"{'expected rule':<26} {'cases':>5} {'rejected':>8} {'right':>5}  found",
+    ]
+    for row in m.rules:
+        found = ", ".join(f"{rule}={n}" for rule, n in row.found.items())
+        lines.append(f"{row.rule:<26} {row.cases:>5} {row.rejected:>8} {row.right_rule:>5}  {found}")
+    wrong = [o for o in outcomes if not o.rule_correct]
+    if wrong:
+        lines += ["", f"wrong ({len(wrong)}):"]
+        for o in wrong[:limit]:
+            expected = "valid" if o.expected_valid else f"invalid/{o.expected_rule}"
+            lines.append(f"  {o.case_id}: expected {expected}, got {o.reason[:160]}")
+        if len(wrong) > limit:
+            lines.append(f"  ... and {len(wrong) - limit} more (see the metrics file)")
+    if bad:
+        lines += ["", f"bad lines ({len(bad)}), not run:"] + [f"  {b.problem}" for b in bad]
+    return "\n".join(lines)

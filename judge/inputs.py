@@ -1,0 +1,64 @@
+"""Reading the caller's JSON files (or stdin) with one-line errors that say what to fix."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+from judge.errors import InputError
+
+__all__ = ["MAX_INPUT_BYTES", "read_json", "read_text", "iter_jsonl"]
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+
+def read_text(source: str, label: str) -> str:
+    """The UTF-8 text of file ``source`` (``-`` for stdin)."""
+    try:
+        if source == "-":
+            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        else:
+            path = Path(source)
+            if path.is_dir():
+                raise InputError(f"{label} {source}: is a directory; give a JSON file")
+            with path.open("rb") as handle:
+                data = handle.read(MAX_INPUT_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError(f"{label} {source}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{label} {source}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"{label} {source}: larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB; judge refuses it")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{label} {source}: not UTF-8 text (byte {exc.start}); give a UTF-8 JSON file") from None
+
+
+def read_json(source: str, label: str) -> Any:
+    return parse_json(read_text(source, label), f"{label} {source}")
+
+
+def parse_json(text: str, where: str) -> Any:
+    if not text.strip():
+        raise InputError(f"{where}: empty; expected a JSON object")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested too deeply") from None
+
+
+def iter_jsonl(source: str, label: str) -> Iterator[tuple[int, Any | InputError]]:
+    """(line number, parsed object or the InputError for that line) for each non-blank line."""
+    text = read_text(source, label)
+    for number, line in enumerate(text.split("\n"), 1):  # not splitlines: U+2028 is legal inside JSON strings
+        if not line.strip():
+            continue
+        try:
+            yield number, parse_json(line, f"{label} {source} line {number}")
+        except InputError as exc:
+            yield number, exc

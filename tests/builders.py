@@ -1,0 +1,37 @@
+"""make_case(): one valid step + result pair to start every test from, changed only where the test says."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def diff(name: str) -> str:
+    """A diff fixture from tests/fixtures/diffs/, named by scenario."""
+    with open(FIXTURES / "diffs" / name, encoding="utf-8", newline="") as handle:
+        return handle.read()
+
+
+def make_case(patch: str | None = None, *, step: dict | None = None, **result: object) -> tuple[dict, dict]:
+    """(step, result) for a valid apply step editing src/app.py; keyword arguments override result keys.
+
+    A keyword set to ``...`` (Ellipsis) removes that key from the result.
+    """
+    base_step = {"id": "step-1", "description": "Add input validation to parse_port() in src/app.py", "mode": "apply"}
+    base_result = {
+        "mode": "apply",
+        "success": True,
+        "patch": diff("python_edit.diff") if patch is None else patch,
+        "filesWritten": ["src/app.py"],
+        "filesTouched": ["src/app.py", "tests/test_app.py"],
+        "summary": "parse_port() now rejects ports outside 1-65535",
+    }
+    base_step.update(copy.deepcopy(step or {}))
+    for key, value in result.items():
+        if value is ...:
+            base_result.pop(key, None)
+        else:
+            base_result[key] = value
+    return base_step, base_result

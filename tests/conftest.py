@@ -1,0 +1,43 @@
+"""Tests run offline: every socket connection is refused unless a test opts in to loopback."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _is_loopback(address) -> bool:
+    host = address[0] if isinstance(address, tuple) else address
+    return isinstance(host, str) and (host in ("localhost", "::1") or host.startswith("127."))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "loopback: the test may connect to servers on 127.0.0.1 it starts itself")
+
+
+@pytest.fixture(autouse=True)
+def _block_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    allow_loopback = request.node.get_closest_marker("loopback") is not None
+
+    def guard(sock: socket.socket, address) -> None:
+        if sock.family == socket.AF_UNIX or (allow_loopback and _is_loopback(address)):
+            return
+        raise ConnectionRefusedError(f"network blocked in tests: {address!r} (mark the test `loopback` for 127.0.0.1)")
+
+    def connect(sock, address):
+        guard(sock, address)
+        return _real_connect(sock, address)
+
+    def connect_ex(sock, address):
+        guard(sock, address)
+        return _real_connect_ex(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
