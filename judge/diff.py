@@ -327,9 +327,9 @@ def _plain_diff_creation(hunk: Hunk, old: str | None, new: str | None) -> tuple[
         return old, new
     src_start, src_len = int(match.group(1)), 1 if match.group(2) is None else int(match.group(2))
     tgt_start, tgt_len = int(match.group(3)), 1 if match.group(4) is None else int(match.group(4))
-    if src_start == 0 and src_len == 0 and new is not None:
+    if src_start == 0 and src_len == 0 and tgt_len > 0 and new is not None:
         return None, new
-    if tgt_start == 0 and tgt_len == 0 and old is not None:
+    if tgt_start == 0 and tgt_len == 0 and src_len > 0 and old is not None:
         return old, None
     return old, new
 

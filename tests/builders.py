@@ -14,21 +14,26 @@ def diff(name: str) -> str:
         return handle.read()
 
 
-def make_case(patch: str | None = None, *, step: dict | None = None, **result: object) -> tuple[dict, dict]:
+_DEFAULT = object()
+
+
+def make_case(patch: object = _DEFAULT, *, step: dict | None = None, **result: object) -> tuple[dict, dict]:
     """(step, result) for a valid apply step editing src/app.py; keyword arguments override result keys.
 
-    A keyword set to ``...`` (Ellipsis) removes that key from the result.
+    ``patch`` (positional) replaces the patch. A value of ``...`` (Ellipsis) removes that key.
     """
     base_step = {"id": "step-1", "description": "Add input validation to parse_port() in src/app.py", "mode": "apply"}
     base_result = {
         "mode": "apply",
         "success": True,
-        "patch": diff("python_edit.diff") if patch is None else patch,
+        "patch": diff("python_edit.diff"),
         "filesWritten": ["src/app.py"],
         "filesTouched": ["src/app.py", "tests/test_app.py"],
         "summary": "parse_port() now rejects ports outside 1-65535",
     }
     base_step.update(copy.deepcopy(step or {}))
+    if patch is not _DEFAULT:
+        result = {"patch": patch, **result}
     for key, value in result.items():
         if value is ...:
             base_result.pop(key, None)

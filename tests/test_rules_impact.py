@@ -1,0 +1,83 @@
+"""Rules 7 and 8 (deterministic part): zero_impact and superficial_only."""
+
+import pytest
+
+import judge
+from builders import diff, make_case
+
+CONTEXT_ONLY = """diff --git a/src/app.py b/src/app.py
+index 1111111..2222222 100644
+--- a/src/app.py
++++ b/src/app.py
+@@ -5,3 +5,3 @@ import sys
+ 
+ def parse_port(value):
+     return int(value)
+"""
+
+EMPTY_HUNK = "--- a/src/app.py\n+++ b/src/app.py\n@@ -0,0 +0,0 @@\n"
+
+
+@pytest.mark.parametrize("patch", [CONTEXT_ONLY, EMPTY_HUNK])
+def test_patch_without_added_or_removed_lines_is_zero_impact(patch):
+    verdict = judge.validate(*make_case(patch))
+    assert verdict.rule == "zero_impact"
+    assert "src/app.py" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "fixture, files",
+    [
+        ("rename_only.diff", ["src/helpers.py", "src/utils.py"]),
+        ("mode_only.diff", ["scripts/run.sh"]),
+        ("new_empty_file.diff", ["src/__init__.py"]),
+        ("binary_added.diff", ["assets/logo.png"]),
+        ("binary_added_git_binary.diff", ["assets/logo.png"]),
+    ],
+)
+def test_changes_without_lines_have_impact(fixture, files):
+    verdict = judge.validate(*make_case(diff(fixture), filesWritten=files, filesTouched=files))
+    assert verdict.valid, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "fixture, path",
+    [
+        ("python_comment_only.diff", "src/app.py"),
+        ("python_whitespace_only.diff", "src/app.py"),
+        ("ts_comment_only.diff", "src/service.ts"),
+        ("ts_reformat.diff", "src/service.ts"),
+    ],
+)
+def test_whitespace_or_comment_only_apply_is_superficial(fixture, path):
+    verdict = judge.validate(*make_case(diff(fixture), filesWritten=[path], filesTouched=[path]))
+    assert verdict.rule == "superficial_only"
+    assert path in verdict.reason
+
+
+def test_python_reindent_is_a_real_change():
+    assert judge.validate(*make_case(diff("python_reindent.diff"))).valid
+
+
+def test_tool_directive_comment_is_a_real_change():
+    files = ["src/service.ts"]
+    assert judge.validate(*make_case(diff("ts_eslint_directive.diff"), filesWritten=files, filesTouched=files)).valid
+
+
+def test_superficial_edit_the_step_asks_for_is_only_a_signal():
+    step, result = make_case(diff("python_comment_only.diff"), step={"description": "Add a comment explaining parse_port()"})
+    verdict = judge.validate(step, result)
+    assert verdict.valid
+    assert [s.rule for s in verdict.signals] == ["superficial_only"]
+
+
+def test_superficial_rule_is_for_apply_mode_only():
+    step, result = make_case(diff("python_comment_only.diff"), mode="fix_regression",
+                             step={"mode": "fix_regression", "applyFiles": ["src/app.py"]})
+    assert judge.validate(step, result).valid
+
+
+def test_one_real_change_among_cosmetic_ones_is_not_superficial():
+    patch = diff("python_comment_only.diff") + diff("multi_file.diff").split("diff --git a/src/service.ts")[0].split("diff --git a/src/app.py")[0]
+    files = ["src/app.py", "README.md"]
+    assert judge.validate(*make_case(patch, filesWritten=files, filesTouched=files)).valid
