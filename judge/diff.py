@@ -16,7 +16,9 @@ from unidiff import PatchSet
 from unidiff.constants import RE_HUNK_HEADER
 from unidiff.errors import UnidiffParseError
 
-__all__ = ["FileChange", "Hunk", "MalformedPatch", "PatchFacts", "parse_patch", "unquote_git_path"]
+from judge.paths import unquote_git_path
+
+__all__ = ["FileChange", "Hunk", "MalformedPatch", "PatchFacts", "parse_patch"]
 
 DEV_NULL = "/dev/null"
 
@@ -24,9 +26,6 @@ DEV_NULL = "/dev/null"
 # the mnemonic ones of diff.mnemonicPrefix, and 1/ 2/ of `git diff --no-index`.
 _GIT_PREFIX_PAIRS = frozenset({("a", "b"), ("c", "w"), ("i", "w"), ("c", "i"), ("o", "w"), ("w", "i"), ("1", "2")})
 
-# `\303\244`, `\t`, `\"`: the C escapes git uses inside a quoted path.
-_C_ESCAPE = re.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
-_C_SIMPLE = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
 class MalformedPatch(ValueError):
@@ -120,6 +119,8 @@ class PatchFacts:
 
 def parse_patch(text: str) -> PatchFacts:
     """Parse ``text`` as a unified diff, or raise MalformedPatch naming the problem and the line."""
+    if _is_crlf_transported(text):
+        text = text.replace("\r\n", "\n")
     lines = _split_lines(text)
     reader = _CountingLines(lines)
     try:
@@ -141,20 +142,17 @@ def parse_patch(text: str) -> PatchFacts:
     return PatchFacts(files)
 
 
-def unquote_git_path(path: str) -> str:
-    """Undo git's C-style quoting: ``"a/A \\303\\242 B.py"`` -> ``a/A â B.py``."""
-    if len(path) < 2 or not (path.startswith('"') and path.endswith('"')):
-        return path
-    raw = bytearray()
-    body = path[1:-1]
-    pos = 0
-    for match in _C_ESCAPE.finditer(body):
-        raw += body[pos : match.start()].encode("utf-8", "surrogateescape")
-        code = match.group(1)
-        raw.append(_C_SIMPLE[code] if code in _C_SIMPLE else int(code, 8) & 0xFF)
-        pos = match.end()
-    raw += body[pos:].encode("utf-8", "surrogateescape")
-    return raw.decode("utf-8", "replace")
+# A header line that ends in LF alone: proof the patch was not converted to CRLF as a whole.
+_LF_HEADER = re.compile(r"^(?:diff |--- |\+\+\+ |@@ )[^\n]*(?<!\r)\n", re.MULTILINE)
+
+
+def _is_crlf_transported(text: str) -> bool:
+    """A patch saved or sent with CRLF line ends: every line, headers included, ends in CRLF.
+
+    Then each CRLF is one line end; a file's own CRs (CRLF content) are the extra CR before it.
+    """
+    first_end = text.find("\n")
+    return first_end > 0 and text[first_end - 1] == "\r" and _LF_HEADER.search(text) is None
 
 
 def _split_lines(text: str) -> list[str]:

@@ -57,3 +57,14 @@ def test_files_touched_missing_a_written_file_is_rejected():
 
 def test_files_touched_may_list_files_only_read():
     assert judge.validate(*make_case(filesTouched=["src/app.py", "src/other.py", "README.md"])).valid
+
+
+def test_git_quoted_declared_path_matches_its_real_name():
+    files = ['"docs/caf\\303\\251.md"', "docs/read me.md"]
+    assert judge.validate(*make_case(diff("quoted_paths.diff"), filesWritten=files, filesTouched=files)).valid
+
+
+def test_patch_sent_with_crlf_line_ends_reads_like_the_original():
+    verdict = judge.validate(*make_case(diff("hidden_extra_file.diff").replace("\n", "\r\n")))
+    assert verdict.rule == "undeclared_file"
+    assert "src/settings.py but" in verdict.reason

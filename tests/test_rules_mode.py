@@ -41,3 +41,13 @@ def test_fix_regression_matching_step_passes():
         step={"mode": "fix_regression", "applyFiles": ["src/app.py"], "description": "Fix the failing test"},
     )
     assert judge.validate(step, result).valid
+
+
+@pytest.mark.parametrize("mode", [None, 3, ["apply"], {"mode": "apply"}])
+def test_mode_of_another_json_type_is_invalid_mode(mode):
+    assert judge.validate(*make_case(mode=mode)).rule == "invalid_mode"
+
+
+def test_absent_mode_breaks_the_contract():
+    verdict = judge.validate(*make_case(mode=...))
+    assert verdict.rule == "schema_invalid" and "'mode' is a required property" in verdict.reason

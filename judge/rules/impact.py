@@ -16,7 +16,8 @@ __all__ = ["zero_impact", "superficial_only", "ASKS_FOR_COSMETICS"]
 ASKS_FOR_COSMETICS = re.compile(
     r"comment|docstring|doc string|jsdoc|javadoc|whitespace|white space|indent|format|reformat|typo|spelling|"
     r"spacing|tabs?\b|trailing|blank line|newline|lint|style|prettier|black\b|license|copyright|header|"
-    r"todo|fixme|annotat|pragma|noqa|cosmetic|clean ?up|tidy|documentation|\bdocs?\b",
+    r"todo|fixme|annotat|pragma|noqa|cosmetic|clean ?up|tidy|documentation|\bdocs?\b|clarify|wording|grammar|"
+    r"reword|rephrase|dead code|commented|readme|changelog",
     re.IGNORECASE,
 )
 

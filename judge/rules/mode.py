@@ -17,7 +17,7 @@ def invalid_mode(ctx: RuleContext) -> Iterator[Finding]:
         wanted = f'"{ctx.step.mode}"' if ctx.step.mode else '"apply" or "fix_regression"'
         yield Finding(
             rule="invalid_mode",
-            message=f'the result\'s mode is {mode!r}, which is neither "apply" nor "fix_regression". '
+            message=f'the result\'s mode is {_shown(mode)}, which is neither "apply" nor "fix_regression". '
             f"Report mode {wanted}, the mode this step runs in.",
         )
 
@@ -30,3 +30,8 @@ def mode_mismatch(ctx: RuleContext) -> Iterator[Finding]:
             message=f'the step asked for mode "{intended}" but the result reports "{reported}". '
             f'Redo the step as "{intended}" and report that mode.',
         )
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "..."
