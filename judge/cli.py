@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("judge: interrupted\n")
         return 130
+    except BrokenPipeError:  # the reader went away (`| head`): nothing left to say
+        sys.stderr.close()
+        return 2
 
 
 def _build_parser() -> argparse.ArgumentParser:
