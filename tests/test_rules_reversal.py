@@ -47,3 +47,16 @@ def test_without_apply_patch_reversal_is_not_checked():
     step, result = _fix(diff("python_edit_reverse.diff"), diff("python_edit.diff"))
     del step["applyPatch"]
     assert judge.validate(step, result).valid
+
+
+def test_exact_reverse_is_complete_even_when_apply_moved_identical_lines():
+    # The apply step removes "x = 1" in one place and adds it in another: its reverse must still read as 100%.
+    apply = "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n-x = 1\n y = 2\n+x = 1\n@@ -10,1 +10,2 @@\n z = 3\n+w = 4\n"
+    reverse = "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n+x = 1\n y = 2\n-x = 1\n@@ -10,2 +10,1 @@\n z = 3\n-w = 4\n"
+    assert undone_fraction(parse_patch(apply), parse_patch(reverse)) == 1.0
+
+
+def test_reindenting_what_apply_added_undoes_nothing():
+    apply = "--- a/m.py\n+++ b/m.py\n@@ -1 +1,2 @@\n a = 1\n+if a: go()\n"
+    fix = "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n a = 1\n-if a: go()\n+    if a: go()\n"
+    assert undone_fraction(parse_patch(apply), parse_patch(fix)) == 0.0

@@ -1,7 +1,7 @@
 """Rule 4 (deterministic part): a fix_regression must not undo the apply step it is fixing.
 
-The fix's net effect on each file (lines it removes minus lines it re-adds) is
-compared with what the apply step added there; for a step that only deleted
+The fix's net effect on each file (lines it removes, less lines it puts back
+that the apply step had not removed) is compared with what the apply step added there; for a step that only deleted
 code, with what it deleted. Lines are compared stripped, and only lines with a
 letter or digit count, so braces and blank lines cannot make up an overlap.
 
@@ -56,10 +56,11 @@ def undone_fraction(apply: PatchFacts, fix: PatchFacts) -> float | None:
     """Share of the apply step's work that ``fix`` takes back; None when the apply step has no lines."""
     applied_added, applied_removed = _lines(apply, "added"), _lines(apply, "removed")
     fix_added, fix_removed = _lines(fix, "added"), _lines(fix, "removed")
+    # What the fix re-adds only cancels its removals when it is not restoring the apply step's own removals.
     if sum(applied_added.values()):
-        work, undone = applied_added, (fix_removed - fix_added) & applied_added
+        work, undone = applied_added, (fix_removed - (fix_added - applied_removed)) & applied_added
     elif sum(applied_removed.values()):
-        work, undone = applied_removed, (fix_added - fix_removed) & applied_removed
+        work, undone = applied_removed, (fix_added - (fix_removed - applied_added)) & applied_removed
     else:
         return None
     return sum(undone.values()) / sum(work.values())
