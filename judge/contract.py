@@ -82,7 +82,12 @@ def _parse(kind: str, model: type[M], data: Any) -> M:
 
 
 def _json_path(kind: str, error: ValidationError) -> str:
-    return "$." + kind + error.json_path[1:]
+    path = "$." + kind + error.json_path[1:]
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = next((key for key in error.validator_value if key not in error.instance), None)
+        if missing is not None:
+            path += f".{missing}"
+    return path
 
 
 def _describe(error: ValidationError) -> str:

@@ -121,7 +121,7 @@ def parse_patch(text: str) -> PatchFacts:
     """Parse ``text`` as a unified diff, or raise MalformedPatch naming the problem and the line."""
     if _is_crlf_transported(text):
         text = text.replace("\r\n", "\n")
-    lines = _split_lines(text)
+    lines = _blank_email_prose(_split_lines(text))
     reader = _CountingLines(lines)
     try:
         patch_set = PatchSet(reader, metadata_only=True)
@@ -132,7 +132,7 @@ def parse_patch(text: str) -> PatchFacts:
     if not patch_set:
         raise MalformedPatch("no file headers found (expected `diff --git a/... b/...` or `--- a/...` / `+++ b/...`)")
     hunks = _collect_hunks(lines, [len(f) for f in patch_set])
-    files = tuple(_file_change(pf, file_hunks) for pf, file_hunks in zip(patch_set, hunks))
+    files = tuple(_file_change(pf, file_hunks, lines) for pf, file_hunks in zip(patch_set, hunks))
     for change in files:
         if not change.hunks and not change.changes_without_lines:
             raise MalformedPatch(
@@ -162,6 +162,26 @@ def _split_lines(text: str) -> list[str]:
     out = [line + "\n" for line in lines]
     if last:
         out.append(last)
+    return out
+
+
+# `From 62ea0ea... Mon Sep 17 00:00:00 2001`: the first line of each mail `git format-patch` writes.
+_MAIL_FROM = re.compile(r"^From [0-9a-f]{7,40} ")
+
+
+def _blank_email_prose(lines: list[str]) -> list[str]:
+    """A commit message above a mail's first `diff --git` is prose, even a line that looks like a hunk.
+
+    Its lines become blank (line numbers stay true) so the parser never mistakes them for a diff.
+    """
+    out: list[str] = []
+    in_prose = False
+    for line in lines:
+        if _MAIL_FROM.match(line):
+            in_prose = True
+        elif line.startswith("diff --git "):
+            in_prose = False
+        out.append("\n" if in_prose else line)
     return out
 
 
@@ -270,7 +290,7 @@ def _reject_stray_line(lines: list[str], index: int, hunk: Hunk) -> None:
     )
 
 
-def _file_change(pf, hunks: list[Hunk]) -> FileChange:
+def _file_change(pf, hunks: list[Hunk], lines: list[str]) -> FileChange:
     info = [line.rstrip("\r\n") for line in (pf.patch_info or ())]
     is_git = any(line.startswith("diff --git ") for line in info)
     source, target = unquote_git_path(pf.source_file or ""), unquote_git_path(pf.target_file or "")
@@ -286,7 +306,7 @@ def _file_change(pf, hunks: list[Hunk]) -> FileChange:
     return FileChange(
         old_path=old_path,
         new_path=new_path,
-        line=pf.diff_line_no or 1,
+        line=pf.diff_line_no if is_git else _entry_start(lines, pf.diff_line_no or 1),
         hunks=tuple(hunks),
         is_binary=bool(pf.is_binary_file),
         is_rename=is_rename,
@@ -294,6 +314,16 @@ def _file_change(pf, hunks: list[Hunk]) -> FileChange:
         old_mode=_mode(info, "old mode "),
         new_mode=_mode(info, "new mode "),
     )
+
+
+def _entry_start(lines: list[str], target_line: int) -> int:
+    """A plain diff's entry starts above its `+++` line: at `---`, or at a `diff`/`Index:` line above that."""
+    index = target_line - 1
+    if index > 0 and lines[index - 1].startswith("--- "):
+        index -= 1
+    while index > 0 and lines[index - 1].startswith(("diff ", "Index: ", "====", "=== ")):
+        index -= 1
+    return index + 1
 
 
 def _strip_prefixes(source: str, target: str) -> tuple[str, str]:

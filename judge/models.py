@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
 
@@ -15,9 +15,13 @@ _MAX_PATCH = 64 * 1024 * 1024
 _MAX_FILES = 10_000
 
 
+Path = Annotated[StrictStr, Field(min_length=1)]
+
+
 class _Input(BaseModel):
-    # Unknown keys are kept (orchestrators add their own) but never trusted.
-    model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True)
+    # Unknown keys are kept (orchestrators add their own) but never trusted; only the
+    # camelCase names of the contract fill fields (`files_written` is just an unknown key).
+    model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=False)
 
 
 class Step(_Input):
@@ -26,9 +30,9 @@ class Step(_Input):
     id: StrictStr = Field(min_length=1, max_length=200)
     description: StrictStr = Field(min_length=1, max_length=100_000)
     mode: Optional[Mode] = Field(default=None, description="The intended mode of this call.")
-    allowed_files: Optional[tuple[StrictStr, ...]] = Field(default=None, alias="allowedFiles", max_length=_MAX_FILES)
-    excluded_paths: Optional[tuple[StrictStr, ...]] = Field(default=None, alias="excludedPaths", max_length=_MAX_FILES)
-    apply_files: Optional[tuple[StrictStr, ...]] = Field(default=None, alias="applyFiles", max_length=_MAX_FILES)
+    allowed_files: Optional[tuple[Path, ...]] = Field(default=None, alias="allowedFiles", max_length=_MAX_FILES)
+    excluded_paths: Optional[tuple[Path, ...]] = Field(default=None, alias="excludedPaths", max_length=_MAX_FILES)
+    apply_files: Optional[tuple[Path, ...]] = Field(default=None, alias="applyFiles", max_length=_MAX_FILES)
     apply_patch: Optional[StrictStr] = Field(default=None, alias="applyPatch", max_length=_MAX_PATCH)
 
     @model_validator(mode="after")

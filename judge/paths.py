@@ -1,6 +1,6 @@
 """Repository paths: normalising what agents write, spotting unsafe ones, matching globs.
 
-Globs follow .gitignore semantics exactly (through pathspec's GitIgnoreSpec):
+Globs follow .gitignore pattern semantics (through pathspec):
 
 - ``*`` and ``?`` never cross a ``/``; ``**`` does (``src/**``, ``**/test_*.py``, ``a/**/b``).
 - A pattern without a ``/`` (other than a trailing one) matches at any depth:
@@ -66,14 +66,17 @@ def unsafe_reason(path: str) -> str | None:
     segments = re.split(r"[\\/]", path)
     if ".." in segments:
         return "the path has a '..' segment"
-    if any(segment.lower() == ".git" for segment in segments):
+    # Windows reads `.git.`, `.git ` and the short name `GIT~1` as `.git` too.
+    if any(segment.rstrip(". ").lower() == ".git" or segment.upper() == "GIT~1" for segment in segments):
         return "the path is inside a .git directory"
     return None
 
 
 @lru_cache(maxsize=256)
-def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
+def _spec(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+    # PathSpec, not GitIgnoreSpec: the latter ranks file patterns above directory ones,
+    # which breaks "last match wins" (`!vendor/keep.py` then `vendor/`).
+    return pathspec.PathSpec.from_lines("gitignore", patterns)
 
 
 def matches_any(path: str, patterns: Iterable[str]) -> bool:
