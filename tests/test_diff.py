@@ -1,0 +1,368 @@
+"""judge.diff.parse_patch on real `git diff` / `diff -u` fixtures, valid edge cases and malformed patches."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders import FIXTURES, diff
+from judge.diff import MalformedPatch, parse_patch
+from judge.paths import unquote_git_path
+
+ALL_FIXTURES = sorted(p.name for p in (FIXTURES / "diffs").glob("*.diff"))
+
+# Fixtures that are valid diffs only for git's own tools, not for judge (see the tests that use them).
+KNOWN_REJECTED = {"format_patch_hunk_in_message.diff"}
+
+# fixture -> one (old_path, new_path, flags, added_count, removed_count) per file, in patch order.
+# flags: the FileChange properties that are true among added/deleted/rename/binary/mode.
+EXPECTED = {
+    "binary_added.diff": [(None, "assets/logo.png", {"added", "binary"}, 0, 0)],
+    "binary_added_git_binary.diff": [(None, "assets/logo.png", {"added", "binary"}, 0, 0)],
+    "crlf.diff": [("src/win.c", "src/win.c", set(), 1, 1)],
+    "deleted_file.diff": [("src/helpers.py", None, {"deleted"}, 0, 6)],
+    "format_patch.diff": [("src/app.py", "src/app.py", set(), 4, 1)],
+    "hidden_extra_file.diff": [
+        ("src/app.py", "src/app.py", set(), 4, 1),
+        ("src/settings.py", "src/settings.py", set(), 1, 1),
+    ],
+    "mode_only.diff": [("scripts/run.sh", "scripts/run.sh", {"mode"}, 0, 0)],
+    "multi_file.diff": [
+        ("README.md", "README.md", set(), 2, 0),
+        ("src/app.py", "src/app.py", set(), 4, 1),
+        ("src/service.ts", "src/service.ts", set(), 1, 0),
+    ],
+    "new_empty_file.diff": [(None, "src/__init__.py", {"added"}, 0, 0)],
+    "new_file.diff": [(None, "src/helpers.py", {"added"}, 6, 0)],
+    "no_newline.diff": [("src/VERSION", "src/VERSION", set(), 1, 1)],
+    "plain_diff_new_file.diff": [(None, "src/helpers.py", {"added"}, 6, 0)],
+    "plain_diff_u.diff": [("src/app.py", "src/app.py", set(), 4, 1)],
+    "python_comment_only.diff": [("src/app.py", "src/app.py", set(), 1, 0)],
+    "python_edit.diff": [("src/app.py", "src/app.py", set(), 4, 1)],
+    "python_edit_reverse.diff": [("src/app.py", "src/app.py", set(), 1, 4)],
+    "python_reindent.diff": [("src/app.py", "src/app.py", set(), 1, 1)],
+    "python_whitespace_only.diff": [("src/app.py", "src/app.py", set(), 2, 1)],
+    "quoted_paths.diff": [
+        ("docs/caf\u00e9.md", "docs/caf\u00e9.md", set(), 1, 1),
+        ("docs/read me.md", "docs/read me.md", set(), 1, 1),
+    ],
+    "rename_only.diff": [("src/helpers.py", "src/utils.py", {"rename"}, 0, 0)],
+    "rename_with_edit.diff": [("src/helpers.py", "src/utils.py", {"rename"}, 1, 1)],
+    "ts_comment_only.diff": [("src/service.ts", "src/service.ts", set(), 3, 0)],
+    "ts_eslint_directive.diff": [("src/service.ts", "src/service.ts", set(), 1, 0)],
+    "ts_reformat.diff": [("src/service.ts", "src/service.ts", set(), 4, 1)],
+    "vendor_edit.diff": [
+        ("src/app.py", "src/app.py", set(), 4, 1),
+        ("vendor/lib.py", "vendor/lib.py", set(), 1, 1),
+    ],
+    "zero_context.diff": [("src/helpers.py", "src/helpers.py", set(), 2, 1)],
+}
+
+
+def _flags(change) -> set[str]:
+    names = {"added": "is_added", "deleted": "is_deleted", "rename": "is_rename", "binary": "is_binary",
+             "mode": "is_mode_change"}
+    return {flag for flag, attr in names.items() if getattr(change, attr)}
+
+
+def _malformed(text: str) -> MalformedPatch:
+    with pytest.raises(MalformedPatch) as info:
+        parse_patch(text)
+    return info.value
+
+
+# --- every fixture -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [n for n in ALL_FIXTURES if n not in KNOWN_REJECTED])
+def test_every_fixture_parses_into_at_least_one_file(name):
+    assert parse_patch(diff(name)).files
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_files_paths_flags_and_counts(name):
+    facts = parse_patch(diff(name))
+    got = [(f.old_path, f.new_path, _flags(f), f.added_count, f.removed_count) for f in facts.files]
+    assert got == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_patch_totals_are_the_sum_of_its_files(name):
+    facts = parse_patch(diff(name))
+    expected = EXPECTED[name]
+    assert (facts.added_count, facts.removed_count) == (sum(e[3] for e in expected), sum(e[4] for e in expected))
+
+
+# --- contents ------------------------------------------------------------------------------------
+
+
+def test_edit_keeps_added_and_removed_line_contents_without_prefix():
+    (change,) = parse_patch(diff("python_edit.diff")).files
+    (hunk,) = change.hunks
+    assert hunk.removed == ("    return int(value)",)
+    assert hunk.added == (
+        "    port = int(value)",
+        "    if not 1 <= port <= 65535:",
+        '        raise ValueError(f"port out of range: {port}")',
+        "    return port",
+    )
+
+
+def test_hunk_records_its_header_and_patch_line():
+    (change,) = parse_patch(diff("python_edit.diff")).files
+    assert (change.line, change.hunks[0].line, change.hunks[0].header) == (1, 5, "@@ -4,7 +4,10 @@ import sys")
+
+
+def test_file_entries_record_the_line_of_their_diff_git_header():
+    assert [f.line for f in parse_patch(diff("multi_file.diff")).files] == [1, 9, 25]
+
+
+def test_deleted_file_lists_every_removed_line():
+    (change,) = parse_patch(diff("deleted_file.diff")).files
+    assert change.hunks[0].removed == ("def helper(x):", "    return x * 2", "", "", "def other(y):", "    return y + 1")
+    assert change.path == "src/helpers.py"
+
+
+def test_crlf_file_keeps_carriage_return_inside_lines():
+    (change,) = parse_patch(diff("crlf.diff")).files
+    assert change.hunks[0].removed == ("    return 0;\r",)
+    assert change.hunks[0].added == ("    return 1;\r",)
+
+
+def test_patch_sent_with_crlf_line_ends_parses_like_the_lf_original():
+    original = parse_patch(diff("python_edit.diff"))
+    transported = parse_patch(diff("python_edit.diff").replace("\n", "\r\n"))
+    assert transported == original
+
+
+def test_crlf_file_in_a_crlf_sent_patch_still_keeps_its_own_carriage_returns():
+    (change,) = parse_patch(diff("crlf.diff").replace("\n", "\r\n")).files
+    assert change.hunks[0].added == ("    return 1;\r",)
+
+
+def test_no_newline_marker_is_neither_an_added_nor_a_removed_line():
+    (change,) = parse_patch(diff("no_newline.diff")).files
+    assert (change.hunks[0].removed, change.hunks[0].added) == (("1.0.0",), ("1.1.0",))
+
+
+def test_hunk_header_without_counts_means_one_line_each_side():
+    (change,) = parse_patch(diff("no_newline.diff")).files
+    assert change.hunks[0].header == "@@ -1 +1 @@"
+
+
+def test_git_quoted_non_ascii_path_is_unquoted_and_decoded():
+    first = parse_patch(diff("quoted_paths.diff")).files[0]
+    assert first.paths == ("docs/caf\u00e9.md",)
+
+
+def test_path_with_space_loses_git_trailing_tab():
+    second = parse_patch(diff("quoted_paths.diff")).files[1]
+    assert second.paths == ("docs/read me.md",)
+
+
+def test_mode_only_change_records_both_modes():
+    (change,) = parse_patch(diff("mode_only.diff")).files
+    assert (change.old_mode, change.new_mode, change.hunks) == ("100644", "100755", ())
+
+
+def test_new_file_is_not_a_mode_change():
+    (change,) = parse_patch(diff("new_file.diff")).files
+    assert not change.is_mode_change
+
+
+def test_rename_writes_both_paths():
+    facts = parse_patch(diff("rename_only.diff"))
+    assert facts.paths == ("src/helpers.py", "src/utils.py")
+
+
+def test_deleted_file_path_is_the_old_name():
+    (change,) = parse_patch(diff("deleted_file.diff")).files
+    assert change.paths == ("src/helpers.py",)
+
+
+def test_patch_paths_are_in_patch_order():
+    assert parse_patch(diff("multi_file.diff")).paths == ("README.md", "src/app.py", "src/service.ts")
+
+
+def test_changes_without_lines_covers_binary_mode_rename_and_empty_new_file():
+    for name in ("binary_added.diff", "binary_added_git_binary.diff", "mode_only.diff", "rename_only.diff",
+                 "new_empty_file.diff"):
+        assert parse_patch(diff(name)).files[0].changes_without_lines, name
+
+
+def test_plain_edit_is_not_a_change_without_lines():
+    assert not parse_patch(diff("python_edit.diff")).files[0].changes_without_lines
+
+
+# --- valid edge cases that must not raise --------------------------------------------------------
+
+
+def test_format_patch_preamble_diffstat_and_signature_are_not_content():
+    (change,) = parse_patch(diff("format_patch.diff")).files
+    assert change.line == 11  # the `diff --git` line after the email header and diffstat
+    assert change.hunks[0].added[-1] == "    return port"
+
+
+def test_format_patch_commit_message_may_quote_a_hunk_header():
+    # git format-patch writes the message verbatim; git am only starts the patch at `diff`/`---`/`Index:`.
+    (change,) = parse_patch(diff("format_patch_hunk_in_message.diff")).files
+    assert (change.path, change.added_count, change.removed_count) == ("src/app.py", 4, 1)
+
+
+def test_plain_diff_u_with_timestamps_strips_prefix_and_timestamp():
+    (change,) = parse_patch(diff("plain_diff_u.diff")).files
+    assert change.paths == ("src/app.py",)
+
+
+def test_plain_diff_new_file_is_recognised_by_its_empty_old_side():
+    (change,) = parse_patch(diff("plain_diff_new_file.diff")).files
+    assert change.is_added and change.new_path == "src/helpers.py"
+
+
+def test_zero_context_diff_keeps_each_hunk_separately():
+    (change,) = parse_patch(diff("zero_context.diff")).files
+    assert [(h.added, h.removed) for h in change.hunks] == [(("import math", ""), ()), ((), ("    return y + 1",))]
+
+
+def test_empty_hunk_in_a_plain_diff_is_not_a_file_creation():
+    (change,) = parse_patch("--- a/x\n+++ b/x\n@@ -0,0 +0,0 @@\n").files
+    assert not change.is_added and not change.is_deleted
+
+
+def test_two_plain_diff_files_back_to_back():
+    text = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n"
+    assert parse_patch(text).paths == ("x", "y")
+
+
+def test_empty_line_inside_a_hunk_counts_as_blank_context():
+    (change,) = parse_patch("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n").files
+    assert (change.hunks[0].added, change.hunks[0].removed) == (("c",), ("b",))
+
+
+# --- unquote_git_path ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("quoted", "expected"),
+    [
+        ('"b/A \\303\\242 B.py"', "b/A \u00e2 B.py"),  # octal UTF-8 bytes
+        ('"a\\tb"', "a\tb"),
+        ('"a\\"b"', 'a"b'),
+        ('"a\\\\b"', "a\\b"),
+        ('"a\\\\101"', "a\\101"),  # an escaped backslash before digits is not an octal escape
+        ('"\\101\\102"', "AB"),
+        ('"a\\nb"', "a\nb"),
+        ('""', ""),
+    ],
+)
+def test_unquote_git_path_decodes_c_escapes(quoted, expected):
+    assert unquote_git_path(quoted) == expected
+
+
+@pytest.mark.parametrize("path", ["plain/path.py", "docs/read me.md", '"unterminated', '"', 'a"b"'])
+def test_unquote_git_path_leaves_unquoted_text_alone(path):
+    assert unquote_git_path(path) == path
+
+
+def test_unquote_git_path_keeps_unknown_escape():
+    assert unquote_git_path('"a\\qb"') == "a\\qb"
+
+
+def test_unquote_git_path_invalid_utf8_becomes_replacement_char():
+    assert unquote_git_path('"x\\377"') == "x\ufffd"
+
+
+# --- malformed patches ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "\n\n", "This is just prose.\nIt has no diff in it.\n", "-old line\n+new line\n", " context only\n"],
+    ids=["empty", "blank-lines", "prose", "plus-minus-without-headers", "context-only"],
+)
+def test_text_without_file_headers_is_malformed(text):
+    error = _malformed(text)
+    assert "no file headers" in str(error)
+    assert error.line is None
+
+
+def test_plain_header_without_hunks_is_malformed_and_names_the_file():
+    error = _malformed("--- a/x\n+++ b/x\n")
+    assert "file x has a header but no @@ hunks" in str(error)
+
+
+def test_plain_header_without_hunks_points_at_the_first_header_line():
+    assert _malformed("--- a/x\n+++ b/x\n").line == 1
+
+
+def test_git_header_with_only_an_index_line_is_malformed():
+    error = _malformed("diff --git a/src/app.py b/src/app.py\nindex 5fc8a70..6622486 100644\n")
+    assert "src/app.py" in str(error) and "no @@ hunks" in str(error)
+    assert error.line == 1
+
+
+def test_second_file_header_without_hunks_points_at_that_file():
+    text = diff("python_edit.diff") + "diff --git a/src/b.py b/src/b.py\nindex 1111111..2222222 100644\n"
+    error = _malformed(text)
+    assert "src/b.py" in str(error)
+    assert error.line == len(diff("python_edit.diff").splitlines()) + 1
+
+
+def test_truncated_last_hunk_is_malformed_at_the_end_of_the_patch():
+    lines = diff("python_edit.diff").splitlines(keepends=True)
+    text = "".join(lines[:-3])  # cut inside the hunk: three context lines missing
+    error = _malformed(text)
+    assert "fewer lines than its @@ header counts" in str(error)
+    assert "src/app.py" in str(error)
+    assert error.line == len(lines) - 3
+
+
+def test_hunk_cut_short_by_the_next_file_is_malformed_at_that_header():
+    lines = diff("multi_file.diff").splitlines(keepends=True)
+    assert lines[7] == "+Ports must be in 1-65535.\n"
+    text = "".join(lines[:7] + lines[8:])  # README.md's hunk now lacks one of its 3 new lines
+    error = _malformed(text)
+    assert "fewer lines" in str(error) and "README.md" in str(error)
+    assert error.line == 8  # the `diff --git a/src/app.py` line that arrived too early
+
+
+def test_extra_added_line_after_a_complete_hunk_is_malformed():
+    text = diff("python_edit.diff") + "+    extra = True\n"
+    error = _malformed(text)
+    assert "more lines than its header counts" in str(error)
+    assert "extra = True" in str(error)
+    assert error.line == len(diff("python_edit.diff").splitlines()) + 1
+
+
+def test_extra_line_after_no_newline_marker_is_malformed():
+    text = diff("no_newline.diff") + "+1.2.0\n"
+    error = _malformed(text)
+    assert "more lines than its header counts" in str(error)
+    assert error.line == len(diff("no_newline.diff").splitlines()) + 1
+
+
+def test_extra_context_line_between_two_files_is_malformed():
+    text = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n c\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n"
+    error = _malformed(text)
+    assert error.line == 6 and "' c'" in str(error)
+
+
+def test_garbage_line_inside_a_hunk_is_malformed_and_quoted():
+    lines = diff("python_edit.diff").splitlines(keepends=True)
+    assert lines[5] == " \n"
+    text = "".join(lines[:5] + ["garbage here\n"] + lines[6:])
+    error = _malformed(text)
+    assert "does not start with ' ', '+', '-' or '\\'" in str(error)
+    assert "garbage here" in str(error) and "src/app.py" in str(error)
+    assert error.line == 6
+
+
+def test_malformed_message_quotes_at_most_a_short_excerpt_of_a_long_garbage_line():
+    lines = diff("python_edit.diff").splitlines(keepends=True)
+    text = "".join(lines[:5] + ["g" * 100_000 + "\n"] + lines[6:])
+    assert len(str(_malformed(text))) < 300
+
+
+def test_malformed_patch_is_a_value_error_with_problem_and_line():
+    error = _malformed("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n")
+    assert isinstance(error, ValueError)
+    assert str(error) == f"{error.problem} (patch line {error.line})"
