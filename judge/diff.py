@@ -22,9 +22,10 @@ __all__ = ["FileChange", "Hunk", "MalformedPatch", "PatchFacts", "parse_patch"]
 
 DEV_NULL = "/dev/null"
 
-# Pairs of (source, target) path prefixes git writes: a/ b/ by default,
-# the mnemonic ones of diff.mnemonicPrefix, and 1/ 2/ of `git diff --no-index`.
-_GIT_PREFIX_PAIRS = frozenset({("a", "b"), ("c", "w"), ("i", "w"), ("c", "i"), ("o", "w"), ("w", "i"), ("1", "2")})
+# Pairs of (source, target) path prefixes git writes: a/ b/ by default, the mnemonic
+# ones of diff.mnemonicPrefix, 1/ 2/ of `git diff --no-index`; `git diff -R` swaps them.
+_FORWARD_PAIRS = {("a", "b"), ("c", "w"), ("i", "w"), ("c", "i"), ("o", "w"), ("1", "2")}
+_GIT_PREFIX_PAIRS = frozenset(_FORWARD_PAIRS | {(t, s) for s, t in _FORWARD_PAIRS})
 
 
 
@@ -236,6 +237,7 @@ def _collect_hunks(lines: list[str], hunks_per_file: list[int]) -> list[list[Hun
     while index < len(lines):
         header = RE_HUNK_HEADER.match(lines[index])
         if header is None:
+            _reject_header_debris(lines, index)
             index += 1
             continue
         hunk, index = _read_hunk(lines, index, header)
@@ -268,6 +270,22 @@ def _read_hunk(lines: list[str], start: int, header: re.Match[str]) -> tuple[Hun
         index += 1
     hunk = Hunk(start + 1, lines[start].rstrip("\r\n"), tuple(added), tuple(removed))
     return hunk, index
+
+
+def _reject_header_debris(lines: list[str], index: int) -> None:
+    """Outside hunks: an `@@` line without ranges, or anything but a hunk right after a `+++` header."""
+    line = lines[index]
+    if line.startswith("@@"):
+        raise MalformedPatch(f"line {index + 1} {_quote(line)} is not a valid hunk header (@@ -a,b +c,d @@)", index + 1)
+    if not (line.startswith("+++ ") and index > 0 and lines[index - 1].startswith("--- ")):
+        return
+    following = lines[index + 1] if index + 1 < len(lines) else ""
+    if following and not following.startswith(("@@", "diff ", "--- ", "Index: ")):
+        raise MalformedPatch(
+            f"the file header at line {index + 1} {_quote(line)} is followed by {_quote(following)} "
+            "instead of a hunk header (@@ -a,b +c,d @@)",
+            index + 2,
+        )
 
 
 def _reject_stray_line(lines: list[str], index: int, hunk: Hunk) -> None:

@@ -25,7 +25,8 @@ __all__ = ["normalize_path", "unquote_git_path", "unsafe_reason", "matches_any"]
 _C_ESCAPE = re.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
 _C_SIMPLE = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# C0/C1 controls, and the zero-width and bidi marks that make a name read as another ("Trojan Source").
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 
 
 def normalize_path(path: str) -> str:
@@ -58,7 +59,7 @@ def unsafe_reason(path: str) -> str | None:
     if not path:
         return "the path is empty"
     if _CONTROL.search(path):
-        return "the path contains control characters"
+        return "the path contains control or invisible bidi characters"
     if path.startswith(("/", "\\")) or _WINDOWS_DRIVE.match(path):
         return "the path is absolute"
     if path.startswith("~"):

@@ -366,3 +366,26 @@ def test_malformed_patch_is_a_value_error_with_problem_and_line():
     error = _malformed("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n")
     assert isinstance(error, ValueError)
     assert str(error) == f"{error.problem} (patch line {error.line})"
+
+
+# --- shapes found by evals/dev.jsonl --------------------------------------------------
+
+
+def test_reversed_prefixes_of_git_diff_R_are_stripped():
+    facts = parse_patch(diff("python_edit.diff").replace("a/src/app.py", "X").replace("b/src/app.py", "a/src/app.py").replace("X", "b/src/app.py"))
+    assert facts.paths == ("src/app.py",)
+
+
+def test_hunk_header_without_ranges_is_malformed():
+    broken = diff("python_edit.diff").replace("@@ -4,7 +4,10 @@", "@@ @@", 1)
+    assert "@@ @@" in broken
+    with pytest.raises(MalformedPatch, match="not a valid hunk header") as raised:
+        parse_patch(broken)
+    assert raised.value.line == 5
+
+
+def test_lines_between_file_header_and_first_hunk_are_malformed():
+    text = "--- a/x.py\n+++ b/x.py\n+sneaked in\n@@ -1 +1 @@\n-a\n+b\n"
+    with pytest.raises(MalformedPatch, match="instead of a hunk header") as raised:
+        parse_patch(text)
+    assert raised.value.line == 3
