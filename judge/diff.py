@@ -210,6 +210,8 @@ def _describe_unidiff_error(message: str, lines: list[str], line_no: int) -> str
         return f"a hunk{where} has more lines than its @@ header counts"
     if message.startswith("Hunk diff line expected"):
         return f"a line inside a hunk{where} does not start with ' ', '+', '-' or '\\': {_quote(offending)}"
+    if message.startswith("Unexpected hunk found"):
+        return f"the hunk {_quote(offending)} has no file header (--- a/... +++ b/...) right above it"
     return message.rstrip("\n")
 
 

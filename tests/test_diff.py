@@ -386,6 +386,10 @@ def test_hunk_header_without_ranges_is_malformed():
 
 def test_lines_between_file_header_and_first_hunk_are_malformed():
     text = "--- a/x.py\n+++ b/x.py\n+sneaked in\n@@ -1 +1 @@\n-a\n+b\n"
-    with pytest.raises(MalformedPatch, match="instead of a hunk header") as raised:
+    with pytest.raises(MalformedPatch, match="has no file header") as raised:
         parse_patch(text)
-    assert raised.value.line == 3
+    assert raised.value.line == 4
+    git_style = "diff --git a/x.py b/x.py\nindex 1..2 100644\n" + text
+    with pytest.raises(MalformedPatch, match="instead of a hunk header") as raised:
+        parse_patch(git_style)
+    assert raised.value.line == 5
