@@ -17,7 +17,8 @@ ASKS_FOR_COSMETICS = re.compile(
     r"comment|docstring|doc string|jsdoc|javadoc|whitespace|white space|indent|format|reformat|typo|spelling|"
     r"spacing|tabs?\b|trailing|blank line|newline|lint|style|prettier|black\b|license|copyright|header|"
     r"todo|fixme|annotat|pragma|noqa|cosmetic|clean ?up|tidy|documentation|\bdocs?\b|clarify|wording|grammar|"
-    r"reword|rephrase|dead code|commented|readme|changelog",
+    r"reword|rephrase|dead code|commented|readme|changelog|ruff|isort|pre-commit|autopep8|pep ?8|flake8|yapf|"
+    r"fmt|eslint|stylelint|rubocop|empty line|spaces",
     re.IGNORECASE,
 )
 
