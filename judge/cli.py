@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`| head`): nothing left to say
         sys.stderr.close()
         return 2
+    except Exception as exc:  # a bug in judge: still one line and "not valid", never a traceback
+        sys.stderr.write(f"judge: internal error ({type(exc).__name__}: {str(exc)[:200]}); please report it\n")
+        return 2
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -66,7 +69,7 @@ def _validate(args: argparse.Namespace) -> int:
     step = read_json(args.step, "--step")
     result = read_json(args.result, "--result")
     verdict = validate(step, result)
-    sys.stdout.write(json.dumps(verdict.contract(), ensure_ascii=False) + "\n")
+    _write_stdout(json.dumps(verdict.contract(), ensure_ascii=False) + "\n")
     if args.explain:
         from judge.explain import render_explanation
 
@@ -95,8 +98,24 @@ def _eval(args: argparse.Namespace) -> int:
         ],
     }
     try:
-        out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        out.write_bytes(_utf8(json.dumps(report, indent=2, ensure_ascii=False) + "\n"))
     except OSError as exc:
         raise InputError(f"--out {args.out}: cannot write it ({exc.strerror or exc})") from None
-    sys.stdout.write(render_text(metrics, outcomes, bad) + f"\n\nmetrics written to {out}\n")
+    _write_stdout(render_text(metrics, outcomes, bad) + f"\n\nmetrics written to {out}\n")
     return 2 if bad else 0
+
+
+def _write_stdout(text: str) -> None:
+    """JSON is UTF-8 whatever the locale; a lone surrogate from the input becomes its JSON escape."""
+    data = _utf8(text)
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (tests, embedding): it takes str
+        sys.stdout.write(data.decode("utf-8"))
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "backslashreplace")

@@ -40,12 +40,21 @@ class MalformedPatch(ValueError):
 
 @dataclass(frozen=True)
 class Hunk:
-    """One ``@@ -a,b +c,d @@`` block: where it starts and what it adds and removes."""
+    """One ``@@ -a,b +c,d @@`` block: where it starts, and its body lines in order."""
 
     line: int  # 1-based line of the hunk header within the patch
     header: str
-    added: tuple[str, ...]
-    removed: tuple[str, ...]
+    body: tuple[str, ...]  # each line with its ' ', '+' or '-' and without its line end
+    added_count: int
+    removed_count: int
+
+    @property
+    def added(self) -> tuple[str, ...]:
+        return tuple(line[1:] for line in self.body if line[0] == "+")
+
+    @property
+    def removed(self) -> tuple[str, ...]:
+        return tuple(line[1:] for line in self.body if line[0] == "-")
 
 
 @dataclass(frozen=True)
@@ -86,11 +95,11 @@ class FileChange:
 
     @property
     def added_count(self) -> int:
-        return sum(len(h.added) for h in self.hunks)
+        return sum(h.added_count for h in self.hunks)
 
     @property
     def removed_count(self) -> int:
-        return sum(len(h.removed) for h in self.hunks)
+        return sum(h.removed_count for h in self.hunks)
 
     @property
     def changes_without_lines(self) -> bool:
@@ -253,25 +262,26 @@ def _collect_hunks(lines: list[str], hunks_per_file: list[int]) -> list[list[Hun
 def _read_hunk(lines: list[str], start: int, header: re.Match[str]) -> tuple[Hunk, int]:
     src_left = 1 if header.group(2) is None else int(header.group(2))
     tgt_left = 1 if header.group(4) is None else int(header.group(4))
-    added: list[str] = []
-    removed: list[str] = []
+    body: list[str] = []
+    added = removed = 0
     index = start + 1
     while (src_left > 0 or tgt_left > 0) and index < len(lines):
-        line = lines[index]
-        kind = line[0] if line and line[0] not in "\r\n" else " "
-        value = line[1:].rstrip("\n")
+        line = lines[index].rstrip("\n")
+        kind = line[0] if line and line[0] != "\r" else " "
         if kind == "+":
-            added.append(value)
+            added += 1
             tgt_left -= 1
         elif kind == "-":
-            removed.append(value)
+            removed += 1
             src_left -= 1
         elif kind == " ":
             src_left -= 1
             tgt_left -= 1
+            line = line if line[:1] == " " else " " + line  # an empty context line, its space stripped
+        if kind != "\\":
+            body.append(line)
         index += 1
-    hunk = Hunk(start + 1, lines[start].rstrip("\r\n"), tuple(added), tuple(removed))
-    return hunk, index
+    return Hunk(start + 1, lines[start].rstrip("\r\n"), tuple(body), added, removed), index
 
 
 def _reject_header_debris(lines: list[str], index: int) -> None:

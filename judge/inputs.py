@@ -18,6 +18,8 @@ def read_text(source: str, label: str) -> str:
     """The UTF-8 text of file ``source`` (``-`` for stdin)."""
     try:
         if source == "-":
+            if sys.stdin is None:
+                raise InputError(f"{label} -: stdin is closed; give a file instead")
             data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         else:
             path = Path(source)

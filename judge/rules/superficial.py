@@ -3,15 +3,26 @@
 A hunk is superficial when its removed and added lines have the same *shape*:
 the text with comments dropped and whitespace outside string literals removed
 (kept as one space between two word characters, so ``return x`` never becomes
-``returnx``). Comments are understood for:
+``returnx``). Each side of the hunk is read in order, context lines included,
+so a string or block comment that opens in the context is known to be open.
+
+Comments are understood for:
 
 - ``#`` languages: Python, shell, Ruby, Perl, R, YAML, TOML, Makefile, Dockerfile, CMake, Nix, ...
+  Outside Python, TOML and Makefiles a ``#`` opens a comment only at the start of a
+  word (``echo a#b``, ``${#arr}``, ``$#arr``, ``url#frag`` are code); in a Dockerfile only
+  at the start of a line.
 - ``//`` and ``/* */`` languages: JavaScript, TypeScript, Go, Rust, Java, Kotlin, C, C++, C#,
   Swift, Scala, Dart, PHP, Groovy, Protobuf, Solidity, SCSS/Less (CSS: ``/* */`` only).
 
+Strings that may span lines (Python and TOML triple quotes, JS/Go backticks, Java/Kotlin/
+Swift/Scala text blocks, shell and Rust quotes) are followed across lines; a hunk side
+that ends inside one straddles a string whose start is not in view, and is never
+called superficial. YAML block scalars and shell here-documents are not judged either.
+
 Where indentation carries meaning (Python, YAML, Makefile) leading whitespace and
 line breaks stay part of the shape: re-indenting Python is a real change. For any
-other file only trailing whitespace and blank lines count as superficial.
+other file type only trailing whitespace and blank lines count as superficial.
 Comments that steer tools (``# noqa``, ``// eslint-disable``, ``#!``, ``//go:build``,
 ``# type: ignore`` ...) are never superficial.
 """
@@ -32,37 +43,56 @@ class Syntax:
     name: str
     line_comments: tuple[str, ...] = ()
     block_comment: tuple[str, str] | None = None
-    quotes: str = "\"'"
+    quotes: str = "\"'"  # string delimiters that close at the end of the line
+    multiline_quotes: tuple[str, ...] = ()  # delimiters of strings that may span lines
+    hash_at_word_start: bool = False  # `#` opens a comment only at line start or after whitespace
+    comment_at_line_start: bool = False  # comments only as the first thing on a line
     indent_matters: bool = False
     knows_tokens: bool = True  # False: only trailing whitespace and blank lines are understood
+    not_judged: re.Pattern[str] | None = None  # a line like this anywhere in the hunk: not judged
 
 
-_HASH = Syntax("hash-comment", line_comments=("#",))
-_HASH_INDENT = Syntax("hash-comment, indentation-sensitive", line_comments=("#",), indent_matters=True)
-_SLASH = Syntax("slash-comment", line_comments=("//",), block_comment=("/*", "*/"), quotes="\"'`")
-_CSS = Syntax("css", block_comment=("/*", "*/"))
-_JSON = Syntax("json")
+_HASH = ("#",)
+_SLASH = ("//",)
+_C_BLOCK = ("/*", "*/")
+_PYTHON = Syntax("Python", _HASH, multiline_quotes=('"""', "'''"), indent_matters=True)
+_YAML = Syntax("YAML", _HASH, hash_at_word_start=True, indent_matters=True,
+               not_judged=re.compile(r"[:\-]\s*[|>][-+0-9]*\s*(#.*)?$"))
+_MAKE = Syntax("Makefile", _HASH, indent_matters=True)
+_SHELL = Syntax("shell", _HASH, quotes="", multiline_quotes=('"', "'"), hash_at_word_start=True,
+                not_judged=re.compile(r"<<"))
+_HASH_WORD = Syntax("hash-comment", _HASH, hash_at_word_start=True)
+_TOML = Syntax("TOML", _HASH, multiline_quotes=('"""', "'''"))
+_DOCKER = Syntax("Dockerfile", _HASH, comment_at_line_start=True)
+_C_LIKE = Syntax("C-like", _SLASH, _C_BLOCK)
+_JS_GO = Syntax("JavaScript/Go", _SLASH, _C_BLOCK, multiline_quotes=("`",))
+_JVM = Syntax("text-block language", _SLASH, _C_BLOCK, multiline_quotes=('"""',))
+_RUST = Syntax("Rust", _SLASH, _C_BLOCK, quotes="", multiline_quotes=('"',))
+_PHP = Syntax("PHP", _SLASH + _HASH, _C_BLOCK, quotes="", multiline_quotes=('"', "'", "`"))
+_CSS = Syntax("CSS", block_comment=_C_BLOCK)
+_JSON = Syntax("JSON")
 _PLAIN = Syntax("plain text", quotes="", knows_tokens=False)
 
 _BY_SUFFIX = {
-    **dict.fromkeys((".py", ".pyi", ".pyx", ".yaml", ".yml"), _HASH_INDENT),
-    **dict.fromkeys(
-        (".sh", ".bash", ".zsh", ".fish", ".rb", ".pl", ".pm", ".r", ".toml", ".cmake", ".nix",
-         ".ps1", ".jl", ".ex", ".exs", ".cr", ".tf", ".hcl", ".cfg", ".conf", ".properties", ".gitignore"),
-        _HASH,
-    ),
-    **dict.fromkeys(
-        (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".go", ".rs", ".java", ".kt", ".kts",
-         ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cs", ".swift", ".scala", ".dart", ".php",
-         ".m", ".mm", ".groovy", ".gradle", ".proto", ".sol", ".scss", ".less", ".zig", ".v", ".jsonc"),
-        _SLASH,
-    ),
+    **dict.fromkeys((".py", ".pyi", ".pyx"), _PYTHON),
+    **dict.fromkeys((".yaml", ".yml"), _YAML),
+    **dict.fromkeys((".sh", ".bash", ".zsh", ".ksh"), _SHELL),
+    **dict.fromkeys((".rb", ".pl", ".pm", ".r", ".cmake", ".nix", ".ps1", ".jl", ".ex", ".exs", ".cr", ".tf",
+                     ".hcl", ".cfg", ".conf", ".properties", ".gitignore", ".fish"), _HASH_WORD),
+    ".toml": _TOML,
+    **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".go"), _JS_GO),
+    **dict.fromkeys((".java", ".kt", ".kts", ".swift", ".scala", ".groovy", ".gradle"), _JVM),
+    **dict.fromkeys((".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cs", ".dart", ".m", ".mm", ".proto",
+                     ".sol", ".scss", ".less", ".zig", ".jsonc"), _C_LIKE),
+    ".rs": _RUST,
+    ".php": _PHP,
     ".css": _CSS,
     ".json": _JSON,
 }
 _BY_NAME = {
-    "makefile": _HASH_INDENT, "gnumakefile": _HASH_INDENT, "dockerfile": _HASH, "cmakelists.txt": _HASH,
-    "gemfile": _HASH, "rakefile": _HASH, "jenkinsfile": _SLASH, "build.bazel": _HASH, "build": _HASH,
+    "makefile": _MAKE, "gnumakefile": _MAKE, "dockerfile": _DOCKER, "containerfile": _DOCKER,
+    "cmakelists.txt": _HASH_WORD, "gemfile": _HASH_WORD, "rakefile": _HASH_WORD, "jenkinsfile": _JVM,
+    "build.bazel": _PYTHON, "build": _PYTHON,
 }
 
 # Comments that tools read: changing them changes behaviour.
@@ -78,6 +108,8 @@ def syntax_for(path: str) -> Syntax:
     name = PurePosixPath(path).name.lower()
     if name in _BY_NAME:
         return _BY_NAME[name]
+    if name.startswith("dockerfile"):
+        return _DOCKER
     return _BY_SUFFIX.get(PurePosixPath(name).suffix, _PLAIN)
 
 
@@ -90,34 +122,48 @@ def is_superficial_file(change: FileChange) -> bool:
 
 
 def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
-    if any(_DIRECTIVE.search(line) for line in hunk.added + hunk.removed):
+    if any(line[0] in "+-" and _DIRECTIVE.search(line, 1) for line in hunk.body):
         return False
-    return _shape(hunk.removed, syntax) == _shape(hunk.added, syntax)
+    if syntax.not_judged is not None and any(syntax.not_judged.search(line, 1) for line in hunk.body):
+        return False
+    old, new = _side_shape(hunk, "-", syntax), _side_shape(hunk, "+", syntax)
+    return old is not None and old == new
 
 
-def _shape(lines: tuple[str, ...], syntax: Syntax) -> str:
+@dataclass(frozen=True)
+class _State:
+    in_block: bool = False
+    quote: str = ""
+
+
+def _side_shape(hunk: Hunk, sign: str, syntax: Syntax) -> str | None:
+    """The shape of one side's changed lines, reading its context too; None when it ends inside a string."""
     shapes: list[str] = []
-    in_block = False
-    for line in lines:
-        if not syntax.knows_tokens:
-            shape = line.rstrip()
+    state = _State()
+    for line in hunk.body:
+        if line[0] not in (" ", sign):
+            continue
+        if syntax.knows_tokens:
+            shape, state = _line_shape(line[1:], syntax, state)
         else:
-            shape, in_block = _line_shape(line, syntax, in_block)
-        if shape.strip():
+            shape = line[1:].rstrip()
+        if line[0] == sign and shape.strip():
             shapes.append(shape)
+    if state.quote:
+        return None
     # Line breaks matter only where indentation does; elsewhere a re-wrapped call is the same code.
     return "\n".join(shapes) if syntax.indent_matters or not syntax.knows_tokens else "".join(shapes)
 
 
-def _line_shape(line: str, syntax: Syntax, in_block: bool) -> tuple[str, bool]:
-    """The line without comments and insignificant whitespace; tracks open /* */ comments."""
-    out: list[str] = []
-    if syntax.indent_matters:
-        out.append(line[: len(line) - len(line.lstrip())])
+def _line_shape(line: str, syntax: Syntax, state: _State) -> tuple[str, _State]:
+    """The line without comments and insignificant whitespace, and the state it leaves open."""
+    in_block, quote = state.in_block, state.quote
     stripped = line.strip()
-    if syntax.block_comment and not in_block and (stripped == "*" or stripped.startswith(("* ", "*/"))):
+    if syntax.block_comment and not in_block and not quote and (stripped == "*" or stripped.startswith(("* ", "*/"))):
         in_block = True  # a block comment that opened above the hunk
-    i, quote, pending_space = 0, "", False
+    out: list[str] = [line[: len(line) - len(line.lstrip())]] if syntax.indent_matters and not quote else []
+    first_code = len(line) - len(line.lstrip())
+    i, pending_space = 0, False
     while i < len(line):
         if in_block:
             end = line.find(syntax.block_comment[1], i)  # type: ignore[index]
@@ -125,28 +171,55 @@ def _line_shape(line: str, syntax: Syntax, in_block: bool) -> tuple[str, bool]:
                 break
             in_block, i = False, end + len(syntax.block_comment[1])  # type: ignore[index]
             continue
-        char = line[i]
         if quote:
-            out.append(line[i : i + 2] if char == "\\" else char)
-            i += 2 if char == "\\" else 1
-            quote = "" if char == quote else quote
+            if line.startswith(quote, i):
+                out.append(quote)
+                i, quote = i + len(quote), ""
+            else:
+                step = 2 if line[i] == "\\" else 1  # strings keep every character: they are data
+                out.append(line[i : i + step])
+                i += step
             continue
-        if any(line.startswith(marker, i) for marker in syntax.line_comments):
+        opening = _opening_quote(line, i, syntax)
+        if opening:
+            out.append(opening)
+            i, quote = i + len(opening), opening
+            continue
+        if _comment_starts(line, i, syntax, first_code):
             break
         if syntax.block_comment and line.startswith(syntax.block_comment[0], i):
             in_block, i = True, i + len(syntax.block_comment[0])
             continue
+        char = line[i]
         if char.isspace():
             pending_space, i = True, i + 1
             continue
         if pending_space and out and _is_word(out[-1][-1:]) and _is_word(char):
             out.append(" ")
         pending_space = False
-        if char in syntax.quotes:
-            quote = char
         out.append(char)
         i += 1
-    return "".join(out), in_block
+    if quote and quote not in syntax.multiline_quotes:
+        quote = ""  # a one-line string closes at the line end
+    return "".join(out), _State(in_block, quote)
+
+
+def _opening_quote(line: str, i: int, syntax: Syntax) -> str:
+    for delimiter in syntax.multiline_quotes:  # listed longest first: `\"\"\"` before `"`
+        if line.startswith(delimiter, i):
+            return delimiter
+    return line[i] if line[i] in syntax.quotes else ""
+
+
+def _comment_starts(line: str, i: int, syntax: Syntax, first_code: int) -> bool:
+    marker = next((m for m in syntax.line_comments if line.startswith(m, i)), None)
+    if marker is None:
+        return False
+    if syntax.comment_at_line_start:
+        return i == first_code
+    if marker == "#" and syntax.hash_at_word_start:
+        return i == 0 or line[i - 1].isspace()
+    return True
 
 
 def _is_word(char: str) -> bool:

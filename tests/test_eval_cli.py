@@ -1,0 +1,249 @@
+"""`judge eval`: a labelled .jsonl set in, a confusion matrix on stdout and a metrics file out."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from builders import diff, make_case
+from judge.cli import main
+
+
+def _case(case_id: str, step_result: tuple[dict, dict], valid: bool, rule: str | None = None) -> str:
+    step, result = step_result
+    expected: dict = {"valid": valid}
+    if rule is not None:
+        expected["rule"] = rule
+    return json.dumps({"id": case_id, "step": step, "result": result, "expected": expected})
+
+
+VALID = _case("valid-edit", make_case(), True)
+UNDECLARED = _case("hidden-file", make_case(diff("hidden_extra_file.diff")), False, "undeclared_file")
+MISSING_PATCH = _case("no-patch", make_case(patch=...), False, "missing_patch")
+# Deliberately mislabelled: a valid result the label calls invalid (judge "falsely accepts" it).
+MISLABELLED = _case("mislabelled", make_case(), False, "scope_excluded")
+# Rejected, but for another rule than the label says.
+WRONG_RULE = _case("wrong-rule", make_case(diff("hidden_extra_file.diff")), False, "scope_excluded")
+NOT_JSON = '{"id": "broken", "step": '
+BREAKS_SCHEMA = json.dumps({"id": "extra-key", "step": {}, "result": {}, "expected": {"valid": True}, "colour": "red"})
+
+# line:         1      2           3         4              5   6            7              8
+MIXED_LINES = [VALID, UNDECLARED, NOT_JSON, MISSING_PATCH, "", MISLABELLED, BREAKS_SCHEMA, WRONG_RULE]
+
+
+def _write_set(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+@pytest.fixture
+def mixed(tmp_path: Path, capsys) -> tuple[int, str, dict]:
+    source = _write_set(tmp_path / "set.jsonl", MIXED_LINES)
+    out_file = tmp_path / "tmp" / "metrics.json"
+    out_file.parent.mkdir()
+    code, out, _ = _run(capsys, "eval", str(source), "--out", str(out_file))
+    return code, out, json.loads(out_file.read_text(encoding="utf-8"))
+
+
+# --- the mixed set: stdout -----------------------------------------------------------------------
+
+
+def test_bad_lines_make_exit_code_2(mixed) -> None:
+    code, _, _ = mixed
+    assert code == 2
+
+
+def test_summary_line_counts_only_runnable_cases(mixed) -> None:
+    _, out, _ = mixed
+    first = out.splitlines()[0]
+    assert first.startswith("5 cases, accuracy 80.0%, false-accept rate 25.0%, false-reject rate 0.0%")
+    assert "rule attribution 50.0%" in first
+
+
+def test_printed_confusion_matrix(mixed) -> None:
+    _, out, _ = mixed
+    assert re.search(r"^expected invalid\s+3\s+1\s*$", out, re.M), out
+    assert re.search(r"^expected valid\s+0\s+1\s*$", out, re.M), out
+
+
+def test_printed_rule_table(mixed) -> None:
+    _, out, _ = mixed
+    assert re.search(r"^undeclared_file\s+1\s+1\s+1\s+undeclared_file=1$", out, re.M), out
+    assert re.search(r"^missing_patch\s+1\s+1\s+1\s+missing_patch=1$", out, re.M), out
+    assert re.search(r"^scope_excluded\s+2\s+1\s+0\s+\(valid\)=1, undeclared_file=1$", out, re.M), out
+    assert re.search(r"^\(valid\)\s+1\s+0\s+1\s+\(valid\)=1$", out, re.M), out
+
+
+def test_printed_wrong_cases_name_ids(mixed) -> None:
+    _, out, _ = mixed
+    wrong = out.split("wrong (2):", 1)[1]
+    assert "mislabelled: expected invalid/scope_excluded, got valid" in wrong
+    assert "wrong-rule: expected invalid/scope_excluded, got undeclared_file" in wrong
+    assert "valid-edit:" not in wrong
+
+
+def test_printed_bad_lines_have_line_numbers(mixed) -> None:
+    _, out, _ = mixed
+    bad = out.split("bad lines (2), not run:", 1)[1].splitlines()
+    assert any("line 3" in line and "not valid JSON" in line for line in bad), bad
+    assert any("line 7" in line and "colour" in line for line in bad), bad
+
+
+def test_stdout_names_the_metrics_file(mixed, tmp_path: Path) -> None:
+    _, out, _ = mixed
+    assert out.rstrip().endswith(f"metrics written to {tmp_path / 'tmp' / 'metrics.json'}")
+
+
+# --- the mixed set: metrics file -----------------------------------------------------------------
+
+
+def test_metrics_confusion_and_rates(mixed) -> None:
+    metrics = mixed[2]["metrics"]
+    assert metrics["cases"] == 5
+    assert metrics["confusion"] == {
+        "expectedInvalid": {"judgedInvalid": 3, "judgedValid": 1},
+        "expectedValid": {"judgedInvalid": 0, "judgedValid": 1},
+    }
+    assert metrics["accuracy"] == pytest.approx(0.8)
+    assert metrics["falseAcceptRate"] == pytest.approx(0.25)
+    assert metrics["falseRejectRate"] == 0
+    assert metrics["precisionReject"] == pytest.approx(1.0)
+    assert metrics["recallReject"] == pytest.approx(0.75)
+    assert metrics["ruleAttribution"] == pytest.approx(0.5)
+
+
+def test_metrics_per_rule_rows(mixed) -> None:
+    rows = {row["rule"]: row for row in mixed[2]["metrics"]["rules"]}
+    assert rows == {
+        "(valid)": {"rule": "(valid)", "cases": 1, "rejected": 0, "rightRule": 1, "found": {"(valid)": 1}},
+        "missing_patch": {"rule": "missing_patch", "cases": 1, "rejected": 1, "rightRule": 1,
+                          "found": {"missing_patch": 1}},
+        "scope_excluded": {"rule": "scope_excluded", "cases": 2, "rejected": 1, "rightRule": 0,
+                           "found": {"(valid)": 1, "undeclared_file": 1}},
+        "undeclared_file": {"rule": "undeclared_file", "cases": 1, "rejected": 1, "rightRule": 1,
+                            "found": {"undeclared_file": 1}},
+    }
+
+
+def test_metrics_bad_lines(mixed) -> None:
+    bad = mixed[2]["badLines"]
+    assert [b["line"] for b in bad] == [3, 7]
+    assert all(b["problem"] for b in bad)
+
+
+def test_metrics_every_case_verdict_in_file_order(mixed) -> None:
+    cases = mixed[2]["cases"]
+    assert [c["id"] for c in cases] == ["valid-edit", "hidden-file", "no-patch", "mislabelled", "wrong-rule"]
+    by_id = {c["id"]: c for c in cases}
+    assert by_id["hidden-file"]["valid"] is False and by_id["hidden-file"]["rule"] == "undeclared_file"
+    assert by_id["no-patch"]["rule"] == "missing_patch"
+    assert by_id["valid-edit"] == {**by_id["valid-edit"], "valid": True, "rule": None, "expectedValid": True}
+    assert by_id["mislabelled"]["expectedRule"] == "scope_excluded"
+
+
+# --- other sets ---------------------------------------------------------------------------------
+
+
+def test_clean_set_exits_0(tmp_path: Path, capsys) -> None:
+    source = _write_set(tmp_path / "clean.jsonl", [VALID, UNDECLARED, MISSING_PATCH])
+    out_file = tmp_path / "m.json"
+    code, out, _ = _run(capsys, "eval", str(source), "--out", str(out_file))
+    assert code == 0
+    assert out.startswith("3 cases, accuracy 100.0%")
+    assert "bad lines" not in out and "wrong (" not in out
+    report = json.loads(out_file.read_text(encoding="utf-8"))
+    assert report["badLines"] == [] and report["metrics"]["accuracy"] == 1.0
+
+
+def test_wrong_labels_alone_do_not_change_the_exit_code(tmp_path: Path, capsys) -> None:
+    source = _write_set(tmp_path / "set.jsonl", [VALID, MISLABELLED.replace("mislabelled", "m2")])
+    code, out, _ = _run(capsys, "eval", str(source), "--out", str(tmp_path / "m.json"))
+    assert code == 0
+    assert "wrong (1):" in out
+
+
+def test_default_out_is_eval_metrics_json_in_cwd(tmp_path: Path, capsys, monkeypatch) -> None:
+    _write_set(tmp_path / "clean.jsonl", [VALID])
+    monkeypatch.chdir(tmp_path)
+    code, _, _ = _run(capsys, "eval", "clean.jsonl")
+    assert code == 0
+    assert json.loads((tmp_path / "eval-metrics.json").read_text(encoding="utf-8"))["metrics"]["cases"] == 1
+
+
+def test_duplicate_case_id_is_a_bad_line(tmp_path: Path, capsys) -> None:
+    source = _write_set(tmp_path / "dup.jsonl", [VALID, VALID])
+    out_file = tmp_path / "m.json"
+    code, out, _ = _run(capsys, "eval", str(source), "--out", str(out_file))
+    assert code == 2
+    report = json.loads(out_file.read_text(encoding="utf-8"))
+    assert report["metrics"]["cases"] == 1
+    assert [b["line"] for b in report["badLines"]] == [2]
+    assert "duplicate" in report["badLines"][0]["problem"]
+
+
+@pytest.mark.parametrize("spelling", ["same", "dot-relative"])
+def test_out_equal_to_input_is_refused_and_input_untouched(tmp_path: Path, capsys, monkeypatch, spelling) -> None:
+    source = _write_set(tmp_path / "set.jsonl", MIXED_LINES)
+    before = source.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    out_arg = "set.jsonl" if spelling == "same" else "./sub/../set.jsonl"
+    (tmp_path / "sub").mkdir()
+    code, out, err = _run(capsys, "eval", "set.jsonl", "--out", out_arg)
+    assert code == 2
+    assert out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("judge:")
+    assert source.read_bytes() == before
+
+
+def test_missing_eval_set_is_usage_error(tmp_path: Path, capsys) -> None:
+    code, out, err = _run(capsys, "eval", str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "m.json"))
+    assert code == 2
+    assert out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("judge:") and "no such file" in err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_unwritable_out_is_usage_error(tmp_path: Path, capsys) -> None:
+    source = _write_set(tmp_path / "clean.jsonl", [VALID])
+    code, out, err = _run(capsys, "eval", str(source), "--out", str(tmp_path / "no" / "such" / "dir" / "m.json"))
+    assert code == 2
+    assert out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("judge:") and "--out" in err
+
+
+def test_eval_reads_set_from_stdin(tmp_path: Path, capsys, monkeypatch) -> None:
+    import io
+
+    data = ("\n".join([VALID, UNDECLARED]) + "\n").encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    out_file = tmp_path / "m.json"
+    code, out, _ = _run(capsys, "eval", "-", "--out", str(out_file))
+    assert code == 0
+    assert json.loads(out_file.read_text(encoding="utf-8"))["metrics"]["cases"] == 2
+
+
+def test_lone_surrogate_in_a_case_does_not_crash_eval(tmp_path: Path, capsys) -> None:
+    """A case whose step mode is the JSON string "\\ud800": its verdict reason echoes it; eval must still report."""
+    _, result = make_case()
+    line = ('{"id": "surrogate", "step": {"id": "s", "description": "d", "mode": "\\ud800"}, "result": '
+            + json.dumps(result) + ', "expected": {"valid": false, "rule": "schema_invalid"}}')
+    source = _write_set(tmp_path / "set.jsonl", [line])
+    out_file = tmp_path / "m.json"
+    code, out, _ = _run(capsys, "eval", str(source), "--out", str(out_file))
+    assert code == 0
+    report = json.loads(out_file.read_text(encoding="utf-8"))
+    assert report["cases"][0]["rule"] == "schema_invalid"
