@@ -51,13 +51,43 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--step", required=True, metavar="FILE", help="step spec JSON (- for stdin)")
     check.add_argument("--result", required=True, metavar="FILE", help="executor result JSON (- for stdin)")
     check.add_argument("--explain", action="store_true", help="also print stages and findings to stderr")
+    _add_model_flags(check)
     check.set_defaults(run=_validate)
 
     evaluate = commands.add_parser("eval", help="run a labelled .jsonl eval set and report metrics")
     evaluate.add_argument("cases", metavar="FILE.jsonl", help="one eval case per line (schemas/eval-case.schema.json)")
     evaluate.add_argument("--out", metavar="FILE", default="eval-metrics.json", help="metrics JSON to write")
+    _add_model_flags(evaluate)
     evaluate.set_defaults(run=_eval)
     return parser
+
+
+def _add_model_flags(parser: argparse.ArgumentParser) -> None:
+    """The semantic stage's settings; each also comes from JUDGE_* variables or judge.toml (flags win)."""
+    group = parser.add_argument_group("semantic review (LLM stage)")
+    group.add_argument("--semantic", choices=("auto", "required", "off"),
+                       help="auto: run when a model is set; required: no answer means invalid; off: never")
+    group.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4o-mini or openai/local")
+    group.add_argument("--api-base", dest="api_base", metavar="URL", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    group.add_argument("--samples", type=int, metavar="N", help="ask N times; the majority decides")
+    group.add_argument("--temperature", type=float)
+    group.add_argument("--max-tokens", dest="max_tokens", type=int, metavar="N", help="reply tokens per call")
+    group.add_argument("--timeout", type=float, metavar="S", help="seconds per call")
+    group.add_argument("--retries", type=int, metavar="N", help="transport retries per call")
+    group.add_argument("--token-budget", dest="token_budget", type=int, metavar="N", help="tokens per verdict")
+    group.add_argument("--output-mode", dest="output_mode",
+                       choices=("auto", "json_schema", "json_object", "grammar", "none"),
+                       help="how the reply format is enforced (grammar: llama.cpp servers)")
+
+
+_MODEL_FLAGS = ("semantic", "model", "api_base", "samples", "temperature", "max_tokens", "timeout", "retries",
+                "token_budget", "output_mode")
+
+
+def _config(args: argparse.Namespace):
+    from judge.config import load_config
+
+    return load_config({name: getattr(args, name) for name in _MODEL_FLAGS})
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -66,9 +96,10 @@ def _validate(args: argparse.Namespace) -> int:
     from judge.inputs import read_json
     from judge.pipeline import validate
 
+    config = _config(args)
     step = read_json(args.step, "--step")
     result = read_json(args.result, "--result")
-    verdict = validate(step, result)
+    verdict = validate(step, result, config=config)
     _write_stdout(json.dumps(verdict.contract(), ensure_ascii=False) + "\n")
     if args.explain:
         from judge.explain import render_explanation
@@ -85,7 +116,7 @@ def _eval(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if args.cases != "-" and out.resolve() == Path(args.cases).resolve():
         raise InputError(f"--out {args.out}: is the eval set itself; choose another file")
-    outcomes, bad = run_eval(args.cases)
+    outcomes, bad = run_eval(args.cases, _config(args))
     metrics = compute_metrics(outcomes)
     report = {
         "source": args.cases,

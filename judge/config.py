@@ -1,20 +1,120 @@
-"""How a judge run is configured; explicit values only, no global defaults to mutate."""
+"""How a judge run is configured: flags > environment > judge.toml / pyproject.toml > defaults.
+
+Configuration is explicit: a JudgeConfig is built once and passed down; nothing
+global is mutated.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+import os
+import sys
+from pathlib import Path
+from typing import Any, Literal, Mapping, Optional
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["JudgeConfig"]
+from judge.errors import InputError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["JudgeConfig", "load_config", "ENV_VARS"]
+
+Semantic = Literal["auto", "required", "off"]
+OutputMode = Literal["auto", "json_schema", "json_object", "grammar", "none"]
 
 
 class JudgeConfig(BaseModel):
-    """``semantic``: ``auto`` runs the LLM stage when a model is configured, ``off`` never does.
-
-    No LLM stage ships yet, so ``auto`` always records the semantic review as skipped.
-    """
+    """Every knob of a run. ``semantic``: ``auto`` runs the LLM stage when a model is set and
+    otherwise says it was skipped; ``required`` fails closed (``llm_unavailable``) without one;
+    ``off`` never calls a model."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    semantic: Literal["auto", "off"] = "auto"
+    semantic: Semantic = "auto"
+    model: Optional[str] = Field(default=None, description="Any litellm model string, e.g. openai/gpt-4o-mini.")
+    api_base: Optional[str] = Field(default=None, description="Base URL of an OpenAI-compatible server.")
+    api_key: Optional[str] = Field(default=None, description="Key for api_base; providers' own env vars also work.")
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int = Field(default=400, ge=16, le=32_000, description="Reply tokens per call.")
+    timeout: float = Field(default=60.0, gt=0, description="Seconds per HTTP call.")
+    retries: int = Field(default=3, ge=0, le=10, description="Transport retries per call after the first try.")
+    deadline: float = Field(default=180.0, gt=0, description="Seconds for all tries of one call together.")
+    samples: int = Field(default=1, ge=1, le=15, description="Independent judgements; the majority decides.")
+    token_budget: Optional[int] = Field(default=None, ge=1, description="Tokens per verdict; reached: no re-ask.")
+    max_patch_tokens: int = Field(default=6000, ge=200, description="Patch size in the prompt before reduction.")
+    output_mode: OutputMode = "auto"
+    fence_seed: Optional[int] = Field(
+        default=None, description="Derive the data fence from a seed (recording cassettes only; never in production)."
+    )
+
+    @property
+    def semantic_enabled(self) -> bool:
+        return self.semantic != "off" and self.model is not None
+
+
+# Environment variable -> config field.
+ENV_VARS = {
+    "JUDGE_SEMANTIC": "semantic",
+    "JUDGE_MODEL": "model",
+    "JUDGE_API_BASE": "api_base",
+    "JUDGE_API_KEY": "api_key",
+    "JUDGE_TEMPERATURE": "temperature",
+    "JUDGE_MAX_TOKENS": "max_tokens",
+    "JUDGE_TIMEOUT": "timeout",
+    "JUDGE_RETRIES": "retries",
+    "JUDGE_DEADLINE": "deadline",
+    "JUDGE_SAMPLES": "samples",
+    "JUDGE_TOKEN_BUDGET": "token_budget",
+    "JUDGE_MAX_PATCH_TOKENS": "max_patch_tokens",
+    "JUDGE_OUTPUT_MODE": "output_mode",
+}
+
+
+def load_config(
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> JudgeConfig:
+    """Merge the layers; a bad value anywhere is an InputError naming its source."""
+    values: dict[str, Any] = {}
+    source: dict[str, str] = {}
+    for name, layer in _file_layers(cwd or Path.cwd()):
+        _merge(values, source, layer, name)
+    env = os.environ if env is None else env
+    _merge(values, source, {field: env[var] for var, field in ENV_VARS.items() if env.get(var, "") != ""}, "environment")
+    _merge(values, source, {k: v for k, v in (flags or {}).items() if v is not None}, "command line")
+    try:
+        return JudgeConfig(**values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = str(error["loc"][0]) if error["loc"] else "?"
+        where = source.get(field, "configuration")
+        raise InputError(f"config {field} (from {where}): {error['msg']}") from None
+
+
+def _merge(values: dict, source: dict, layer: Mapping[str, Any], name: str) -> None:
+    for key, value in layer.items():
+        values[key.replace("-", "_")] = value
+        source[key.replace("-", "_")] = name
+
+
+def _file_layers(cwd: Path) -> list[tuple[str, dict]]:
+    """[tool.judge] of pyproject.toml, then judge.toml (which wins), from the working directory."""
+    layers = []
+    for path, table in ((cwd / "pyproject.toml", ("tool", "judge")), (cwd / "judge.toml", ())):
+        if not path.is_file():
+            continue
+        try:
+            data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise InputError(f"{path}: not readable TOML ({exc})") from None
+        for key in table:
+            data = data.get(key, {}) if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            raise InputError(f"{path}: [{'.'.join(table) or 'top level'}] must be a table")
+        if data:
+            layers.append((str(path), data))
+    return layers

@@ -13,15 +13,20 @@ from jsonschema.exceptions import ValidationError, best_match
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticError
 
-from judge.models import EvalCase, ExecuteStepResult, Step
+from judge.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step
 
-__all__ = ["ContractViolation", "SCHEMA_FILES", "load_schema", "parse_step", "parse_result", "parse_eval_case"]
+__all__ = [
+    "ContractViolation", "SCHEMA_FILES", "load_schema", "parse_step", "parse_result", "parse_eval_case",
+    "parse_evidence_file", "parse_execution_evidence", "parse_verdict",
+]
 
 SCHEMA_FILES = {
     "step": "step.schema.json",
     "result": "execute-step.schema.json",
     "verdict": "verdict.schema.json",
     "eval-case": "eval-case.schema.json",
+    "evidence-file": "evidence-file.schema.json",
+    "execution-evidence": "execution-evidence.schema.json",
 }
 
 M = TypeVar("M", bound=BaseModel)
@@ -67,6 +72,18 @@ def parse_result(data: Any) -> ExecuteStepResult:
 
 def parse_eval_case(data: Any) -> EvalCase:
     return _parse("eval-case", EvalCase, data)
+
+
+def parse_verdict(data: Any) -> VerdictContract:
+    return _parse("verdict", VerdictContract, data)
+
+
+def parse_evidence_file(data: Any) -> EvidenceFile:
+    return _parse("evidence-file", EvidenceFile, data)
+
+
+def parse_execution_evidence(data: Any) -> ExecutionEvidence:
+    return _parse("execution-evidence", ExecutionEvidence, data)
 
 
 def _parse(kind: str, model: type[M], data: Any) -> M:

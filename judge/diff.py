@@ -18,7 +18,7 @@ from unidiff.errors import UnidiffParseError
 
 from judge.paths import unquote_git_path
 
-__all__ = ["FileChange", "Hunk", "MalformedPatch", "PatchFacts", "parse_patch"]
+__all__ = ["FileChange", "Hunk", "MalformedPatch", "PatchFacts", "parse_patch", "undo_transport_crlf"]
 
 DEV_NULL = "/dev/null"
 
@@ -129,8 +129,7 @@ class PatchFacts:
 
 def parse_patch(text: str) -> PatchFacts:
     """Parse ``text`` as a unified diff, or raise MalformedPatch naming the problem and the line."""
-    if _is_crlf_transported(text):
-        text = text.replace("\r\n", "\n")
+    text = undo_transport_crlf(text)
     lines = _blank_email_prose(_split_lines(text))
     reader = _CountingLines(lines)
     try:
@@ -154,6 +153,11 @@ def parse_patch(text: str) -> PatchFacts:
 
 # A header line that ends in LF alone: proof the patch was not converted to CRLF as a whole.
 _LF_HEADER = re.compile(r"^(?:diff |--- |\+\+\+ |@@ )[^\n]*(?<!\r)\n", re.MULTILINE)
+
+
+def undo_transport_crlf(text: str) -> str:
+    """The patch as it was made: CRLF line ends undone when the whole patch was converted to CRLF in transit."""
+    return text.replace("\r\n", "\n") if _is_crlf_transported(text) else text
 
 
 def _is_crlf_transported(text: str) -> bool:

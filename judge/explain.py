@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from judge.llm.report import SemanticReport
 from judge.verdict import Verdict
 
 __all__ = ["render_explanation"]
@@ -18,4 +19,25 @@ def render_explanation(verdict: Verdict) -> str:
             lines.append(f"  [{finding.severity}] {finding.reason}")
     else:
         lines.append("findings: none")
+    if verdict.semantic_review is not None:
+        lines.extend(_semantic_lines(verdict.semantic_review))
     return "\n".join(lines)
+
+
+def _semantic_lines(report: SemanticReport) -> list[str]:
+    cost = "unknown" if report.cost_usd is None else f"${report.cost_usd:.6f}"
+    lines = [
+        f"semantic review: model {report.model}, prompt {report.prompt_version} sha256 {report.prompt_sha256[:12]}, "
+        f"output mode {report.output_mode}",
+        f"  tokens {report.prompt_tokens} in / {report.completion_tokens} out, cost {cost}, "
+        f"agreement {report.agreement:.0%} over {len(report.samples)} sample(s)",
+    ]
+    if report.patch_reduction:
+        lines.append(f"  patch {report.patch_reduction}")
+    for index, sample in enumerate(report.samples):
+        said = {True: "valid", False: "invalid", None: "no answer"}[sample.valid]
+        lines.append(f"  sample {index}: {said} - {sample.reason or sample.error}")
+    for call in report.calls:
+        error = f" - {call.error}" if call.error else ""
+        lines.append(f"  call sample {call.sample} {call.purpose}: {call.attempts} attempt(s), {call.latency_ms:.0f} ms{error}")
+    return lines

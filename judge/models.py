@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
 
-__all__ = ["EvalCase", "Expected", "ExecuteStepResult", "Mode", "Step", "VerdictContract", "MODES"]
+__all__ = [
+    "EvalCase", "EvidenceFile", "Expected", "ExecuteStepResult", "ExecutionEvidence", "Mode", "Step", "VerdictContract",
+    "MODES",
+]
 
 Mode = Literal["apply", "fix_regression"]
 MODES: tuple[str, ...] = ("apply", "fix_regression")
@@ -16,6 +19,10 @@ _MAX_FILES = 10_000
 
 
 Path = Annotated[StrictStr, Field(min_length=1)]
+# ISO 8601 date and time with a zone; the same pattern as the schemas'.
+Timestamp = Annotated[
+    StrictStr, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$")
+]
 
 
 class _Input(BaseModel):
@@ -34,6 +41,9 @@ class Step(_Input):
     excluded_paths: Optional[tuple[Path, ...]] = Field(default=None, alias="excludedPaths", max_length=_MAX_FILES)
     apply_files: Optional[tuple[Path, ...]] = Field(default=None, alias="applyFiles", max_length=_MAX_FILES)
     apply_patch: Optional[StrictStr] = Field(default=None, alias="applyPatch", max_length=_MAX_PATCH)
+    expects_no_changes: Optional[StrictBool] = Field(
+        default=None, alias="expectsNoChanges", description="The step may legitimately change no file."
+    )
 
     @model_validator(mode="after")
     def _fix_needs_apply_files(self) -> "Step":
@@ -80,3 +90,49 @@ class EvalCase(BaseModel):
     expected: Expected
     tags: tuple[StrictStr, ...] = ()
     notes: Optional[StrictStr] = None
+
+
+class EvidenceFile(_Input):
+    """`.orchestrator/evidence/<stepId>.json`: the executor's proof of work that changed no tracked file."""
+
+    version: Literal[1]
+    node_id: StrictStr = Field(alias="nodeId", min_length=1, max_length=200)
+    timestamp: Timestamp
+    summary: StrictStr = Field(min_length=1, max_length=100_000, pattern=r"\S")
+    type: Optional[Literal["file_changes", "external_effect", "analysis", "validation"]] = None
+    outcome: Optional[dict] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_is_the_integer_one(cls, data: Any) -> Any:
+        # Literal[1] would take True and 1.0 too; the schema's const takes 1.0 but never True.
+        if isinstance(data, dict) and isinstance(data.get("version"), bool):
+            raise ValueError("version must be 1")
+        return data
+
+
+class ExecutionEvidence(BaseModel):
+    """What one real command did (`judge run`); ``evidenceHash`` covers command, stdout, stderr and exitCode."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=False)
+
+    version: Literal[1] = 1
+    step_id: StrictStr = Field(alias="stepId", min_length=1, max_length=200)
+    run_id: StrictStr = Field(alias="runId", min_length=1, max_length=200)
+    command: tuple[StrictStr, ...] = Field(min_length=1)
+    exit_code: Optional[StrictInt] = Field(alias="exitCode")
+    stdout: StrictStr
+    stderr: StrictStr
+    stdout_bytes: StrictInt = Field(alias="stdoutBytes", ge=0)
+    stderr_bytes: StrictInt = Field(alias="stderrBytes", ge=0)
+    started_at: Timestamp = Field(alias="startedAt")
+    finished_at: Timestamp = Field(alias="finishedAt")
+    duration_seconds: float = Field(alias="durationSeconds", ge=0)
+    timed_out: StrictBool = Field(alias="timedOut")
+    status: Literal["SUCCESS", "FAILURE", "NO_EVIDENCE"]
+    evidence_hash: StrictStr = Field(alias="evidenceHash", pattern=r"^[0-9a-f]{64}$")
+    artifacts: tuple[Path, ...]
+    error: Optional[StrictStr] = None
+
+    def to_json(self) -> dict:
+        return self.model_dump(mode="json", by_alias=True)

@@ -6,6 +6,9 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge.llm.report import SemanticReport
+from judge.models import ExecutionEvidence
+
 __all__ = ["Finding", "StageReport", "Verdict"]
 
 Severity = Literal["reject", "signal"]
@@ -49,6 +52,15 @@ class Verdict(BaseModel):
     findings: tuple[Finding, ...] = ()
     stages: tuple[StageReport, ...] = ()
     judge_version: str = ""
+    semantic_review: Optional[SemanticReport] = Field(
+        default=None, description="Model, prompt hash, samples, calls, tokens and cost when the LLM stage ran."
+    )
+    evidence_method: Optional[Literal["file_changes", "evidence_file", "expects_no_changes", "none"]] = Field(
+        default=None, description="How the step proved it worked, from its workspace; None when no repository was given."
+    )
+    execution_evidence: tuple[ExecutionEvidence, ...] = Field(
+        default=(), description="The execution evidence records attached to this validation, as given."
+    )
 
     def contract(self) -> dict:
         """The strict output, exactly ``{"valid": bool, "reason": str}``."""

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from judge.diff import MalformedPatch, PatchFacts, parse_patch
-from judge.models import ExecuteStepResult, Step
+from judge.models import ExecuteStepResult, ExecutionEvidence, Step
 from judge.paths import normalize_path
+
+if TYPE_CHECKING:
+    from judge.evidence.workspace import WorkspaceFacts
 
 __all__ = ["RuleContext"]
 
@@ -18,6 +22,8 @@ class RuleContext:
 
     step: Step
     result: ExecuteStepResult
+    workspace: WorkspaceFacts | None = None  # gathered once by the pipeline when the caller gives a workspace
+    executions: tuple[ExecutionEvidence, ...] = ()  # execution evidence records attached by the caller
 
     @property
     def has_patch(self) -> bool:

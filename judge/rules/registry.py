@@ -2,14 +2,16 @@
 
 The order puts the cheapest, least ambiguous facts first: what the result says
 about itself, then whether its patch can be read at all, then whether its paths
-are safe, then whether its claims agree with its patch, then scope, then impact.
+are safe, then whether its claims agree with its patch, then whether they agree
+with the workspace (git, evidence file, ledger, command runs: only when the caller
+gives them), then scope, then impact.
 """
 
 from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from judge.rules import declarations, impact, mode, outcome, reversal, safety, scope, structure
+from judge.rules import declarations, execution, impact, mode, outcome, reversal, safety, scope, structure, workspace
 from judge.rules.context import RuleContext
 from judge.verdict import Finding
 
@@ -29,6 +31,15 @@ RULES: tuple[Rule, ...] = (
     declarations.undeclared_file,
     declarations.file_not_in_patch,
     declarations.files_touched_incomplete,
+    workspace.changed_but_unclaimed,
+    workspace.claimed_but_unchanged,
+    workspace.patch_does_not_apply,
+    workspace.evidence_file_invalid,
+    workspace.no_work_evidence,
+    workspace.ledger_missing_operation,
+    workspace.ledger_corrupt,
+    execution.execution_evidence_invalid,
+    execution.execution_failed,
     scope.scope_excluded,
     scope.scope_outside_allowed,
     scope.scope_fix_regression,

@@ -1,0 +1,174 @@
+"""Read-only facts from git: which files changed since a base, and whether a patch applies to that base.
+
+Nothing here writes to the repository. Every command runs with GIT_OPTIONAL_LOCKS=0, so
+`git status` refreshes the index in memory but never writes it back; the patch check reads
+the base tree into a throwaway index (GIT_INDEX_FILE in a temporary directory) and runs
+`git apply --check --cached` against it, which reads blobs and writes nothing. The user's
+worktree, index, refs and stash are left exactly as they were.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from judge.diff import undo_transport_crlf
+from judge.errors import InputError
+
+__all__ = ["GitFacts", "read_git_facts", "EMPTY_TREE"]
+
+# git's empty tree: the base to give for a repository that had no commits when the step began.
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_TIMEOUT_S = 120
+# fsmonitor is a command from the repository's config: an executor could plant one, so it stays off.
+_SAFE_CONFIG = ("-c", "core.fsmonitor=false")
+
+
+@dataclass(frozen=True)
+class GitFacts:
+    """What git says changed between ``base`` and the work tree, split by where the change sits."""
+
+    root: str
+    base: str  # the object id --base resolved to (a commit, or a tree such as EMPTY_TREE)
+    head: str | None  # None in a repository with no commits
+    committed: tuple[str, ...]  # base..HEAD, tree to tree
+    staged: tuple[str, ...]  # HEAD..index
+    unstaged: tuple[str, ...]  # index..work tree
+    untracked: tuple[str, ...]  # not ignored
+    patch_error: str | None = None  # why the result's patch does not apply to base; None if it does or there is none
+
+    @property
+    def changed(self) -> tuple[str, ...]:
+        return tuple(sorted(set(self.committed + self.staged + self.unstaged + self.untracked)))
+
+    def where(self, path: str) -> str:
+        """``committed``, ``staged``, ``unstaged`` or ``untracked``: the first place the change shows."""
+        for name in ("committed", "staged", "unstaged", "untracked"):
+            if path in getattr(self, name):
+                return name
+        return "unchanged"
+
+
+def read_git_facts(repo: str | os.PathLike[str], base: str, patch: str | None = None) -> GitFacts:
+    """The facts for ``repo`` against ``base``; InputError when it is not a repository or base is unknown."""
+    root = _toplevel(Path(repo))
+    base_id = _resolve_base(root, base)
+    head = _try(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    committed = _tree_diff(root, base_id, head) if head else ()
+    staged, unstaged, untracked = _status(root)
+    patch_error = _patch_error(root, base_id, patch) if patch and patch.strip() else None
+    return GitFacts(str(root), base_id, head, committed, staged, unstaged, untracked, patch_error)
+
+
+def tracked_at(root: str, base: str, path: str) -> bool:
+    """True when ``path`` is a file in ``base``'s tree."""
+    return bool(_git(root, "ls-tree", "-z", "--name-only", base, "--", path).stdout)
+
+
+def _toplevel(repo: Path) -> str:
+    if not repo.is_dir():
+        raise InputError(f"--repo {repo}: no such directory")
+    proc = _run(["git", *_SAFE_CONFIG, "-C", str(repo), "rev-parse", "--show-toplevel"])
+    if proc.returncode != 0:
+        raise InputError(f"--repo {repo}: not a git work tree ({_first_line(proc.stderr)})")
+    return proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
+
+
+def _resolve_base(root: str, base: str) -> str:
+    for kind in ("commit", "tree"):
+        found = _try(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{base}^{{{kind}}}")
+        if found:
+            return found
+    hint = f" (the repository has no commits: give --base {EMPTY_TREE}, git's empty tree)" if not _try(
+        root, "rev-parse", "--verify", "--quiet", "HEAD"
+    ) else "; give the commit the step started from"
+    raise InputError(f"--base {base[:80]}: not a commit in {root}{hint}")
+
+
+def _tree_diff(root: str, base: str, head: str) -> tuple[str, ...]:
+    out = _git(root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", base, head).stdout
+    return _paths(out.split(b"\0"))
+
+
+def _status(root: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Staged, unstaged and untracked paths from `git status --porcelain=v2` (paths from the top level)."""
+    out = _git(root, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames",
+               "--ignore-submodules=none").stdout
+    staged, unstaged, untracked = [], [], []
+    for entry in out.split(b"\0"):
+        kind = entry[:1]
+        if kind == b"?":
+            untracked.append(entry[2:])
+        elif kind in (b"1", b"u"):
+            # `1 XY sub mH mI mW hH hI path`; `u XY sub m1 m2 m3 mW h1 h2 h3 path`
+            fields = entry.split(b" ", 8 if kind == b"1" else 10)
+            xy, path = fields[1], fields[-1]
+            if xy[:1] != b".":
+                staged.append(path)
+            if xy[1:2] != b".":
+                unstaged.append(path)
+    return _paths(staged), _paths(unstaged), _paths(untracked)
+
+
+def _patch_error(root: str, base: str, patch: str) -> str | None:
+    """Why ``patch`` does not apply to ``base``, checked in a throwaway index; None when it applies."""
+    data = undo_transport_crlf(patch).encode("utf-8", "surrogateescape")
+    with tempfile.TemporaryDirectory(prefix="judge-apply-") as scratch:
+        env = {"GIT_INDEX_FILE": os.path.join(scratch, "index")}
+        _git(root, "read-tree", base, env=env)
+        proc = _run(_command(root, "apply", "--check", "--cached", "--whitespace=nowarn", "-"), data, env)
+        if proc.returncode != 0 and b"\ndiff --git " not in b"\n" + data:
+            # a plain `diff -u` patch may carry no a/ b/ prefixes: try it as written before calling it broken
+            retry = _run(_command(root, "apply", "--check", "--cached", "--whitespace=nowarn", "-p0", "-"), data, env)
+            proc = proc if retry.returncode != 0 else retry
+    if proc.returncode == 0:
+        return None
+    return _first_lines(proc.stderr) or f"git apply exited {proc.returncode}"
+
+
+def _git(root: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    proc = _run(_command(root, *args), None, env)
+    if proc.returncode != 0:
+        raise InputError(f"--repo {root}: git {args[0]} failed ({_first_line(proc.stderr)})")
+    return proc
+
+
+def _try(root: str, *args: str) -> str | None:
+    """The stripped output of a git command, or None when it fails."""
+    proc = _run(_command(root, *args))
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.decode("ascii", "replace").strip() or None
+
+
+def _command(root: str, *args: str) -> list[str]:
+    return ["git", *_SAFE_CONFIG, "-C", root, *args]
+
+
+def _run(argv: list[str], data: bytes | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    full_env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C",
+                "GIT_TERMINAL_PROMPT": "0", **(env or {})}
+    try:
+        return subprocess.run(argv, input=data, capture_output=True, env=full_env, timeout=_TIMEOUT_S,
+                              stdin=None if data is not None else subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise InputError("git is not installed or not on PATH; judge needs it to check a workspace") from None
+    except subprocess.TimeoutExpired:
+        raise InputError(f"git took longer than {_TIMEOUT_S} s on {argv[4]}; check the repository and try again") from None
+
+
+def _paths(raw: list[bytes]) -> tuple[str, ...]:
+    return tuple(sorted({p.decode("utf-8", "surrogateescape") for p in raw if p}))
+
+
+def _first_line(stderr: bytes) -> str:
+    lines = stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[0][:300] if lines else "no message"
+
+
+def _first_lines(stderr: bytes, limit: int = 3) -> str:
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    return "; ".join(lines[:limit])[:500]

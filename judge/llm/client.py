@@ -1,0 +1,234 @@
+"""One chat call through litellm, with the only retry policy in judge.
+
+Transport failures (timeout, connection reset, 429, 5xx) are retried with
+exponential backoff and full jitter, honouring a 429's Retry-After, bounded by a
+number of attempts and by a total deadline. Anything else (a bad request, a
+refused key) fails at once. litellm is imported here, on first use only: a run
+that never reaches the semantic stage never pays for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_after_delay
+from tenacity.wait import wait_random_exponential
+
+from judge.config import JudgeConfig
+from judge.contract import load_schema
+
+__all__ = ["Attempt", "Completion", "LLMUnavailable", "complete", "VERDICT_GRAMMAR"]
+
+# GBNF for llama.cpp-style servers: exactly {"valid": bool, "reason": "..."} with no raw newline in the string.
+VERDICT_GRAMMAR = r"""root ::= "{" ws "\"valid\"" ws ":" ws boolean ws "," ws "\"reason\"" ws ":" ws string ws "}"
+boolean ::= "true" | "false"
+string ::= "\"" ( [^"\\\x00-\x1f] | "\\" ["\\/bfnrt] )* "\""
+ws ::= [ ]?"""
+
+_TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
+
+
+@dataclass(frozen=True)
+class Attempt:
+    latency_ms: float
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+    attempts: tuple[Attempt, ...] = field(default=())
+
+
+class LLMUnavailable(Exception):
+    """No usable answer after bounded retries; ``attempts`` says what each try met."""
+
+    def __init__(self, reason: str, attempts: tuple[Attempt, ...]) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.attempts = attempts
+
+
+def _litellm() -> Any:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else it fetches prices at import
+    import litellm
+
+    litellm.suppress_debug_info = True  # no multi-line banners on stderr
+    litellm.disable_aiohttp_transport = True  # plain httpx: one transport, recordable by vcrpy
+    return litellm
+
+
+async def complete(config: JudgeConfig, messages: list[dict]) -> Completion:
+    litellm = _litellm()
+    attempts: list[Attempt] = []
+    started = time.monotonic()
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(config.retries + 1) | stop_after_delay(config.deadline),
+        wait=_Backoff(config.deadline, started),
+        retry=retry_if_exception(_is_transient),
+        reraise=True,
+    )
+    try:
+        async for attempt in retrying:
+            with attempt:
+                return await _one_call(litellm, config, messages, started, attempts)
+    except Exception as exc:
+        raise LLMUnavailable(_describe(exc), tuple(attempts)) from None
+    raise LLMUnavailable("no attempt was made", tuple(attempts))  # pragma: no cover - tenacity always tries once
+
+
+async def _one_call(litellm: Any, config: JudgeConfig, messages: list[dict], started: float,
+                    attempts: list[Attempt]) -> Completion:
+    left = config.deadline - (time.monotonic() - started)
+    call_started = time.monotonic()
+    try:
+        # wait_for is the hard stop: a provider that ignores `timeout` still cannot hang the judge.
+        response = await asyncio.wait_for(
+            litellm.acompletion(**_request(litellm, config, messages, min(config.timeout, max(left, 1.0)))),
+            timeout=min(config.timeout, max(left, 1.0)) + 1.0,
+        )
+    except BaseException as exc:
+        attempts.append(Attempt(_ms(call_started), _describe(exc)))
+        raise
+    attempts.append(Attempt(_ms(call_started)))
+    usage = getattr(response, "usage", None)
+    return Completion(
+        text=response.choices[0].message.content,
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        cost_usd=_cost(litellm, response),
+        attempts=tuple(attempts),
+    )
+
+
+def _request(litellm: Any, config: JudgeConfig, messages: list[dict], timeout: float) -> dict:
+    request: dict[str, Any] = {
+        "model": config.model,
+        "messages": messages,
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+        "timeout": timeout,
+        "max_retries": 0,  # the SDK's own retries would hide failures from the policy above
+        "num_retries": 0,
+    }
+    if config.api_base:
+        request["api_base"] = config.api_base
+        request["api_key"] = config.api_key or "no-key"  # local OpenAI-compatible servers need none
+    elif config.api_key:
+        request["api_key"] = config.api_key
+    mode = config.output_mode
+    if mode == "auto":
+        mode = "json_schema" if _supports_schema(litellm, config.model) else "none"
+    if mode == "json_schema":
+        schema = {k: v for k, v in load_schema("verdict").items() if not k.startswith("$")}
+        request["response_format"] = {"type": "json_schema",
+                                      "json_schema": {"name": "verdict", "schema": schema, "strict": True}}
+    elif mode == "json_object":
+        request["response_format"] = {"type": "json_object"}
+    elif mode == "grammar":
+        request["extra_body"] = {"grammar": VERDICT_GRAMMAR}
+    return request
+
+
+def _supports_schema(litellm: Any, model: str | None) -> bool:
+    try:
+        return bool(model) and bool(litellm.supports_response_schema(model=model))
+    except Exception:
+        return False
+
+
+def _cost(litellm: Any, response: Any) -> float | None:
+    try:
+        return float(litellm.completion_cost(completion_response=response))
+    except Exception:  # a local or unpriced model has no cost
+        return None
+
+
+class _Backoff:
+    """Exponential backoff with full jitter; a 429's Retry-After when given; never past the deadline."""
+
+    def __init__(self, deadline: float, started: float) -> None:
+        self._jitter = wait_random_exponential(multiplier=0.5, max=20)
+        self._deadline = deadline
+        self._started = started
+
+    def __call__(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        wait = _retry_after(exc) if exc is not None else None
+        if wait is None:
+            wait = self._jitter(state)
+        left = self._deadline - (time.monotonic() - self._started)
+        return max(0.0, min(wait, left))
+
+
+def _is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
+        return True
+    status = _status(exc)
+    if status is not None:
+        return status in _TRANSIENT_STATUS
+    names = {type(e).__name__ for e in _chain(exc)}
+    return bool(names & {"Timeout", "APIConnectionError", "APITimeoutError", "ConnectError", "ReadTimeout",
+                         "RemoteProtocolError", "ReadError", "ServiceUnavailableError", "InternalServerError"})
+
+
+def _status(exc: BaseException) -> int | None:
+    for link in _chain(exc):
+        status = getattr(link, "status_code", None)
+        if isinstance(status, int) and status >= 400:
+            return status
+        response = getattr(link, "response", None)
+        status = getattr(response, "status_code", None)
+        if isinstance(status, int) and status >= 400:
+            return status
+    return None
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    for link in _chain(exc):
+        for headers in (getattr(getattr(link, "response", None), "headers", None),
+                        getattr(link, "litellm_response_headers", None), getattr(link, "headers", None)):
+            value = headers.get("retry-after") if hasattr(headers, "get") else None
+            if value:
+                return _seconds(str(value))
+    return None
+
+
+def _seconds(value: str) -> float | None:
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, when.timestamp() - time.time()) if when else None
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    link: BaseException | None = exc
+    while link is not None and link not in out and len(out) < 10:
+        out.append(link)
+        link = link.__cause__ or link.__context__
+    return out
+
+
+def _describe(exc: BaseException) -> str:
+    """One line: the innermost cause is what a person can act on (`Connection refused`, `429`)."""
+    if isinstance(exc, asyncio.TimeoutError):
+        return "the call timed out"
+    status = _status(exc)
+    root = _chain(exc)[-1]
+    text = str(root).strip().splitlines()[0] if str(root).strip() else type(root).__name__
+    prefix = f"HTTP {status}: " if status else ""
+    return f"{prefix}{type(root).__name__}: {text}"[:300]
+
+
+def _ms(started: float) -> float:
+    return round((time.monotonic() - started) * 1000, 1)

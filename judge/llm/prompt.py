@@ -1,0 +1,84 @@
+"""The judge prompt: versioned files in prompts/, the trusted step, the executor's output fenced as data."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["PROMPT_VERSION", "Prompt", "load_prompt", "fence_token", "render_messages"]
+
+PROMPT_VERSION = "judge-v1"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    version: str
+    system: str
+    user_template: str
+
+    @property
+    def sha256(self) -> str:
+        """Content hash recorded on every verdict: a changed prompt is a different judge."""
+        return hashlib.sha256(f"{self.system}\0{self.user_template}".encode("utf-8")).hexdigest()
+
+
+@lru_cache(maxsize=8)
+def load_prompt(version: str = PROMPT_VERSION) -> Prompt:
+    return Prompt(version, _read(f"{version}.system.md"), _read(f"{version}.user.md"))
+
+
+def _read(name: str) -> str:
+    try:
+        return resources.files("judge.prompts").joinpath(name).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):  # a source tree that is not installed
+        return (Path(__file__).resolve().parents[2] / "prompts" / name).read_text(encoding="utf-8")
+
+
+def fence_token(untrusted: str, seed: int | None = None) -> str:
+    """A token the executor cannot guess, absent from its output, marking where its data ends.
+
+    With a seed (recording and replaying cassettes) the token is derived from the content, so
+    the same call sends the same bytes; production leaves the seed unset and gets a random one.
+    """
+    for attempt in range(100):
+        if seed is None:
+            token = secrets.token_hex(8)
+        else:
+            token = hashlib.sha256(f"{seed}:{attempt}:{untrusted}".encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        if token not in untrusted:
+            return token
+    raise RuntimeError("could not find a fence token absent from the executor's output")
+
+
+def render_messages(
+    prompt: Prompt,
+    *,
+    step: dict,
+    summary: str,
+    files: list[str],
+    patch: str,
+    patch_note: str,
+    signals: list[str],
+    fence: str,
+) -> list[dict]:
+    user = prompt.user_template.format_map(
+        {
+            "step_id": step.get("id", ""),
+            "mode": step.get("mode") or "not stated",
+            "description": step.get("description", ""),
+            "allowed": json.dumps(step.get("allowedFiles")) if step.get("allowedFiles") is not None else "any",
+            "apply_files": json.dumps(step.get("applyFiles")) if step.get("applyFiles") is not None else "none given",
+            "signals": "\n".join(f"- {s}" for s in signals) or "- none",
+            "fence": fence,
+            "summary": summary or "(none)",
+            "files": "\n".join(files) or "(none)",
+            "patch_note": f" ({patch_note})" if patch_note else "",
+            "patch": patch,
+        }
+    )
+    return [{"role": "system", "content": prompt.system}, {"role": "user", "content": user}]

@@ -1,0 +1,142 @@
+"""The semantic review: render, ask (N samples), re-ask once on a bad reply, vote, fail closed."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from judge.config import JudgeConfig
+from judge.llm.client import LLMUnavailable, complete
+from judge.llm.prompt import PROMPT_VERSION, fence_token, load_prompt, render_messages
+from judge.llm.reduce import reduce_patch
+from judge.llm.reply import ReplyError, parse_reply, rule_of
+from judge.llm.report import CallRecord, SampleRecord, SemanticReport
+from judge.rules.context import RuleContext
+from judge.verdict import Finding
+
+__all__ = ["SemanticOutcome", "review"]
+
+
+@dataclass(frozen=True)
+class SemanticOutcome:
+    valid: bool
+    reason: str  # for a valid outcome: the model's; for a rejection: the finding's
+    finding: Finding | None
+    report: SemanticReport
+
+
+async def review(ctx: RuleContext, signals: tuple[Finding, ...], config: JudgeConfig) -> SemanticOutcome:
+    prompt = load_prompt(PROMPT_VERSION)
+    patch_text, note = reduce_patch(ctx.result.patch or "", ctx.patch, config.max_patch_tokens) if ctx.patch \
+        else (ctx.result.patch or "", "")
+    summary = ctx.result.summary or ""
+    files = list(ctx.result.files_written or ())
+    fence = fence_token("\n".join([summary, *files, patch_text]), config.fence_seed)
+    messages = render_messages(
+        prompt,
+        step=ctx.step.model_dump(by_alias=True, exclude={"apply_patch"}),
+        summary=summary,
+        files=files,
+        patch=patch_text,
+        patch_note=note,
+        signals=[s.message for s in signals] + _facts(ctx),
+        fence=fence,
+    )
+    ledger = _Ledger(config.token_budget)
+    samples = await asyncio.gather(*(_sample(i, messages, config, ledger) for i in range(config.samples)))
+    report = SemanticReport(
+        model=config.model or "",
+        prompt_version=prompt.version,
+        prompt_sha256=prompt.sha256,
+        output_mode=config.output_mode,
+        patch_reduction=note,
+        samples=tuple(samples),
+        agreement=_agreement(samples),
+        calls=tuple(ledger.calls),
+    )
+    return _decide(samples, report, ctx.step.mode or ctx.result.mode, config)
+
+
+class _Ledger:
+    """Calls made for one verdict, and whether the token budget still allows a re-ask."""
+
+    def __init__(self, budget: int | None) -> None:
+        self.budget = budget
+        self.calls: list[CallRecord] = []
+
+    def allows_reask(self) -> bool:
+        spent = sum(c.prompt_tokens + c.completion_tokens for c in self.calls)
+        return self.budget is None or spent < self.budget
+
+
+async def _sample(index: int, messages: list[dict], config: JudgeConfig, ledger: _Ledger) -> SampleRecord:
+    raw: list[str] = []
+    conversation = list(messages)
+    for purpose in ("ask", "reask"):
+        try:
+            completion = await complete(config, conversation)
+        except LLMUnavailable as exc:
+            ledger.calls.append(CallRecord(sample=index, purpose=purpose, attempts=len(exc.attempts),
+                                           latency_ms=sum(a.latency_ms for a in exc.attempts), error=exc.reason))
+            return SampleRecord(valid=None, error=f"no answer: {exc.reason}", raw_replies=tuple(raw))
+        ledger.calls.append(CallRecord(
+            sample=index, purpose=purpose, attempts=len(completion.attempts),
+            latency_ms=sum(a.latency_ms for a in completion.attempts), prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens, cost_usd=completion.cost_usd))
+        raw.append(completion.text or "")
+        try:
+            reply = parse_reply(completion.text)
+        except ReplyError as problem:
+            if purpose == "reask" or not ledger.allows_reask():
+                return SampleRecord(valid=None, error=f"unusable reply: {problem}", raw_replies=tuple(raw))
+            conversation = conversation + [
+                {"role": "assistant", "content": completion.text or ""},
+                {"role": "user", "content": f"Your reply was not accepted: {problem}. Answer again with only "
+                                            'the JSON object {"valid": true or false, "reason": "..."}.'},
+            ]
+            continue
+        return SampleRecord(valid=reply.valid, reason=reply.reason, raw_replies=tuple(raw))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _decide(samples: list[SampleRecord], report: SemanticReport, mode: object, config: JudgeConfig) -> SemanticOutcome:
+    """Valid only when more than half of all samples said valid: errors and ties fail closed."""
+    approvals = [s for s in samples if s.valid is True]
+    rejections = [s for s in samples if s.valid is False]
+    if len(approvals) * 2 > len(samples):
+        return SemanticOutcome(True, approvals[0].reason or "", None, report)
+    if rejections:
+        rule = rule_of(rejections[0].reason or "", mode if isinstance(mode, str) else None)
+        message = _without_rule(rejections[0].reason or "", rule)
+        tally = f" ({len(rejections)} of {len(samples)} samples rejected)" if len(samples) > 1 else ""
+        finding = Finding(rule=rule, stage="semantic", message=f"{message}{tally} [semantic review by {config.model}]")
+        return SemanticOutcome(False, finding.reason, finding, report)
+    errors = "; ".join(sorted({s.error or "unknown error" for s in samples}))
+    finding = Finding(
+        rule="llm_unavailable",
+        stage="semantic",
+        message=f"the semantic judge ({config.model}) could not decide: {errors}. "
+        "The step is not accepted; retry it later, or fix the judge's model configuration.",
+    )
+    return SemanticOutcome(False, finding.reason, finding, report)
+
+
+def _agreement(samples: list[SampleRecord]) -> float:
+    votes = [s.valid for s in samples]
+    return round(max(votes.count(True), votes.count(False), votes.count(None)) / len(votes), 4) if votes else 0.0
+
+
+def _without_rule(reason: str, rule: str) -> str:
+    stripped = reason.strip()
+    for prefix in (f"{rule}:", f"{rule} -", f"`{rule}`:"):
+        if stripped.startswith(prefix):
+            return stripped[len(prefix):].strip()
+    return stripped
+
+
+def _facts(ctx: RuleContext) -> list[str]:
+    if not ctx.patch:
+        return []
+    files = ", ".join(f"{c.path} (+{c.added_count} -{c.removed_count})" for c in ctx.patch.files[:20])
+    more = f" and {len(ctx.patch.files) - 20} more" if len(ctx.patch.files) > 20 else ""
+    return [f"the patch changes {len(ctx.patch.files)} file(s): {files}{more}"]

@@ -1,0 +1,68 @@
+"""Seed 001: attached execution evidence must be intact, about this step, and agree with a claimed success."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Iterator
+
+from judge.evidence.execution import evidence_hash
+from judge.models import ExecutionEvidence
+from judge.rules.context import RuleContext
+from judge.verdict import Finding
+
+__all__ = ["execution_evidence_invalid", "execution_failed"]
+
+_TAIL = 300
+
+
+def execution_evidence_invalid(ctx: RuleContext) -> Iterator[Finding]:
+    for record in ctx.executions:
+        problem = _problem(record, ctx.step.id)
+        if problem:
+            yield Finding(
+                rule="execution_evidence_invalid",
+                message=f"the execution evidence of run {record.run_id} (`{_command(record)}`) {problem}. "
+                "Attach the evidence.json that `judge run` wrote for this step, unedited.",
+            )
+
+
+def execution_failed(ctx: RuleContext) -> Iterator[Finding]:
+    if not ctx.result.success:
+        return
+    for record in ctx.executions:
+        if record.status == "SUCCESS" or _problem(record, ctx.step.id):
+            continue
+        yield Finding(
+            rule="execution_failed",
+            message=f"the result reports success: true but `{_command(record)}` {_outcome(record)} "
+            f"(run {record.run_id}){_tail(record)}. Fix what it reports and run it again, "
+            "or report success: false with the reason.",
+        )
+
+
+def _problem(record: ExecutionEvidence, step_id: str) -> str | None:
+    expected = evidence_hash(record.command, record.stdout, record.stderr, record.exit_code)
+    if record.evidence_hash != expected:
+        return "does not match its evidenceHash: its command, output or exit code was edited"
+    if record.step_id != step_id:
+        return f"is for step {record.step_id!r}, not this step {step_id!r}"
+    return None
+
+
+def _outcome(record: ExecutionEvidence) -> str:
+    if record.status == "NO_EVIDENCE":
+        return f"could not be run ({record.error or 'no reason recorded'})"
+    if record.timed_out:
+        return f"timed out after {record.duration_seconds:g} s"
+    return f"exited {record.exit_code}"
+
+
+def _tail(record: ExecutionEvidence) -> str:
+    """The end of stderr (or stdout): where a failing command usually says why."""
+    text = (record.stderr.strip() or record.stdout.strip())[-_TAIL:]
+    return f"; its output ends: {' '.join(text.split())!r}" if text else ""
+
+
+def _command(record: ExecutionEvidence) -> str:
+    text = shlex.join(record.command)
+    return text if len(text) <= 120 else text[:117] + "..."

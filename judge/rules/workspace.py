@@ -1,0 +1,175 @@
+"""Seeds 000 and 003: the result's claims against what git and the ledger show (high trust beats the agent's word).
+
+These rules run only when the caller gives a workspace; the facts were gathered once, before
+any rule ran (judge/evidence/workspace.py), so each rule here is a pure function of them.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Literal
+
+from judge.evidence.files import EVIDENCE_DIR, evidence_path
+from judge.evidence.git import GitFacts
+from judge.paths import normalize_path, unsafe_reason
+from judge.rules.context import RuleContext
+from judge.rules.phrasing import names, pronoun
+from judge.verdict import Finding
+
+__all__ = [
+    "EvidenceMethod",
+    "changed_but_unclaimed",
+    "claimed_but_unchanged",
+    "evidence_file_invalid",
+    "ledger_corrupt",
+    "ledger_missing_operation",
+    "no_work_evidence",
+    "patch_does_not_apply",
+    "work_evidence_method",
+]
+
+EvidenceMethod = Literal["file_changes", "evidence_file", "expects_no_changes", "none"]
+
+
+def work_evidence_method(ctx: RuleContext) -> EvidenceMethod | None:
+    """How the step proved it worked (seed 000's order); None when no repository was given."""
+    git = _git(ctx)
+    if git is None:
+        return None
+    if _work_files(git):
+        return "file_changes"
+    evidence = ctx.workspace.evidence_file  # type: ignore[union-attr]
+    if evidence is not None and evidence.valid:
+        return "evidence_file"
+    return "expects_no_changes" if ctx.step.expects_no_changes else "none"
+
+
+def changed_but_unclaimed(ctx: RuleContext) -> Iterator[Finding]:
+    git = _git(ctx)
+    if git is None:
+        return
+    claimed = set(_claimed(ctx))
+    hidden = [path for path in _work_files(git) if path not in claimed]
+    if not hidden:
+        return
+    shown = [f"{path} ({git.where(path)})" for path in hidden]
+    todo = (
+        f"List {pronoun(hidden)} in filesWritten and the patch, or undo the change"
+        if ctx.result.success
+        else f"A failed step must leave no changes: undo {pronoun(hidden)}, or finish the step and report success: true"
+    )
+    yield Finding(
+        rule="changed_but_unclaimed",
+        message=f"git shows {names(shown)} changed since base {_short(git.base)} but the result does not claim "
+        f"{pronoun(hidden)} in filesWritten or the patch. {todo}.",
+        files=tuple(hidden),
+    )
+
+
+def claimed_but_unchanged(ctx: RuleContext) -> Iterator[Finding]:
+    git = _git(ctx)
+    if git is None:
+        return
+    changed = set(git.changed)
+    phantom = [path for path in _claimed(ctx) if path not in changed and unsafe_reason(path) is None]
+    if phantom:
+        yield Finding(
+            rule="claimed_but_unchanged",
+            message=f"the result claims {names(phantom)} in filesWritten or the patch, but git shows no change to "
+            f"{pronoun(phantom)} since base {_short(git.base)} (committed, staged, unstaged or untracked). "
+            f"Make the change in the work tree, or take {pronoun(phantom)} out of filesWritten and the patch.",
+            files=tuple(phantom),
+        )
+
+
+def patch_does_not_apply(ctx: RuleContext) -> Iterator[Finding]:
+    git = _git(ctx)
+    if git is None or git.patch_error is None or ctx.patch is None:
+        return
+    base = _short(git.base)
+    yield Finding(
+        rule="patch_does_not_apply",
+        message=f"the patch does not apply cleanly to base {base} ({git.patch_error}). "
+        f"Return the diff of your work against the base, e.g. the output of `git diff {base}` with untracked files added.",
+        files=ctx.patch_paths,
+    )
+
+
+def evidence_file_invalid(ctx: RuleContext) -> Iterator[Finding]:
+    evidence = ctx.workspace.evidence_file if ctx.workspace else None
+    if evidence is None or evidence.valid:
+        return
+    # It only decides when it was the step's one way to prove work; next to real changes it is a signal.
+    needed = ctx.result.success and work_evidence_method(ctx) == "none"
+    yield Finding(
+        rule="evidence_file_invalid",
+        message=f"the evidence file {evidence.path} does not count: {evidence.problem}. "
+        f"Write it as schemas/evidence-file.schema.json says (version 1, nodeId {ctx.step.id!r}, timestamp, "
+        "summary, type), or make the step's change in files.",
+        severity="reject" if needed else "signal",
+        files=(evidence.path,),
+    )
+
+
+def no_work_evidence(ctx: RuleContext) -> Iterator[Finding]:
+    git = _git(ctx)
+    if git is None or not ctx.result.success or work_evidence_method(ctx) != "none":
+        return
+    yield Finding(
+        rule="no_work_evidence",
+        message=f"no work evidence produced: git shows no change since base {_short(git.base)} and there is no "
+        f"valid evidence file. The step must either: 1. modify files (committed or left in the work tree); "
+        f"2. create an evidence file at {evidence_path(ctx.step.id)} (version 1, nodeId, timestamp, summary, type); "
+        "3. declare expectsNoChanges: true in the step spec. Otherwise report success: false with the reason.",
+    )
+
+
+def ledger_missing_operation(ctx: RuleContext) -> Iterator[Finding]:
+    ledger = ctx.workspace.ledger if ctx.workspace else None
+    if ledger is None or ledger.found_line is not None or not ctx.result.success:
+        return
+    corrupt = f"; lines {_lines(ledger.corrupt_lines)} could not be read" if ledger.corrupt_lines else ""
+    yield Finding(
+        rule="ledger_missing_operation",
+        message=f"the ledger {ledger.path} records no {ledger.op!r} operation for {ledger.target!r} "
+        f"({ledger.entries} entries read{corrupt}). Record the {ledger.op} through the ledger's own tool "
+        "(never by editing the file), or report success: false with the reason.",
+        files=(ledger.path,),
+    )
+
+
+def ledger_corrupt(ctx: RuleContext) -> Iterator[Finding]:
+    ledger = ctx.workspace.ledger if ctx.workspace else None
+    if ledger is None or not ledger.corrupt_lines:
+        return
+    yield Finding(
+        rule="ledger_corrupt",
+        message=f"the ledger {ledger.path} has lines that are not JSON objects (line numbers: "
+        f"{_lines(ledger.corrupt_lines)}). "
+        "An append-only ledger should hold none; find what wrote them.",
+        severity="signal",
+        files=(ledger.path,),
+    )
+
+
+def _git(ctx: RuleContext) -> GitFacts | None:
+    return ctx.workspace.git if ctx.workspace else None
+
+
+def _work_files(git: GitFacts) -> list[str]:
+    """Changed files that are work: evidence files prove work but are not the work itself."""
+    return [path for path in git.changed if not path.startswith(EVIDENCE_DIR + "/")]
+
+
+def _claimed(ctx: RuleContext) -> list[str]:
+    """Files the result says it wrote: filesWritten and the patch (a copy writes only its new path)."""
+    patch = [p for f in ctx.patch.files for p in ((f.new_path,) if f.is_copy else f.paths)] if ctx.patch else []
+    return list(dict.fromkeys([normalize_path(p) for p in patch if p] + list(ctx.files_written)))
+
+
+def _short(object_id: str) -> str:
+    return object_id[:12]
+
+
+def _lines(numbers: tuple[int, ...], limit: int = 10) -> str:
+    shown = ", ".join(str(n) for n in numbers[:limit])
+    return shown + (f" and {len(numbers) - limit} more" if len(numbers) > limit else "")
