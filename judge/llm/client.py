@@ -30,6 +30,12 @@ boolean ::= "true" | "false"
 string ::= "\"" ( [^"\\\x00-\x1f] | "\\" ["\\/bfnrt] )* "\""
 ws ::= [ ]?"""
 
+# Errors raised before any response arrived.
+_NO_RESPONSE = {"APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout", "ReadTimeout",
+                "RemoteProtocolError", "ReadError", "WriteError", "PoolTimeout"}
+# Library wrappers to look through for the cause a person can act on.
+_WRAPPER_MODULES = ("litellm", "openai", "httpx", "httpcore", "anyio")
+
 _TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 
 
@@ -181,7 +187,11 @@ def _is_transient(exc: BaseException) -> bool:
 
 
 def _status(exc: BaseException) -> int | None:
-    for link in _chain(exc):
+    """The HTTP status the server sent, if it sent one (litellm labels a failed connection "500")."""
+    chain = _chain(exc)
+    if any(type(link).__name__ in _NO_RESPONSE or "Connection error" in str(link) for link in chain):
+        return None
+    for link in reversed(chain):
         status = getattr(link, "status_code", None)
         if isinstance(status, int) and status >= 400:
             return status
@@ -211,11 +221,17 @@ def _seconds(value: str) -> float | None:
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
+    """The exception and its causes, down to the first one that is not a library's wrapper."""
     out: list[BaseException] = []
     link: BaseException | None = exc
     while link is not None and link not in out and len(out) < 10:
         out.append(link)
-        link = link.__cause__ or link.__context__
+        module = type(link).__module__
+        if not module.startswith(_WRAPPER_MODULES) and len(out) > 1:
+            break
+        # An implicit __context__ is only a cause below the HTTP layers; above them it is noise
+        # (litellm raises its mapped errors while handling unrelated internal ones).
+        link = link.__cause__ or (link.__context__ if module.startswith(("openai", "httpx", "httpcore")) else None)
     return out
 
 

@@ -39,7 +39,7 @@ async def review(ctx: RuleContext, signals: tuple[Finding, ...], config: JudgeCo
         files=files,
         patch=patch_text,
         patch_note=note,
-        signals=[s.message for s in signals] + _facts(ctx),
+        signals=[_trusted_text(s) for s in signals] + _facts(ctx),
         fence=fence,
     )
     ledger = _Ledger(config.token_budget)
@@ -134,9 +134,16 @@ def _without_rule(reason: str, rule: str) -> str:
     return stripped
 
 
+def _trusted_text(signal: Finding) -> str:
+    """A signal for the trusted part of the prompt: file names come from the executor, so they stay out."""
+    message = signal.message
+    for name in sorted(signal.files, key=len, reverse=True):
+        message = message.replace(name, "[file]")
+    return f"{signal.rule}: {message}"
+
+
 def _facts(ctx: RuleContext) -> list[str]:
+    """Counts only: the names are the executor's and appear, fenced, in the data part."""
     if not ctx.patch:
         return []
-    files = ", ".join(f"{c.path} (+{c.added_count} -{c.removed_count})" for c in ctx.patch.files[:20])
-    more = f" and {len(ctx.patch.files) - 20} more" if len(ctx.patch.files) > 20 else ""
-    return [f"the patch changes {len(ctx.patch.files)} file(s): {files}{more}"]
+    return [f"the patch changes {len(ctx.patch.files)} file(s): +{ctx.patch.added_count} -{ctx.patch.removed_count} lines"]

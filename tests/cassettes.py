@@ -1,0 +1,82 @@
+"""Replaying real LLM traffic: vcrpy cassettes in cassettes/, matched on method + URL + body.
+
+Replay (the default, and CI) never touches the network: record_mode "none" turns a
+request that is not in the cassette into an error. To re-record against a real model,
+see cassettes/README.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import vcr
+
+import judge
+
+CASSETTES = Path(__file__).resolve().parent.parent / "cassettes"
+RECORDING_FILE = CASSETTES / "recording.json"
+RECORD_MODE = os.environ.get("JUDGE_RECORD_MODE", "none")
+FENCE_SEED = 20261122  # recorded prompts must be byte-identical on replay
+
+_SECRET_HEADERS = ["authorization", "api-key", "x-api-key", "openai-organization", "openai-project", "cookie"]
+
+
+def _scrub_response(response: dict) -> dict:
+    headers = response.get("headers", {})
+    for name in list(headers):
+        if name.lower() in ("set-cookie", "openai-organization", "x-request-id", "cf-ray"):
+            del headers[name]
+    return response
+
+
+RECORDER = vcr.VCR(
+    cassette_library_dir=str(CASSETTES),
+    record_mode=RECORD_MODE,
+    match_on=["method", "uri", "body"],
+    filter_headers=_SECRET_HEADERS,
+    before_record_response=_scrub_response,
+    decode_compressed_response=True,
+)
+
+
+def recorded_setup() -> dict:
+    """The model and server the cassettes were recorded with (written when recording)."""
+    if RECORD_MODE != "none":
+        setup = {
+            "model": os.environ["JUDGE_RECORD_MODEL"],
+            "api_base": os.environ.get("JUDGE_RECORD_API_BASE") or None,
+            "output_mode": os.environ.get("JUDGE_RECORD_OUTPUT_MODE", "auto"),
+        }
+        CASSETTES.mkdir(exist_ok=True)
+        RECORDING_FILE.write_text(json.dumps(setup, indent=2) + "\n", encoding="utf-8")
+        return setup
+    return json.loads(RECORDING_FILE.read_text(encoding="utf-8"))
+
+
+def recorded_config(**overrides: object) -> judge.JudgeConfig:
+    setup = recorded_setup()
+    values = {
+        "model": setup["model"],
+        "api_base": setup["api_base"],
+        "output_mode": setup["output_mode"],
+        "fence_seed": FENCE_SEED,
+        "retries": 0,  # on replay a miss is final; on recording a flaky server should fail loudly
+        "timeout": 120,
+        "max_tokens": 120,
+        **overrides,
+    }
+    return judge.JudgeConfig(**values)
+
+
+def recorded_replies(cassette: str) -> list[dict]:
+    """The model's answers as stored in a cassette, read straight from the YAML's JSON bodies."""
+    import yaml
+
+    data = yaml.safe_load((CASSETTES / cassette).read_text(encoding="utf-8"))
+    replies = []
+    for interaction in data["interactions"]:
+        body = json.loads(interaction["response"]["body"]["string"])
+        replies.append({"content": body["choices"][0]["message"]["content"], "usage": body.get("usage", {})})
+    return replies

@@ -1,0 +1,90 @@
+"""The whole pipeline against recorded real model traffic (cassettes/, recorded from a real server).
+
+The recorded model may be a poor judge (the offline recipe's 135M model is); these tests check
+that judge carries what the model said into the verdict, with every call accounted for.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import judge
+from builders import diff, make_case
+from cassettes import RECORD_MODE, RECORDER, recorded_config, recorded_replies
+from judge.llm.prompt import load_prompt
+
+FIX_STEP = {
+    "mode": "fix_regression",
+    "description": "Fix the regression: parse_port() must accept the string ' 8080 ' with spaces again",
+    "applyFiles": ["src/app.py"],
+}
+
+
+def _judged(cassette: str, step: dict, result: dict, **config: object) -> judge.Verdict:
+    with RECORDER.use_cassette(cassette):
+        return judge.validate(step, result, config=recorded_config(**config))
+
+
+def _recorded_votes(cassette: str) -> list[bool]:
+    return [json.loads(reply["content"])["valid"] for reply in recorded_replies(cassette)]
+
+
+def _assert_follows_recording(verdict: judge.Verdict, cassette: str) -> None:
+    votes = _recorded_votes(cassette)
+    assert verdict.valid is (votes.count(True) * 2 > len(votes))
+    report = verdict.semantic_review
+    assert report is not None and report.prompt_sha256 == load_prompt().sha256
+    usage = [reply["usage"] for reply in recorded_replies(cassette)]
+    assert report.prompt_tokens == sum(u["prompt_tokens"] for u in usage)
+    assert report.completion_tokens == sum(u["completion_tokens"] for u in usage)
+    assert verdict.semantic.status in ("passed", "rejected")
+    if not verdict.valid:
+        assert verdict.rule in ("step_not_implemented", "overreach", "reversal")
+
+
+def test_apply_step_verdict_follows_the_recorded_model():
+    verdict = _judged("apply_parse_port.yaml", *make_case())
+    _assert_follows_recording(verdict, "apply_parse_port.yaml")
+
+
+def test_apply_step_the_patch_does_not_do():
+    step, result = make_case(step={"description": "Rename parse_port() to parse_tcp_port() in src/app.py and its callers"})
+    verdict = _judged("apply_wrong_change.yaml", step, result)
+    _assert_follows_recording(verdict, "apply_wrong_change.yaml")
+
+
+def test_fix_regression_with_a_partial_reversal_signal():
+    apply_patch = diff("python_edit.diff")
+    added = [line for line in apply_patch.splitlines() if line.startswith("+    if")]
+    patch = (
+        "diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n+++ b/src/app.py\n"
+        "@@ -6,5 +6,4 @@ import sys\n def parse_port(value):\n-    port = int(value)\n"
+        f"-{added[0][1:]}\n+    port = int(value.strip())\n"
+        "         raise ValueError(f\"port out of range: {port}\")\n     return port\n"
+    )
+    step, result = make_case(patch, mode="fix_regression", step={**FIX_STEP, "applyPatch": apply_patch})
+    verdict = _judged("fix_partial_reversal.yaml", step, result)
+    _assert_follows_recording(verdict, "fix_partial_reversal.yaml")
+    assert "partial_reversal" in {f.rule for f in verdict.findings}
+
+
+def test_samples_vote_and_record_agreement():
+    verdict = _judged("apply_three_samples.yaml", *make_case(), samples=3)
+    _assert_follows_recording(verdict, "apply_three_samples.yaml")
+    votes = _recorded_votes("apply_three_samples.yaml")
+    assert len(verdict.semantic_review.samples) == 3
+    assert verdict.semantic_review.agreement == pytest.approx(max(votes.count(True), votes.count(False)) / 3, abs=1e-3)
+
+
+@pytest.mark.skipif(RECORD_MODE != "none", reason="would record the miss instead of failing on it")
+def test_a_request_missing_from_the_cassette_fails_closed_and_says_why():
+    step, result = make_case(step={"description": "A step description that was never recorded"})
+    with RECORDER.use_cassette("apply_parse_port.yaml") as cassette:
+        verdict = judge.validate(step, result, config=recorded_config())
+        # The cause: the request reached vcrpy, which had no recording for it (litellm only says "Connection error").
+        assert cassette.play_count == 0 and len(cassette) == 1
+    assert (verdict.valid, verdict.rule) == (False, "llm_unavailable")
+    assert "Connection error" in verdict.reason and "HTTP 500" not in verdict.reason
+    assert len(verdict.semantic_review.calls) == 1 and verdict.semantic_review.calls[0].attempts == 1
