@@ -1,6 +1,6 @@
-"""Command line: `judge validate` for one step, `judge eval` for a labelled set.
+"""Command line: `judge validate` for one step, `judge eval` for a labelled set, `judge run` for execution evidence.
 
-Exit codes: 0 valid (or eval ran), 1 invalid, 2 bad usage or unreadable input.
+Exit codes: 0 valid (or eval ran, or the run succeeded), 1 invalid (or the run failed), 2 bad usage or unreadable input.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from judge.errors import InputError
+from judge.evidence.commands import add_run_command, add_workspace_flags, workspace_inputs
 
 __all__ = ["main"]
 
@@ -52,6 +53,7 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--result", required=True, metavar="FILE", help="executor result JSON (- for stdin)")
     check.add_argument("--explain", action="store_true", help="also print stages and findings to stderr")
     _add_model_flags(check)
+    add_workspace_flags(check)
     check.set_defaults(run=_validate)
 
     evaluate = commands.add_parser("eval", help="run a labelled .jsonl eval set and report metrics")
@@ -59,6 +61,7 @@ def _build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--out", metavar="FILE", default="eval-metrics.json", help="metrics JSON to write")
     _add_model_flags(evaluate)
     evaluate.set_defaults(run=_eval)
+    add_run_command(commands)
     return parser
 
 
@@ -99,7 +102,8 @@ def _validate(args: argparse.Namespace) -> int:
     config = _config(args)
     step = read_json(args.step, "--step")
     result = read_json(args.result, "--result")
-    verdict = validate(step, result, config=config)
+    workspace, evidence = workspace_inputs(args, step, result)
+    verdict = validate(step, result, config=config, workspace=workspace, evidence=evidence)
     _write_stdout(json.dumps(verdict.contract(), ensure_ascii=False) + "\n")
     if args.explain:
         from judge.explain import render_explanation

@@ -13,7 +13,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticError
 
-from judge.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step
+from judge.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step, VerdictContract
 
 __all__ = [
     "ContractViolation", "SCHEMA_FILES", "load_schema", "parse_step", "parse_result", "parse_eval_case",

@@ -78,7 +78,9 @@ class FileChange:
 
     @property
     def paths(self) -> tuple[str, ...]:
-        """Every path this change writes to: both ends of a rename, one otherwise."""
+        """Every path this change writes to: both ends of a rename; a copy writes only its new file."""
+        if self.is_copy:
+            return (self.path,)
         return tuple(dict.fromkeys(p for p in (self.old_path, self.new_path) if p is not None))
 
     @property

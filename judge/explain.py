@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from judge.llm.report import SemanticReport
 from judge.verdict import Verdict
 
@@ -21,7 +23,22 @@ def render_explanation(verdict: Verdict) -> str:
         lines.append("findings: none")
     if verdict.semantic_review is not None:
         lines.extend(_semantic_lines(verdict.semantic_review))
+    lines.extend(_evidence_lines(verdict))
     return "\n".join(lines)
+
+
+def _evidence_lines(verdict: Verdict) -> list[str]:
+    """How the step proved its work, and each attached command run with its hash and artifacts."""
+    lines = [f"work evidence: {verdict.evidence_method}"] if verdict.evidence_method else []
+    if verdict.execution_evidence:
+        lines.append("execution evidence:")
+    for record in verdict.execution_evidence:
+        code = "-" if record.exit_code is None else record.exit_code
+        lines.append(f"  {record.status:<11} exit {code} in {record.duration_seconds:g} s: {shlex.join(record.command)[:200]}")
+        lines.append(f"    run {record.run_id} step {record.step_id}, sha256 {record.evidence_hash}")
+        if record.artifacts:
+            lines.append(f"    artifacts: {', '.join(record.artifacts)}")
+    return lines
 
 
 def _semantic_lines(report: SemanticReport) -> list[str]:

@@ -55,12 +55,40 @@ def parse_json(text: str, where: str) -> Any:
 
 
 def iter_jsonl(source: str, label: str) -> Iterator[tuple[int, Any | InputError]]:
-    """(line number, parsed object or the InputError for that line) for each non-blank line."""
-    text = read_text(source, label)
-    for number, line in enumerate(text.split("\n"), 1):  # not splitlines: U+2028 is legal inside JSON strings
+    """(line number, parsed object or the InputError for that line) for each non-blank line.
+
+    A file is read line by line, so a large set never sits in memory whole; stdin is read at once.
+    """
+    for number, raw in _numbered_lines(source, label):
+        where = f"{label} {source} line {number}"
+        try:
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            yield number, InputError(f"{where}: not UTF-8 text (byte {exc.start})")
+            continue
         if not line.strip():
             continue
         try:
-            yield number, parse_json(line, f"{label} {source} line {number}")
+            yield number, parse_json(line, where)
         except InputError as exc:
             yield number, exc
+
+
+def _numbered_lines(source: str, label: str) -> Iterator[tuple[int, bytes]]:
+    # Split on b"\n" only: U+2028 and a lone CR are legal inside JSON strings.
+    if source == "-":
+        yield from enumerate(read_text(source, label).encode("utf-8").split(b"\n"), 1)
+        return
+    path = Path(source)
+    if path.is_dir():
+        raise InputError(f"{label} {source}: is a directory; give a .jsonl file")
+    try:
+        with path.open("rb") as handle:
+            for number, line in enumerate(handle, 1):
+                if len(line) > MAX_INPUT_BYTES:
+                    raise InputError(f"{label} {source} line {number}: longer than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
+                yield number, line.rstrip(b"\n")
+    except FileNotFoundError:
+        raise InputError(f"{label} {source}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{label} {source}: cannot read it ({exc.strerror or exc})") from None

@@ -98,9 +98,9 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
             "Set --model or JUDGE_MODEL (any litellm model string), or run with semantic auto.",
         )
         stages.append(StageReport(stage="semantic", status="error", detail="no model configured"))
-        return _verdict(False, finding.reason, finding, findings + (finding,), stages)
+        return _with_evidence(_verdict(False, finding.reason, finding, findings + (finding,), stages), ctx)
     stages.append(StageReport(stage="semantic", status="skipped", detail=skipped))
-    return _verdict(True, f"valid: {_PASSED}; {skipped}.", None, findings, stages)
+    return _with_evidence(_verdict(True, f"valid: {_PASSED}; {skipped}.", None, findings, stages), ctx)
 
 
 def _skip_reason(ctx: RuleContext, config: JudgeConfig) -> str | None:
@@ -129,8 +129,8 @@ async def _semantic(pending: _Pending, config: JudgeConfig) -> Verdict:
     findings = pending.findings + ((outcome.finding,) if outcome.finding else ())
     if outcome.valid:
         reason = f"valid: {_PASSED}; semantic review by {report.model}: {outcome.reason[:500]}"
-        return _verdict(True, reason, None, findings, list(stages), report)
-    return _verdict(False, outcome.reason, outcome.finding, findings, list(stages), report)
+        return _with_evidence(_verdict(True, reason, None, findings, list(stages), report), pending.ctx)
+    return _with_evidence(_verdict(False, outcome.reason, outcome.finding, findings, list(stages), report), pending.ctx)
 
 
 def _run(coroutine: Any) -> Verdict:
@@ -169,6 +169,30 @@ def _judge_error(exc: Exception) -> Verdict:
         "The step is not accepted; report this to judge's maintainers.",
     )
     return _verdict(False, finding.reason, finding, (finding,), [])
+
+
+def _workspace_facts(workspace: Workspace | WorkspaceFacts | None, step: Step,
+                     result: ExecuteStepResult) -> WorkspaceFacts | Finding | None:
+    """The workspace facts, gathered once before any rule runs; a workspace that cannot be read fails closed."""
+    if workspace is None or isinstance(workspace, WorkspaceFacts):
+        return workspace
+    try:
+        return gather_workspace(workspace, step, result)
+    except InputError as exc:
+        return Finding(
+            rule="workspace_unreadable",
+            message=f"judge could not read the workspace ({exc}). The step is not accepted until its evidence can be checked.",
+        )
+
+
+def _with_evidence(verdict: Verdict, ctx: RuleContext | None, records: tuple[ExecutionEvidence, ...] = ()) -> Verdict:
+    """The verdict with how the step proved its work and the execution evidence it was judged with."""
+    if ctx is None:
+        return verdict.model_copy(update={"execution_evidence": records}) if records else verdict
+    method = work_evidence_method(ctx)
+    if method is None and not ctx.executions:
+        return verdict
+    return verdict.model_copy(update={"evidence_method": method, "execution_evidence": ctx.executions})
 
 
 def _ms(started: float) -> float:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 import judge
 from builders import diff, make_case
 from judge.contract import ContractViolation, parse_eval_case, parse_result, parse_step
-from judge.models import EvalCase, ExecuteStepResult, Step, VerdictContract
+from judge.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step, VerdictContract
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
@@ -67,6 +67,11 @@ STEP_CASES = {
     "fix-regression-apply-files-null": ({**STEP, "mode": "fix_regression", "applyFiles": None}, False),
     # An unknown key the schema ignores must not be read by the model as one of its fields.
     "snake-case-key-is-not-a-field": ({**STEP, "allowed_files": 5}, True),
+    "expects-no-changes-true": ({**STEP, "expectsNoChanges": True}, True),
+    "expects-no-changes-false": ({**STEP, "expectsNoChanges": False}, True),
+    "expects-no-changes-null": ({**STEP, "expectsNoChanges": None}, True),
+    "expects-no-changes-string": ({**STEP, "expectsNoChanges": "true"}, False),
+    "expects-no-changes-int": ({**STEP, "expectsNoChanges": 1}, False),
 }
 
 RESULT_CASES = {
@@ -116,6 +121,58 @@ CASE_CASES = {
     "extra-top-level-key": ({**CASE, "verdict": {}}, False),
 }
 
+EVIDENCE_FILE = {"version": 1, "nodeId": "step-1", "timestamp": "2026-02-07T16:00:00.000Z", "summary": "Deployed"}
+
+EVIDENCE_FILE_CASES = {
+    "minimal": (EVIDENCE_FILE, True),
+    "full": ({**EVIDENCE_FILE, "type": "analysis", "outcome": {"url": "x"}}, True),
+    "offset-timestamp": ({**EVIDENCE_FILE, "timestamp": "2026-02-07T16:00:00+02:00"}, True),
+    "version-float-one": ({**EVIDENCE_FILE, "version": 1.0}, True),
+    "unknown-key-kept": ({**EVIDENCE_FILE, "extra": 1}, True),
+    "version-2": ({**EVIDENCE_FILE, "version": 2}, False),
+    "version-true": ({**EVIDENCE_FILE, "version": True}, False),
+    "version-string": ({**EVIDENCE_FILE, "version": "1"}, False),
+    "missing-node-id": ({k: v for k, v in EVIDENCE_FILE.items() if k != "nodeId"}, False),
+    "empty-node-id": ({**EVIDENCE_FILE, "nodeId": ""}, False),
+    "date-only": ({**EVIDENCE_FILE, "timestamp": "2026-02-07"}, False),
+    "no-zone": ({**EVIDENCE_FILE, "timestamp": "2026-02-07T16:00:00"}, False),
+    "blank-summary": ({**EVIDENCE_FILE, "summary": "  "}, False),
+    "missing-summary": ({k: v for k, v in EVIDENCE_FILE.items() if k != "summary"}, False),
+    "unknown-type": ({**EVIDENCE_FILE, "type": "other"}, False),
+    "type-null": ({**EVIDENCE_FILE, "type": None}, True),
+    "outcome-null": ({**EVIDENCE_FILE, "outcome": None}, True),
+    "outcome-list": ({**EVIDENCE_FILE, "outcome": [1]}, False),
+    "not-an-object": ([EVIDENCE_FILE], False),
+}
+
+EXECUTION = {
+    "version": 1, "stepId": "step-1", "runId": "r1", "command": ["pytest", "-q"], "exitCode": 0,
+    "stdout": "ok", "stderr": "", "stdoutBytes": 2, "stderrBytes": 0, "startedAt": "2026-02-07T16:00:00.000Z",
+    "finishedAt": "2026-02-07T16:00:01.000Z", "durationSeconds": 1.0, "timedOut": False, "status": "SUCCESS",
+    "evidenceHash": "0" * 64, "artifacts": ["artifacts/r1/step-1/stdout.log"],
+}
+
+EXECUTION_CASES = {
+    "full": (EXECUTION, True),
+    "no-evidence": ({**EXECUTION, "exitCode": None, "status": "NO_EVIDENCE", "error": "cannot run"}, True),
+    "integer-duration": ({**EXECUTION, "durationSeconds": 1}, True),
+    "negative-exit-code": ({**EXECUTION, "exitCode": -9, "status": "FAILURE", "timedOut": True}, True),
+    "extra-key": ({**EXECUTION, "extra": 1}, False),
+    "snake-case-key": ({**EXECUTION, "step_id": "step-1"}, False),
+    "missing-hash": ({k: v for k, v in EXECUTION.items() if k != "evidenceHash"}, False),
+    "short-hash": ({**EXECUTION, "evidenceHash": "abc"}, False),
+    "upper-hash": ({**EXECUTION, "evidenceHash": "A" * 64}, False),
+    "empty-command": ({**EXECUTION, "command": []}, False),
+    "command-string": ({**EXECUTION, "command": "pytest -q"}, False),
+    "exit-code-float": ({**EXECUTION, "exitCode": 0.5}, False),
+    "exit-code-bool": ({**EXECUTION, "exitCode": False}, False),
+    "unknown-status": ({**EXECUTION, "status": "PASSED"}, False),
+    "negative-bytes": ({**EXECUTION, "stdoutBytes": -1}, False),
+    "negative-duration": ({**EXECUTION, "durationSeconds": -1}, False),
+    "timed-out-string": ({**EXECUTION, "timedOut": "no"}, False),
+    "version-2": ({**EXECUTION, "version": 2}, False),
+}
+
 TABLE = [
     pytest.param(schema, model, data, accepted, id=f"{schema.split('.')[0]}-{name}")
     for schema, model, cases in (
@@ -123,6 +180,8 @@ TABLE = [
         ("execute-step.schema.json", ExecuteStepResult, RESULT_CASES),
         ("verdict.schema.json", VerdictContract, VERDICT_CASES),
         ("eval-case.schema.json", EvalCase, CASE_CASES),
+        ("evidence-file.schema.json", EvidenceFile, EVIDENCE_FILE_CASES),
+        ("execution-evidence.schema.json", ExecutionEvidence, EXECUTION_CASES),
     )
     for name, (data, accepted) in cases.items()
 ]
@@ -144,7 +203,8 @@ def test_snake_case_key_does_not_populate_the_model_field():
 
 
 @pytest.mark.parametrize("name", ["step.schema.json", "execute-step.schema.json", "verdict.schema.json",
-                                  "eval-case.schema.json"])
+                                  "eval-case.schema.json", "evidence-file.schema.json",
+                                  "execution-evidence.schema.json"])
 def test_every_schema_is_a_valid_draft_2020_12_schema(name):
     schema = json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"

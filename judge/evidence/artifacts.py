@@ -17,7 +17,7 @@ from typing import Sequence
 
 from judge.errors import InputError
 from judge.evidence.confine import check_segment, confined
-from judge.evidence.execution import DEFAULT_LIMIT, DEFAULT_TIMEOUT_S, run_command
+from judge.evidence.execution import DEFAULT_LIMIT, DEFAULT_TIMEOUT_S, check_run_inputs, run_command
 from judge.models import ExecutionEvidence
 
 __all__ = ["ARTIFACT_FILES", "DEFAULT_ROOT", "new_run_id", "prepare_artifact_dir", "record_execution", "write_artifacts"]
@@ -42,6 +42,7 @@ def record_execution(
     cwd: str | os.PathLike[str] | None = None,
 ) -> ExecutionEvidence:
     """Run ``command`` and write its artifacts; the returned record lists them (paths relative to ``root``)."""
+    check_run_inputs(command, timeout, limit)  # before any directory is made
     run_id = run_id or new_run_id()
     directory = prepare_artifact_dir(root, run_id, step_id)
     evidence = run_command(command, step_id=step_id, run_id=run_id, timeout=timeout, limit=limit, cwd=cwd)

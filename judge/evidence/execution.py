@@ -21,7 +21,9 @@ from typing import IO, Sequence
 from judge.errors import InputError
 from judge.models import ExecutionEvidence
 
-__all__ = ["DEFAULT_LIMIT", "DEFAULT_TIMEOUT_S", "TRUNCATED", "evidence_hash", "run_command", "truncate_output"]
+__all__ = [
+    "DEFAULT_LIMIT", "DEFAULT_TIMEOUT_S", "TRUNCATED", "check_run_inputs", "evidence_hash", "run_command", "truncate_output",
+]
 
 DEFAULT_LIMIT = 64 * 1024  # bytes kept per stream
 DEFAULT_TIMEOUT_S = 600.0
@@ -44,6 +46,16 @@ def evidence_hash(command: Sequence[str], stdout: str, stderr: str, exit_code: i
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
+def check_run_inputs(command: Sequence[str], timeout: float, limit: int) -> list[str]:
+    """The argv as strings; InputError for an empty command, a timeout not above 0, or a limit under 2 bytes."""
+    argv = [os.fspath(part) for part in command]
+    if not argv:
+        raise InputError("no command given: put it after --, e.g. judge run --step step-1 -- pytest -q")
+    if not timeout > 0 or limit < 2:
+        raise InputError("--timeout must be above 0 seconds and --max-output at least 2 bytes")
+    return argv
+
+
 def run_command(
     command: Sequence[str],
     *,
@@ -54,11 +66,7 @@ def run_command(
     cwd: str | os.PathLike[str] | None = None,
 ) -> ExecutionEvidence:
     """Run ``command`` (an argv, no shell) and return its evidence record, with no artifacts yet."""
-    argv = [os.fspath(part) for part in command]
-    if not argv:
-        raise InputError("no command given: put it after --, e.g. judge run --step step-1 -- pytest -q")
-    if timeout <= 0 or limit < 2:
-        raise InputError("--timeout must be above 0 seconds and the output limit at least 2 bytes")
+    argv = check_run_inputs(command, timeout, limit)
     started_at, started = _now(), time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

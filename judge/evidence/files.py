@@ -64,13 +64,16 @@ def read_evidence_file(root: str | os.PathLike[str], step_id: str) -> EvidenceFi
 
 def _read_json(location: Path) -> object:
     """The parsed file, read without following a final symlink and never more than _MAX_BYTES."""
+    if location.is_symlink():
+        raise ValueError("it is a symlink; write the evidence file itself")
     try:
         fd = os.open(location, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise ValueError(f"it cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError("it is not a regular file")
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError("it is not a regular file")
         data = handle.read(_MAX_BYTES + 1)
     if len(data) > _MAX_BYTES:
         raise ValueError(f"it is larger than {_MAX_BYTES // 1024} KiB")

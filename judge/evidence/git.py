@@ -10,6 +10,7 @@ worktree, index, refs and stash are left exactly as they were.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -18,11 +19,12 @@ from pathlib import Path
 from judge.diff import undo_transport_crlf
 from judge.errors import InputError
 
-__all__ = ["GitFacts", "read_git_facts", "EMPTY_TREE"]
+__all__ = ["EMPTY_TREE", "GitFacts", "read_git_facts", "tracked_at"]
 
 # git's empty tree: the base to give for a repository that had no commits when the step began.
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _TIMEOUT_S = 120
+_BINARY_PLACEHOLDER = re.compile(r"(?m)^Binary files .* differ$")
 # fsmonitor is a command from the repository's config: an executor could plant one, so it stays off.
 _SAFE_CONFIG = ("-c", "core.fsmonitor=false")
 
@@ -82,9 +84,10 @@ def _resolve_base(root: str, base: str) -> str:
         found = _try(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{base}^{{{kind}}}")
         if found:
             return found
-    hint = f" (the repository has no commits: give --base {EMPTY_TREE}, git's empty tree)" if not _try(
-        root, "rev-parse", "--verify", "--quiet", "HEAD"
-    ) else "; give the commit the step started from"
+    if _try(root, "rev-parse", "--verify", "--quiet", "HEAD"):
+        hint = "; give the commit the step started from"
+    else:
+        hint = f" (the repository has no commits: give --base {EMPTY_TREE}, git's empty tree)"
     raise InputError(f"--base {base[:80]}: not a commit in {root}{hint}")
 
 
@@ -115,7 +118,10 @@ def _status(root: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...
 
 def _patch_error(root: str, base: str, patch: str) -> str | None:
     """Why ``patch`` does not apply to ``base``, checked in a throwaway index; None when it applies."""
-    data = undo_transport_crlf(patch).encode("utf-8", "surrogateescape")
+    text = _without_binary_placeholders(undo_transport_crlf(patch))
+    if not text.strip():
+        return None
+    data = text.encode("utf-8", "surrogateescape")
     with tempfile.TemporaryDirectory(prefix="judge-apply-") as scratch:
         env = {"GIT_INDEX_FILE": os.path.join(scratch, "index")}
         _git(root, "read-tree", base, env=env)
@@ -127,6 +133,17 @@ def _patch_error(root: str, base: str, patch: str) -> str | None:
     if proc.returncode == 0:
         return None
     return _first_lines(proc.stderr) or f"git apply exited {proc.returncode}"
+
+
+def _without_binary_placeholders(patch: str) -> str:
+    """The patch less its `Binary files a/x and b/x differ` sections: they carry no content to apply.
+
+    git refuses them ("without full index line"); that is the diff format's limit, not a lie,
+    and the file itself is still checked against git by the claim rules.
+    """
+    sections = re.split(r"(?m)^(?=diff --git )", patch)
+    kept = [s for s in sections if not (_BINARY_PLACEHOLDER.search(s) and "\nGIT binary patch\n" not in s)]
+    return "".join(kept)
 
 
 def _git(root: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:

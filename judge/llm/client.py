@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,8 @@ ws ::= [ ]?"""
 # Errors raised before any response arrived.
 _NO_RESPONSE = {"APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout", "ReadTimeout",
                 "RemoteProtocolError", "ReadError", "WriteError", "PoolTimeout"}
+# litellm's words when it labels a failure "500" that no server sent (no response, or a 200 it could not read).
+_NO_RESPONSE_TEXT = re.compile(r"Connection error|Empty or invalid response|Request timed out")
 # Library wrappers to look through for the cause a person can act on.
 _WRAPPER_MODULES = ("litellm", "openai", "httpx", "httpcore", "anyio")
 
@@ -189,7 +192,7 @@ def _is_transient(exc: BaseException) -> bool:
 def _status(exc: BaseException) -> int | None:
     """The HTTP status the server sent, if it sent one (litellm labels a failed connection "500")."""
     chain = _chain(exc)
-    if any(type(link).__name__ in _NO_RESPONSE or "Connection error" in str(link) for link in chain):
+    if any(type(link).__name__ in _NO_RESPONSE or _NO_RESPONSE_TEXT.search(str(link)) for link in chain):
         return None
     for link in reversed(chain):
         status = getattr(link, "status_code", None)

@@ -14,6 +14,8 @@ __all__ = ["CHARS_PER_TOKEN", "reduce_patch"]
 
 # Code runs about 3 characters per token in common tokenizers; erring low keeps us under budget.
 CHARS_PER_TOKEN = 3
+# Room kept for the closing "[judge: N more files not shown ...]" line.
+_RESERVE = 120
 
 
 def reduce_patch(text: str, facts: PatchFacts, max_tokens: int) -> tuple[str, str]:
@@ -24,19 +26,23 @@ def reduce_patch(text: str, facts: PatchFacts, max_tokens: int) -> tuple[str, st
     trimmed = [_render_file(change, keep_context=False) for change in facts.files]
     if sum(len(part) for part in trimmed) <= budget:
         return "".join(trimmed), "reduced: context lines trimmed, every changed line kept"
+    # Room is kept for a summary line of every file not shown, so every name stays in view when it can.
+    summaries = [len(_summary_line(change)) for change in facts.files]
+    after = [sum(summaries[i + 1 :]) for i in range(len(summaries))]
     shown: list[str] = []
     used = 0
-    for index, (change, part) in enumerate(zip(facts.files, trimmed)):
-        if used + len(part) <= budget:
-            shown.append(part)
-            used += len(part)
-            continue
-        rest = list(facts.files[index:])
-        if not shown:  # even the first file is over budget: show the hunks of it that fit
-            shown.append(_partial_file(rest.pop(0), budget))
-        shown.extend(_summary_line(c) for c in rest)
-        return "".join(shown), f"reduced: context trimmed, {len(rest)} of {len(facts.files)} files summarised"
-    return "".join(shown), "reduced: context lines trimmed"  # unreachable: the trimmed total is over budget
+    for index, part in enumerate(trimmed):
+        if used + len(part) + after[index] > budget:
+            break
+        shown.append(part)
+        used += len(part)
+    rest = list(facts.files[len(shown) :])
+    if not shown and len(trimmed[0]) > budget and budget - after[0] > 2 * _RESERVE:
+        # One file alone is over the whole budget: show the hunks of it that fit, and say so.
+        shown.append(_partial_file(rest.pop(0), budget - after[0]))
+        used = len(shown[0])
+    shown.append(_summaries(rest, budget - used))
+    return "".join(shown), f"reduced: context trimmed, {len(rest)} of {len(facts.files)} files summarised"
 
 
 def _render_file(change: FileChange, keep_context: bool) -> str:
@@ -91,3 +97,20 @@ def _partial_file(change: FileChange, room: int) -> str:
 
 def _summary_line(change: FileChange) -> str:
     return f"[judge: {change.path} not shown (+{change.added_count} -{change.removed_count} lines)]\n"
+
+
+def _summaries(rest: list[FileChange], room: int) -> str:
+    """A line per file while they fit, then one line for all the others: the output stays bounded."""
+    lines: list[str] = []
+    used = 0
+    for index, change in enumerate(rest):
+        line = _summary_line(change)
+        if used + len(line) > room - _RESERVE:
+            others = rest[index:]
+            added = sum(c.added_count for c in others)
+            removed = sum(c.removed_count for c in others)
+            lines.append(f"[judge: {len(others)} more files not shown (+{added} -{removed} lines)]\n")
+            break
+        lines.append(line)
+        used += len(line)
+    return "".join(lines)

@@ -6,6 +6,7 @@ import re
 from typing import Iterator
 
 from judge.rules.context import RuleContext
+from judge.rules.workspace import work_evidence_method
 from judge.verdict import Finding
 
 __all__ = ["failure_with_patch", "failure_without_summary", "missing_patch", "missing_files_written"]
@@ -45,10 +46,7 @@ def failure_without_summary(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def missing_patch(ctx: RuleContext) -> Iterator[Finding]:
-    # A step declared expectsNoChanges may succeed with nothing to show, unless it claims files anyway.
-    if ctx.step.expects_no_changes and not ctx.files_written:
-        return
-    if ctx.result.success and not ctx.has_patch:
+    if ctx.result.success and not ctx.has_patch and not _patch_excused(ctx):
         yield Finding(
             rule="missing_patch",
             message="the result reports success: true but its patch is empty. "
@@ -63,6 +61,17 @@ def missing_files_written(ctx: RuleContext) -> Iterator[Finding]:
             message="the result reports success: true but filesWritten is empty or missing. "
             "List in filesWritten every file the patch changes.",
         )
+
+
+def _patch_excused(ctx: RuleContext) -> bool:
+    """No patch is owed when the step expects no changes, or when git shows no work file changed.
+
+    In the second case the workspace rules decide, from evidence the executor cannot fake:
+    an evidence file, expectsNoChanges, or no_work_evidence with its three ways out.
+    """
+    if ctx.step.expects_no_changes and not ctx.files_written:
+        return True
+    return work_evidence_method(ctx) in ("evidence_file", "expects_no_changes", "none")
 
 
 def _explains(summary: str | None) -> bool:

@@ -70,6 +70,10 @@ def claimed_but_unchanged(ctx: RuleContext) -> Iterator[Finding]:
     if git is None:
         return
     changed = set(git.changed)
+    # The evidence file may be gitignored (seed 000 suggests it): claiming it is true when it exists.
+    evidence = ctx.workspace.evidence_file  # type: ignore[union-attr]
+    if evidence is not None:
+        changed.add(evidence.path)
     phantom = [path for path in _claimed(ctx) if path not in changed and unsafe_reason(path) is None]
     if phantom:
         yield Finding(
@@ -157,7 +161,7 @@ def _git(ctx: RuleContext) -> GitFacts | None:
 
 def _work_files(git: GitFacts) -> list[str]:
     """Changed files that are work: evidence files prove work but are not the work itself."""
-    return [path for path in git.changed if not path.startswith(EVIDENCE_DIR + "/")]
+    return [path for path in git.changed if path != EVIDENCE_DIR and not path.startswith(EVIDENCE_DIR + "/")]
 
 
 def _claimed(ctx: RuleContext) -> list[str]:

@@ -1,0 +1,131 @@
+"""The command line of workspace evidence: validate --repo/--base/--ledger/--evidence, and `judge run`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge.cli import main
+from scenario_repos import Repo, git_env, snapshot  # noqa: F401  (git_env: autouse fixture)
+
+APP = "def parse_port(value):\n    return int(value)\n"
+APP_FIXED = "def parse_port(value):\n    port = int(value)\n    if port < 1:\n        raise ValueError(value)\n    return port\n"
+STEP = {"id": "step-1", "description": "Add input validation to parse_port() in src/app.py", "mode": "apply"}
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def usage_error(code: int, out: str, err: str) -> str:
+    assert (code, out) == (2, "") and len(err.splitlines()) == 1 and err.startswith("judge:"), err
+    return err
+
+
+@pytest.fixture
+def case(tmp_path: Path) -> tuple[Repo, str, str]:
+    """A repository with an honest change, and its step and result files."""
+    repo = Repo(tmp_path / "repo", {"src/app.py": APP})
+    repo.write({"src/app.py": APP_FIXED})
+    result = {"mode": "apply", "success": True, "patch": repo.diff(repo.base), "filesWritten": ["src/app.py"],
+              "filesTouched": ["src/app.py"], "summary": "parse_port() rejects ports below 1"}
+    (tmp_path / "step.json").write_text(json.dumps(STEP), encoding="utf-8")
+    (tmp_path / "result.json").write_text(json.dumps(result), encoding="utf-8")
+    return repo, str(tmp_path / "step.json"), str(tmp_path / "result.json")
+
+
+def test_valid_with_a_workspace(capsys, case):
+    repo, step, result = case
+    before = snapshot(repo.root)
+    code, out, err = run(capsys, "validate", "--step", step, "--result", result, "--repo", str(repo.root),
+                         "--base", repo.base, "--explain")
+    assert (code, json.loads(out)["valid"]) == (0, True)
+    assert "work evidence: file_changes" in err
+    assert snapshot(repo.root) == before
+
+
+def test_hidden_file_is_caught_on_the_command_line(capsys, case):
+    repo, step, result = case
+    repo.write({"src/extra.py": "x = 1\n"})
+    code, out, _ = run(capsys, "validate", "--step", step, "--result", result, "--repo", str(repo.root),
+                       "--base", repo.base)
+    assert code == 1 and json.loads(out)["reason"].startswith("changed_but_unclaimed:")
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--repo", "{tmp}/nope", "--base", "HEAD"], "no such directory"),
+    (["--repo", "{tmp}", "--base", "HEAD"], "not a git work tree"),
+    (["--repo", "{repo}", "--base", "0123456789abcdef"], "not a commit"),
+    (["--repo", "{repo}"], "--repo and --base go together"),
+    (["--base", "HEAD"], "--repo and --base go together"),
+    (["--ledger", "{tmp}/missing.jsonl"], "no such file"),
+    (["--evidence", "{tmp}/missing.json"], "no such file"),
+    (["--evidence", "{step}"], "execution-evidence.schema.json"),
+], ids=["no-directory", "not-a-repo", "unknown-base", "repo-without-base", "base-without-repo", "no-ledger",
+        "no-evidence-file", "evidence-breaks-schema"])
+def test_bad_workspace_input_is_exit_2_with_one_line(capsys, case, tmp_path, flags, message):
+    repo, step, result = case
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    flags = [f.format(tmp=outside, repo=repo.root, step=step) for f in flags]
+    err = usage_error(*run(capsys, "validate", "--step", step, "--result", result, *flags))
+    assert message in err
+
+
+def test_ledger_flags(capsys, case, tmp_path):
+    repo, step, result = case
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text('{"op": "close", "payload": {"commitment": "cmt_7"}}\n', encoding="utf-8")
+    common = ["validate", "--step", step, "--result", result, "--repo", str(repo.root), "--base", repo.base,
+              "--ledger", str(ledger)]
+    assert run(capsys, *common, "--ledger-id", "cmt_7")[0] == 0
+    code, out, _ = run(capsys, *common, "--ledger-id", "cmt_8")
+    assert code == 1 and "ledger_missing_operation" in out
+    assert run(capsys, *common, "--ledger-id", "cmt_7", "--ledger-op", "submit")[0] == 1
+
+
+def test_run_then_attach_the_evidence(capsys, case, tmp_path):
+    repo, step, result = case
+    root = tmp_path / "evidence-root"
+    code, out, err = run(capsys, "run", "--step", "step-1", "--root", str(root), "--run-id", "r1", "--",
+                         sys.executable, "-c", "import sys; print('2 failed'); sys.exit(1)")
+    record = json.loads(out)
+    assert (code, record["status"], record["exitCode"], record["stdout"]) == (1, "FAILURE", 1, "2 failed\n")
+    assert "FAILURE (exit 1)" in err
+    evidence_json = root / "artifacts" / "r1" / "step-1" / "evidence.json"
+    assert json.loads(evidence_json.read_text()) == record
+    code, out, err = run(capsys, "validate", "--step", step, "--result", result, "--evidence", str(evidence_json),
+                         "--explain")
+    assert code == 1 and json.loads(out)["reason"].startswith("execution_failed:")
+    assert record["evidenceHash"] in err
+
+
+def test_run_success_exit_0(capsys, tmp_path):
+    code, out, _ = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--", sys.executable, "-c", "pass")
+    assert (code, json.loads(out)["status"]) == (0, "SUCCESS")
+
+
+def test_run_of_a_missing_program_is_no_evidence(capsys, tmp_path):
+    code, out, _ = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--", "/no/such/program")
+    assert (code, json.loads(out)["status"]) == (1, "NO_EVIDENCE")
+
+
+@pytest.mark.parametrize("options, command, message", [
+    (["--step", "../up"], ["true"], "path separator"),
+    (["--step", "s"], [], "no command given"),
+    (["--step", "s", "--timeout", "0"], ["true"], "--timeout"),
+], ids=["escaping-step", "no-command", "zero-timeout"])
+def test_run_bad_input_is_exit_2_and_writes_nothing(capsys, tmp_path, options, command, message):
+    root = tmp_path / "root"
+    err = usage_error(*run(capsys, "run", *options, "--root", str(root), "--", *command))
+    assert message in err
+    assert not (root / "artifacts").exists()

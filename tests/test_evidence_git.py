@@ -1,0 +1,234 @@
+"""judge/evidence/git.py on real repositories: which files changed, whether a patch applies, and never a write."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from judge.errors import InputError
+from judge.evidence.git import EMPTY_TREE, read_git_facts
+from scenario_repos import Repo, git, git_env, snapshot  # noqa: F401  (git_env: autouse fixture)
+
+APP = "def port(value):\n    return int(value)\n"
+APP_FIXED = "def port(value):\n    port = int(value)\n    if not 0 < port < 65536:\n        raise ValueError(value)\n    return port\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path / "repo", {"src/app.py": APP, "README.md": "# app\n", ".gitignore": "build/\n"})
+
+
+def facts(repo: Repo, patch: str | None = None, base: str | None = None):
+    """The facts, with the proof that reading them changed nothing in the repository."""
+    before = snapshot(repo.root)
+    result = read_git_facts(repo.root, base or repo.base, patch)
+    assert snapshot(repo.root) == before
+    return result
+
+
+def test_unstaged_edit_is_changed(repo):
+    repo.write({"src/app.py": APP_FIXED})
+    got = facts(repo)
+    assert (got.changed, got.unstaged, got.staged, got.committed) == (("src/app.py",), ("src/app.py",), (), ())
+
+
+def test_commits_the_executor_made_itself_count(repo):
+    repo.write({"src/app.py": APP_FIXED})
+    repo.commit("executor's own commit")
+    got = facts(repo)
+    assert got.committed == ("src/app.py",) and got.head == repo.head() != repo.base
+    assert got.where("src/app.py") == "committed"
+
+
+def test_dirty_index_staged_and_unstaged_and_untracked(repo):
+    repo.write({"src/app.py": APP_FIXED, "src/new.py": "x = 1\n", "notes.txt": "n\n"})
+    repo.add("src/app.py", "src/new.py")
+    repo.write({"src/app.py": APP_FIXED + "# more\n", "README.md": "# app!\n"})
+    got = facts(repo)
+    assert got.staged == ("src/app.py", "src/new.py")
+    assert got.unstaged == ("README.md", "src/app.py")
+    assert got.untracked == ("notes.txt",)
+    assert got.changed == ("README.md", "notes.txt", "src/app.py", "src/new.py")
+
+
+def test_ignored_files_are_not_changes(repo):
+    repo.write({"build/out.bin": "x"})
+    assert facts(repo).changed == ()
+
+
+def test_deleted_file_is_changed(repo):
+    (repo.root / "README.md").unlink()
+    assert facts(repo).changed == ("README.md",)
+
+
+def test_a_change_committed_then_reverted_by_a_commit_is_no_change(repo):
+    repo.write({"src/app.py": APP_FIXED})
+    repo.commit("change")
+    repo.write({"src/app.py": APP})
+    repo.commit("revert")
+    assert facts(repo).changed == ()
+
+
+def test_detached_head(repo):
+    repo.write({"src/app.py": APP_FIXED})
+    repo.commit("work")
+    git(repo.root, "checkout", "-q", "--detach", "HEAD")
+    got = facts(repo)
+    assert got.committed == ("src/app.py",) and got.head == repo.head()
+
+
+def test_repository_without_commits_against_the_empty_tree(tmp_path):
+    repo = Repo(tmp_path / "fresh")
+    repo.write({"a.py": "a = 1\n", "b.py": "b = 2\n"})
+    repo.add("a.py")
+    got = facts(repo, base=EMPTY_TREE)
+    assert (got.head, got.staged, got.untracked, got.changed) == (None, ("a.py",), ("b.py",), ("a.py", "b.py"))
+
+
+def test_repository_without_commits_asks_for_the_empty_tree(tmp_path):
+    repo = Repo(tmp_path / "fresh")
+    with pytest.raises(InputError, match=EMPTY_TREE):
+        read_git_facts(repo.root, "HEAD")
+
+
+def test_path_with_spaces_and_unicode(tmp_path):
+    repo = Repo(tmp_path / "my repo", {"docs/user guide.md": "a\n", "ünï.txt": "u\n"})
+    repo.write({"docs/user guide.md": "b\n", "new file.txt": "n\n", "ünï.txt": "v\n"})
+    assert facts(repo).changed == ("docs/user guide.md", "new file.txt", "ünï.txt")
+
+
+def test_repo_given_as_a_subdirectory_reads_from_the_top(repo):
+    repo.write({"src/app.py": APP_FIXED})
+    got = read_git_facts(repo.root / "src", repo.base)
+    assert got.changed == ("src/app.py",) and got.root == str(repo.root.resolve())
+
+
+def test_base_may_be_a_branch_name_or_short_id(repo):
+    repo.write({"src/app.py": APP_FIXED})
+    assert facts(repo, base="main").base == facts(repo, base=repo.base[:8]).base == repo.base
+
+
+# --- the patch check ----------------------------------------------------------------------------
+
+
+def test_patch_that_applies_to_base(repo):
+    repo.write({"src/app.py": APP_FIXED})
+    assert facts(repo, repo.diff()).patch_error is None
+
+
+def test_patch_for_a_new_file_applies(repo):
+    repo.write({"src/new.py": "x = 1\n"})
+    repo.add("src/new.py")
+    assert facts(repo, repo.diff("--cached")).patch_error is None
+
+
+def test_patch_made_against_other_content_does_not_apply(repo):
+    repo.write({"src/app.py": APP_FIXED})
+    patch = repo.diff().replace("-    return int(value)", "-    return float(value)")
+    error = facts(repo, patch).patch_error
+    assert error is not None and "src/app.py" in error
+
+
+def test_patch_is_checked_against_base_not_head(repo):
+    # The executor committed its work: the patch (base -> work) applies to base, not to HEAD.
+    repo.write({"src/app.py": APP_FIXED})
+    patch = repo.diff()
+    repo.commit("work")
+    assert facts(repo, patch).patch_error is None
+
+
+def test_crlf_transported_patch_applies(repo):
+    repo.write({"src/app.py": APP_FIXED})
+    assert facts(repo, repo.diff().replace("\n", "\r\n")).patch_error is None
+
+
+def test_plain_diff_without_prefixes_applies(repo):
+    repo.write({"src/app.py": APP_FIXED})
+    plain = repo.diff("--no-prefix").split("\n", 2)[2]  # drop `diff --git` and `index` lines
+    plain = "\n".join(line for line in plain.split("\n") if not line.startswith("index "))
+    assert facts(repo, plain).patch_error is None
+
+
+def test_patch_check_in_a_repo_without_commits(tmp_path):
+    repo = Repo(tmp_path / "fresh")
+    repo.write({"a.py": "a = 1\n"})
+    repo.add("a.py")
+    assert facts(repo, repo.diff("--cached"), base=EMPTY_TREE).patch_error is None
+
+
+def test_patch_check_leaves_no_temporary_index_behind(repo, tmp_path, monkeypatch):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    repo.write({"src/app.py": APP_FIXED})
+    facts(repo, repo.diff())
+    assert list(scratch.iterdir()) == []
+
+
+# --- bad input ----------------------------------------------------------------------------------
+
+
+def test_missing_directory_is_input_error(tmp_path):
+    with pytest.raises(InputError, match="no such directory"):
+        read_git_facts(tmp_path / "nope", "HEAD")
+
+
+def test_directory_that_is_not_a_repository_is_input_error(tmp_path):
+    with pytest.raises(InputError, match="not a git work tree"):
+        read_git_facts(tmp_path, "HEAD")
+
+
+@pytest.mark.parametrize("base", ["deadbeef", "no-such-branch", "--output=/tmp/x", "HEAD~5"])
+def test_unknown_base_is_input_error(repo, base):
+    with pytest.raises(InputError, match="not a commit"):
+        facts(repo, base=base)
+
+
+def test_repository_fsmonitor_command_is_never_run(repo, tmp_path):
+    # An executor can write .git/config; judge must not run the command it names.
+    marker = tmp_path / "ran"
+    repo.write({"src/app.py": APP_FIXED})
+    patch = repo.diff()
+    git(repo.root, "config", "core.fsmonitor", f"touch {marker}; false")
+    read_git_facts(repo.root, repo.base, patch)  # not facts(): the test's own git calls would run it
+    assert not marker.exists()
+
+
+def test_binary_placeholder_sections_are_not_applied_but_text_around_them_is(repo):
+    (repo.root / "logo.bin").write_bytes(b"\x00\x01")
+    repo.commit("binary")
+    repo.base = repo.head()
+    (repo.root / "logo.bin").write_bytes(b"\x00\x02")
+    repo.write({"src/app.py": APP_FIXED})
+    patch = repo.diff()
+    assert "Binary files a/logo.bin and b/logo.bin differ" in patch
+    assert facts(repo, patch).patch_error is None
+    assert "src/app.py" in facts(repo, patch.replace("-    return int(value)", "-    return 0")).patch_error
+
+
+def test_full_binary_patch_is_applied(repo):
+    (repo.root / "logo.bin").write_bytes(b"\x00\x01")
+    repo.add("logo.bin")
+    assert facts(repo, repo.diff("--cached", "--binary")).patch_error is None
+
+
+def test_stat_dirty_index_is_not_refreshed_on_disk(repo):
+    # `git status` would normally rewrite the index to record new stat data; judge's must not.
+    path = repo.root / "src" / "app.py"
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 5_000_000_000))
+    assert facts(repo).changed == ()
+
+
+def test_existing_stash_and_branches_are_untouched(repo):
+    repo.write({"src/app.py": APP_FIXED})
+    git(repo.root, "stash", "push", "-q", "-m", "someone's work")
+    git(repo.root, "branch", "feature")
+    repo.write({"README.md": "# changed\n"})
+    before = snapshot(repo.root)
+    assert "someone's work" in before.stash and "refs/heads/feature" in before.refs
+    assert facts(repo, repo.diff()).changed == ("README.md",)
