@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from judge.errors import InputError
+from judge.eval.commands import EVAL_SUBCOMMANDS, add_eval_commands
 from judge.evidence.commands import add_run_command, add_workspace_flags, workspace_inputs
 
 __all__ = ["main"]
@@ -27,6 +28,9 @@ class _Parser(argparse.ArgumentParser):
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) >= 2 and argv[0] == "eval" and argv[1] in EVAL_SUBCOMMANDS:
+        argv = [f"eval-{argv[1]}", *argv[2:]]
     args = _build_parser().parse_args(argv)
     try:
         return args.run(args)
@@ -56,11 +60,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_workspace_flags(check)
     check.set_defaults(run=_validate)
 
-    evaluate = commands.add_parser("eval", help="run a labelled .jsonl eval set and report metrics")
-    evaluate.add_argument("cases", metavar="FILE.jsonl", help="one eval case per line (schemas/eval-case.schema.json)")
-    evaluate.add_argument("--out", metavar="FILE", default="eval-metrics.json", help="metrics JSON to write")
-    _add_model_flags(evaluate)
-    evaluate.set_defaults(run=_eval)
+    add_eval_commands(commands, _add_model_flags, _config, _write_stdout)
     add_run_command(commands)
     return parser
 
@@ -110,34 +110,6 @@ def _validate(args: argparse.Namespace) -> int:
 
         sys.stderr.write(render_explanation(verdict) + "\n")
     return 0 if verdict.valid else 1
-
-
-def _eval(args: argparse.Namespace) -> int:
-    from judge.eval.metrics import compute_metrics
-    from judge.eval.report import render_text
-    from judge.eval.runner import run_eval
-
-    out = Path(args.out)
-    if args.cases != "-" and out.resolve() == Path(args.cases).resolve():
-        raise InputError(f"--out {args.out}: is the eval set itself; choose another file")
-    outcomes, bad = run_eval(args.cases, _config(args))
-    metrics = compute_metrics(outcomes)
-    report = {
-        "source": args.cases,
-        "metrics": metrics.to_json(),
-        "badLines": [{"line": b.line, "problem": b.problem} for b in bad],
-        "cases": [
-            {"id": o.case_id, "expectedValid": o.expected_valid, "expectedRule": o.expected_rule,
-             "valid": o.got_valid, "rule": o.got_rule, "reason": o.reason}
-            for o in outcomes
-        ],
-    }
-    try:
-        out.write_bytes(_utf8(json.dumps(report, indent=2, ensure_ascii=False) + "\n"))
-    except OSError as exc:
-        raise InputError(f"--out {args.out}: cannot write it ({exc.strerror or exc})") from None
-    _write_stdout(render_text(metrics, outcomes, bad) + f"\n\nmetrics written to {out}\n")
-    return 2 if bad else 0
 
 
 def _write_stdout(text: str) -> None:

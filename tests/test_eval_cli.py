@@ -219,7 +219,8 @@ def test_missing_eval_set_is_usage_error(tmp_path: Path, capsys) -> None:
 
 def test_unwritable_out_is_usage_error(tmp_path: Path, capsys) -> None:
     source = _write_set(tmp_path / "clean.jsonl", [VALID])
-    code, out, err = _run(capsys, "eval", str(source), "--out", str(tmp_path / "no" / "such" / "dir" / "m.json"))
+    (tmp_path / "a-file").write_text("x")  # a directory cannot be made under a file
+    code, out, err = _run(capsys, "eval", str(source), "--out", str(tmp_path / "a-file" / "m.json"))
     assert code == 2
     assert out == ""
     assert len(err.splitlines()) == 1 and err.startswith("judge:") and "--out" in err

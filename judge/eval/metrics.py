@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from judge.eval.runner import CaseOutcome
+from judge.eval.record import CaseRecord
 
 __all__ = ["Metrics", "RuleRow", "compute_metrics"]
 
@@ -71,18 +71,18 @@ class Metrics:
         }
 
 
-def compute_metrics(outcomes: list[CaseOutcome]) -> Metrics:
-    counts = Counter((o.expected_valid, o.got_valid) for o in outcomes)
-    by_rule: dict[str, list[CaseOutcome]] = defaultdict(list)
+def compute_metrics(outcomes: list[CaseRecord]) -> Metrics:
+    counts = Counter((o.expected_valid, o.valid) for o in outcomes)
+    by_rule: dict[str, list[CaseRecord]] = defaultdict(list)
     for outcome in outcomes:
         by_rule[outcome.expected_rule or ("(valid)" if outcome.expected_valid else "(any)")].append(outcome)
     rows = tuple(
         RuleRow(
             rule=rule,
             cases=len(group),
-            rejected=sum(not o.got_valid for o in group),
+            rejected=sum(not o.valid for o in group),
             right_rule=sum(o.rule_correct for o in group),
-            found=dict(sorted(Counter(o.got_rule or "(valid)" for o in group).items())),
+            found=dict(sorted(Counter(o.rule or "(valid)" for o in group).items())),
         )
         for rule, group in sorted(by_rule.items())
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 __all__ = ["CaseRecord"]
@@ -39,13 +39,20 @@ class CaseRecord:
         return self.correct and (self.expected_valid or self.expected_rule in (None, self.rule))
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["tags"] = list(self.tags)
-        return data
+        """camelCase, as every JSON contract of judge (schemas/eval-report.schema.json, `cases`)."""
+        return {_CAMEL.get(f.name, f.name): (list(self.tags) if f.name == "tags" else getattr(self, f.name))
+                for f in fields(self)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "CaseRecord":
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
+        values = {name: data[key] for name, key in _FIELD_OF_KEY.items() if key in data}
         values["tags"] = tuple(values.get("tags", ()))
         return cls(**values)
+
+
+_CAMEL = {
+    "case_id": "id", "inputs_hash": "inputsHash", "expected_valid": "expectedValid", "expected_rule": "expectedRule",
+    "decided_by": "decidedBy", "llm_calls": "llmCalls", "prompt_tokens": "promptTokens",
+    "completion_tokens": "completionTokens", "cost_usd": "costUsd", "latency_ms": "latencyMs",
+}
+_FIELD_OF_KEY = {f.name: _CAMEL.get(f.name, f.name) for f in fields(CaseRecord)}

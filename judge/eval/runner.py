@@ -1,83 +1,126 @@
-"""Runs every case of an eval set through the validator, keeping bad lines as errors, not crashes."""
+"""Runs an eval set: cases streamed from the file, judged with bounded concurrency, stored as they finish.
+
+A resumed run takes the cases its store already holds as done and judges only
+the others; the verdict cache answers unchanged cases without the model.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import time
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterator
 
 from judge.config import JudgeConfig
-from judge.contract import ContractViolation, parse_eval_case
-from judge.errors import InputError
-from judge.inputs import iter_jsonl
+from judge.eval.cache import VerdictCache, cache_key
+from judge.eval.cases import BadLine, inputs_hash, iter_eval_set
+from judge.eval.progress import Progress
+from judge.eval.record import CaseRecord
+from judge.eval.store import RunStore
 from judge.models import EvalCase
-from judge.pipeline import validate
+from judge.pipeline import avalidate
+from judge.verdict import Verdict
 
-__all__ = ["CaseOutcome", "BadLine", "run_eval", "judge_cases"]
+__all__ = ["RunResult", "judge_case", "record_of", "run_eval"]
 
 
 @dataclass(frozen=True)
-class CaseOutcome:
-    case_id: str
-    expected_valid: bool
-    expected_rule: str | None
-    got_valid: bool
-    got_rule: str | None
-    reason: str
-    tags: tuple[str, ...]
+class RunResult:
+    records: tuple[CaseRecord, ...]  # in file order
+    bad_lines: tuple[BadLine, ...]
+    set_sha256: str  # of the judged cases' ids and inputs, in order
+    resumed: int  # cases taken from the store instead of judged again
     seconds: float
 
-    @property
-    def correct(self) -> bool:
-        return self.expected_valid == self.got_valid
 
-    @property
-    def rule_correct(self) -> bool:
-        return self.correct and (self.expected_valid or self.expected_rule in (None, self.got_rule))
-
-
-@dataclass(frozen=True)
-class BadLine:
-    line: int
-    problem: str
-
-
-def run_eval(source: str, config: JudgeConfig | None = None) -> tuple[list[CaseOutcome], list[BadLine]]:
-    cases: list[EvalCase] = []
+async def run_eval(
+    source: str,
+    config: JudgeConfig,
+    *,
+    store: RunStore | None = None,
+    run_id: str | None = None,
+    cache: VerdictCache | None = None,
+    concurrency: int = 8,
+    shard: tuple[int, int] | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
+    started = time.monotonic()
+    done = store.records(run_id) if store and run_id else {}
+    order: list[str] = []
     bad: list[BadLine] = []
-    seen: set[str] = set()
-    for number, item in iter_jsonl(source, "eval set"):
-        if isinstance(item, InputError):
-            bad.append(BadLine(number, str(item)))
-            continue
-        try:
-            case = parse_eval_case(item)
-        except ContractViolation as exc:
-            bad.append(BadLine(number, f"line {number}: {exc}"))
-            continue
-        if case.id in seen:
-            bad.append(BadLine(number, f"line {number}: duplicate case id {case.id!r}"))
-            continue
-        seen.add(case.id)
-        cases.append(case)
-    return judge_cases(cases, config), bad
+    records: dict[str, CaseRecord] = {}
+    digest = hashlib.sha256()
+    cases = _cases(iter_eval_set(source, shard), order, bad, digest)
+
+    async def worker() -> None:
+        for case in cases:  # one shared iterator: each case goes to exactly one worker
+            if case.id in done:
+                records[case.id] = done[case.id]
+            else:
+                records[case.id] = await judge_case(case, config, cache)
+                if store and run_id:
+                    store.save(run_id, records[case.id])
+            if progress:
+                progress.advance()
+
+    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+    if progress:
+        progress.finish()
+    return RunResult(
+        records=tuple(records[case_id] for case_id in order),
+        bad_lines=tuple(bad),
+        set_sha256=digest.hexdigest(),
+        resumed=sum(1 for case_id in order if case_id in done),
+        seconds=time.monotonic() - started,
+    )
 
 
-def judge_cases(cases: Iterable[EvalCase], config: JudgeConfig | None = None) -> list[CaseOutcome]:
-    outcomes = []
-    for case in cases:
-        started = time.perf_counter()
-        verdict = validate(case.step, case.result, config=config)
-        outcomes.append(
-            CaseOutcome(
-                case_id=case.id,
-                expected_valid=case.expected.valid,
-                expected_rule=case.expected.rule,
-                got_valid=verdict.valid,
-                got_rule=verdict.rule,
-                reason=verdict.reason,
-                tags=case.tags,
-                seconds=time.perf_counter() - started,
-            )
-        )
-    return outcomes
+def _cases(items: Iterator[EvalCase | BadLine], order: list[str], bad: list[BadLine], digest) -> Iterator[EvalCase]:
+    for item in items:
+        if isinstance(item, BadLine):
+            bad.append(item)
+            continue
+        order.append(item.id)
+        digest.update(f"{item.id}:{inputs_hash(item)}\n".encode("utf-8", "surrogatepass"))
+        yield item
+
+
+async def judge_case(case: EvalCase, config: JudgeConfig, cache: VerdictCache | None = None) -> CaseRecord:
+    key = cache_key(inputs_hash(case), config) if cache is not None and config.semantic_enabled else None
+    started = time.perf_counter()
+    cached = cache.get(key) if key else None
+    verdict = cached if cached is not None else await avalidate(case.step, case.result, config=config)
+    if key and cached is None:
+        cache.put(key, verdict)  # type: ignore[union-attr]
+    return record_of(case, verdict, (time.perf_counter() - started) * 1000, cached=cached is not None)
+
+
+def record_of(case: EvalCase, verdict: Verdict, latency_ms: float, *, cached: bool = False) -> CaseRecord:
+    report = verdict.semantic_review
+    deciding = next((f for f in verdict.findings if f.rule == verdict.rule and f.severity == "reject"), None)
+    if deciding is not None:
+        decided_by = deciding.stage
+    else:
+        decided_by = "semantic" if report is not None else "skipped"
+    spent = report is not None and not cached
+    return CaseRecord(
+        case_id=case.id,
+        inputs_hash=inputs_hash(case),
+        tags=case.tags,
+        expected_valid=case.expected.valid,
+        expected_rule=case.expected.rule,
+        valid=verdict.valid,
+        rule=verdict.rule,
+        reason=verdict.reason,
+        decided_by=decided_by,
+        llm_calls=sum(call.attempts for call in report.calls) if spent else 0,
+        prompt_tokens=report.prompt_tokens if spent else 0,
+        completion_tokens=report.completion_tokens if spent else 0,
+        cost_usd=report.cost_usd if spent else None,
+        latency_ms=round(latency_ms, 3),
+        samples=len(report.samples) if report else 0,
+        agreement=report.agreement if report else None,
+        error=verdict.rule if verdict.rule in ("llm_unavailable", "judge_error") else None,
+        cached=cached,
+    )

@@ -81,7 +81,7 @@ async def complete(config: JudgeConfig, messages: list[dict]) -> Completion:
     started = time.monotonic()
     retrying = AsyncRetrying(
         stop=stop_after_attempt(config.retries + 1) | stop_after_delay(config.deadline),
-        wait=_Backoff(config.deadline, started),
+        wait=_Backoff(config, started),
         retry=retry_if_exception(_is_transient),
         reraise=True,
     )
@@ -94,8 +94,16 @@ async def complete(config: JudgeConfig, messages: list[dict]) -> Completion:
     raise LLMUnavailable("no attempt was made", tuple(attempts))  # pragma: no cover - tenacity always tries once
 
 
+# One shared pause per provider: when any call is rate-limited, every call to that provider waits
+# (monotonic time it may resume at). Process state on purpose: the limit is the provider's, not a call's.
+_RESUME_AT: dict[tuple[str | None, str | None], float] = {}
+
+
 async def _one_call(litellm: Any, config: JudgeConfig, messages: list[dict], started: float,
                     attempts: list[Attempt]) -> Completion:
+    pause = _RESUME_AT.get((config.model, config.api_base), 0.0) - time.monotonic()
+    if pause > 0:
+        await asyncio.sleep(min(pause, max(config.deadline - (time.monotonic() - started), 0.0)))
     left = config.deadline - (time.monotonic() - started)
     call_started = time.monotonic()
     try:
@@ -164,9 +172,9 @@ def _cost(litellm: Any, response: Any) -> float | None:
 class _Backoff:
     """Exponential backoff with full jitter; a 429's Retry-After when given; never past the deadline."""
 
-    def __init__(self, deadline: float, started: float) -> None:
+    def __init__(self, config: JudgeConfig, started: float) -> None:
         self._jitter = wait_random_exponential(multiplier=0.5, max=20)
-        self._deadline = deadline
+        self._config = config
         self._started = started
 
     def __call__(self, state: RetryCallState) -> float:
@@ -174,8 +182,12 @@ class _Backoff:
         wait = _retry_after(exc) if exc is not None else None
         if wait is None:
             wait = self._jitter(state)
-        left = self._deadline - (time.monotonic() - self._started)
-        return max(0.0, min(wait, left))
+        left = self._config.deadline - (time.monotonic() - self._started)
+        wait = max(0.0, min(wait, left))
+        if exc is not None and _status(exc) == 429:  # the provider says slow down: to every caller
+            key = (self._config.model, self._config.api_base)
+            _RESUME_AT[key] = max(_RESUME_AT.get(key, 0.0), time.monotonic() + wait)
+        return wait
 
 
 def _is_transient(exc: BaseException) -> bool:

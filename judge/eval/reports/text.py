@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from judge.eval.metrics import Metrics
-from judge.eval.runner import BadLine, CaseOutcome
+from judge.eval.cases import BadLine
+from judge.eval.record import CaseRecord
 
 __all__ = ["render_text"]
 
 
-def render_text(metrics: Metrics, outcomes: list[CaseOutcome], bad: list[BadLine], limit: int = 20) -> str:
+def render_text(metrics: Metrics, outcomes: list[CaseRecord], bad: list[BadLine], limit: int = 20) -> str:
     m = metrics
     lines = [
         f"{m.cases} cases, accuracy {m.accuracy:.1%}, false-accept rate {m.false_accept_rate:.1%}, "

@@ -1,0 +1,72 @@
+"""Verdict cache: an unchanged case under an unchanged judge is answered without calling the model.
+
+The key covers everything that could change the answer: the case's normalised
+inputs, the model and every parameter sent to it, the prompt's content hash and
+judge's version. Only answers the model actually gave are stored: errors
+(llm_unavailable, judge_error) and verdicts the rules decided are never cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+from judge.config import JudgeConfig
+from judge.errors import InputError
+from judge.verdict import Verdict
+from judge.version import __version__
+
+__all__ = ["VerdictCache", "cache_key"]
+
+# Settings that change what is sent or how answers are combined; transport knobs (timeout, retries) do not.
+_KEYED_SETTINGS = ("semantic", "model", "api_base", "temperature", "max_tokens", "samples", "token_budget",
+                   "max_patch_tokens", "output_mode")
+
+
+def cache_key(inputs_hash: str, config: JudgeConfig) -> str:
+    from judge.llm.prompt import load_prompt
+
+    material = {
+        "inputs": inputs_hash,
+        "settings": {name: getattr(config, name) for name in _KEYED_SETTINGS},
+        "prompt": load_prompt().sha256,
+        "judge": __version__,
+    }
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+
+class VerdictCache:
+    def __init__(self, path: Path) -> None:
+        try:
+            self._db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL)")
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"--cache {path}: not a judge cache database ({exc})") from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    def get(self, key: str) -> Verdict | None:
+        row = self._db.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()
+        return Verdict.model_validate(json.loads(row[0])) if row else None
+
+    def put(self, key: str, verdict: Verdict) -> bool:
+        """Store a verdict the model decided; anything else is refused (False)."""
+        if not cacheable(verdict):
+            return False
+        # ASCII JSON: a lone surrogate echoed from the input cannot break SQLite's UTF-8.
+        self._db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?)",
+                         (key, json.dumps(verdict.model_dump(mode="json"))))
+        return True
+
+
+def cacheable(verdict: Verdict) -> bool:
+    report = verdict.semantic_review
+    return (
+        report is not None
+        and verdict.rule not in ("llm_unavailable", "judge_error")
+        and all(sample.valid is not None for sample in report.samples)
+    )
