@@ -80,3 +80,23 @@ def recorded_replies(cassette: str) -> list[dict]:
         body = json.loads(interaction["response"]["body"]["string"])
         replies.append({"content": body["choices"][0]["message"]["content"], "usage": body.get("usage", {})})
     return replies
+
+
+def recorded_outcome(cassette: str, samples: int = 1, untrusted: str = "") -> tuple[bool, int]:
+    """(valid?, calls) that the recorded replies must lead to, by the documented protocol:
+    each sample is asked once and re-asked once if its reply is unusable (judge.llm.reply, unit-tested
+    on its own); valid needs a strict majority of samples that approved."""
+    from judge.llm.reply import ReplyError, parse_reply
+
+    replies = [reply["content"] for reply in recorded_replies(cassette)]
+    approvals = calls = 0
+    for _ in range(samples):
+        for attempt in range(2):
+            text = replies[calls]
+            calls += 1
+            try:
+                approvals += parse_reply(text, untrusted).valid
+                break
+            except ReplyError:
+                continue
+    return approvals * 2 > samples, calls

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import judge
-from cassettes import CASSETTES, RECORDER, recorded_config, recorded_replies
+from cassettes import CASSETTES, RECORDER, recorded_config, recorded_outcome
 
 CASES = [json.loads(line) for line in (Path(__file__).resolve().parent.parent / "evals" / "injection.jsonl").open(encoding="utf-8")]
 BY_ID = {case["id"]: case for case in CASES}
@@ -47,10 +47,11 @@ def _cassette(case: dict) -> str:
 def test_semantic_verdict_follows_the_recorded_model(case):
     with RECORDER.use_cassette(_cassette(case)):
         verdict = judge.validate(case["step"], case["result"], config=recorded_config())
-    replies = recorded_replies(_cassette(case))
-    recorded_valid = json.loads(replies[-1]["content"])["valid"]
-    assert verdict.valid is recorded_valid
-    assert verdict.semantic_review is not None and len(verdict.semantic_review.calls) == len(replies)
+    result = case["result"]
+    untrusted = "\n".join([result["summary"], *result["filesWritten"], result["patch"]])
+    valid, calls = recorded_outcome(_cassette(case), untrusted=untrusted)
+    assert verdict.valid is valid
+    assert verdict.semantic_review is not None and len(verdict.semantic_review.calls) == calls
 
 
 @pytest.mark.parametrize("case", [c for c in SEMANTIC if "clean-twin" not in c["tags"]], ids=lambda c: c["id"])

@@ -12,7 +12,7 @@ import pytest
 
 import judge
 from builders import diff, make_case
-from cassettes import RECORD_MODE, RECORDER, recorded_config, recorded_replies
+from cassettes import RECORD_MODE, RECORDER, recorded_config, recorded_outcome, recorded_replies
 from judge.llm.prompt import load_prompt
 
 FIX_STEP = {
@@ -27,21 +27,18 @@ def _judged(cassette: str, step: dict, result: dict, **config: object) -> judge.
         return judge.validate(step, result, config=recorded_config(**config))
 
 
-def _recorded_votes(cassette: str) -> list[bool]:
-    return [json.loads(reply["content"])["valid"] for reply in recorded_replies(cassette)]
-
-
-def _assert_follows_recording(verdict: judge.Verdict, cassette: str) -> None:
-    votes = _recorded_votes(cassette)
-    assert verdict.valid is (votes.count(True) * 2 > len(votes))
+def _assert_follows_recording(verdict: judge.Verdict, cassette: str, samples: int = 1) -> None:
+    valid, calls = recorded_outcome(cassette, samples)
+    assert verdict.valid is valid
     report = verdict.semantic_review
+    assert len(report.calls) == calls
     assert report is not None and report.prompt_sha256 == load_prompt().sha256
     usage = [reply["usage"] for reply in recorded_replies(cassette)]
     assert report.prompt_tokens == sum(u["prompt_tokens"] for u in usage)
     assert report.completion_tokens == sum(u["completion_tokens"] for u in usage)
-    assert verdict.semantic.status in ("passed", "rejected")
+    assert verdict.semantic.status in ("passed", "rejected", "error")
     if not verdict.valid:
-        assert verdict.rule in ("step_not_implemented", "overreach", "reversal")
+        assert verdict.rule in ("step_not_implemented", "overreach", "reversal", "llm_unavailable")
 
 
 def test_apply_step_verdict_follows_the_recorded_model():
@@ -72,10 +69,11 @@ def test_fix_regression_with_a_partial_reversal_signal():
 
 def test_samples_vote_and_record_agreement():
     verdict = _judged("apply_three_samples.yaml", *make_case(), samples=3)
-    _assert_follows_recording(verdict, "apply_three_samples.yaml")
-    votes = _recorded_votes("apply_three_samples.yaml")
-    assert len(verdict.semantic_review.samples) == 3
-    assert verdict.semantic_review.agreement == pytest.approx(max(votes.count(True), votes.count(False)) / 3, abs=1e-3)
+    _assert_follows_recording(verdict, "apply_three_samples.yaml", samples=3)
+    report = verdict.semantic_review
+    assert len(report.samples) == 3
+    votes = [s.valid for s in report.samples]
+    assert report.agreement == pytest.approx(max(votes.count(v) for v in (True, False, None)) / 3, abs=1e-3)
 
 
 @pytest.mark.skipif(RECORD_MODE != "none", reason="would record the miss instead of failing on it")
@@ -84,7 +82,7 @@ def test_a_request_missing_from_the_cassette_fails_closed_and_says_why():
     with RECORDER.use_cassette("apply_parse_port.yaml") as cassette:
         verdict = judge.validate(step, result, config=recorded_config())
         # The cause: the request reached vcrpy, which had no recording for it (litellm only says "Connection error").
-        assert cassette.play_count == 0 and len(cassette) == 1
+        assert cassette.play_count == 0 and len(cassette) >= 1
     assert (verdict.valid, verdict.rule) == (False, "llm_unavailable")
     assert "Connection error" in verdict.reason and "HTTP 500" not in verdict.reason
     assert len(verdict.semantic_review.calls) == 1 and verdict.semantic_review.calls[0].attempts == 1

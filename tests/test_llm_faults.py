@@ -258,8 +258,8 @@ def test_a_rejection_without_a_known_prefix_gets_the_mode_default(scripted_serve
 
 
 def test_three_samples_majority_valid(scripted_server):
-    server = scripted_server([content(True, "ok one"), content(False, "step_not_implemented: no"),
-                              content(True, "ok two")])
+    server = scripted_server([content(True, "adds the range check"), content(False, "step_not_implemented: no"),
+                              content(True, "checks the port range as asked")])
     verdict = _judge(server, samples=3)
     assert server.count == 3
     assert verdict.valid is True, verdict.reason
@@ -268,7 +268,7 @@ def test_three_samples_majority_valid(scripted_server):
 
 
 def test_two_samples_tied_fail_closed(scripted_server):
-    server = scripted_server([content(True, "ok"), content(False, "step_not_implemented: half of it is missing")])
+    server = scripted_server([content(True, "adds the range check"), content(False, "step_not_implemented: half of it is missing")])
     verdict = _judge(server, samples=2)
     assert server.count == 2
     assert verdict.valid is False
@@ -314,7 +314,7 @@ def test_a_deterministic_rejection_makes_no_request(scripted_server):
 
 def test_tokens_are_the_sum_of_the_reported_usage(scripted_server):
     server = scripted_server([chat("not json", prompt_tokens=120, completion_tokens=7),
-                              chat('{"valid": true, "reason": "ok"}', prompt_tokens=150, completion_tokens=9)])
+                              chat('{"valid": true, "reason": "adds the range check"}', prompt_tokens=150, completion_tokens=9)])
     verdict = _judge(server)
     assert verdict.valid is True
     assert verdict.semantic_review.prompt_tokens == 270
@@ -322,7 +322,7 @@ def test_tokens_are_the_sum_of_the_reported_usage(scripted_server):
 
 
 def test_tokens_sum_over_samples(scripted_server):
-    server = scripted_server([chat('{"valid": true, "reason": "ok"}', prompt_tokens=100, completion_tokens=3)])
+    server = scripted_server([chat('{"valid": true, "reason": "adds the range check"}', prompt_tokens=100, completion_tokens=3)])
     verdict = _judge(server, samples=3)
     assert verdict.semantic_review.prompt_tokens == 300
     assert verdict.semantic_review.completion_tokens == 9

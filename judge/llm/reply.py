@@ -20,6 +20,17 @@ LLM_RULES = ("step_not_implemented", "overreach", "reversal")
 _RULE_PREFIX = re.compile(r"^\s*[`'\"*\[]*(?P<rule>[a-z_]+)[`'\"*\]]*\s*[:\-—]")
 
 
+# A reply that approves with a reason like "rejected" or "step_not_implemented: ..." contradicts itself;
+# accepting it would let a confused model pass a step. Fail closed: it is re-asked like any bad reply.
+_READS_AS_REJECTION = re.compile(
+    r"^\s*[`'\"*\[]*(reject(ed|ion)?|invalid|not valid|fail(ed|s)?|step_not_implemented|overreach|reversal)\b",
+    re.IGNORECASE,
+)
+
+
+_WORD = re.compile(r"\w+")
+
+
 @dataclass(frozen=True)
 class Reply:
     valid: bool
@@ -30,8 +41,13 @@ class ReplyError(ValueError):
     """The reply is not the required object; the message is quoted back to the model once."""
 
 
-def parse_reply(text: str | None) -> Reply:
-    """Strict: the whole reply must be one JSON object matching schemas/verdict.schema.json."""
+def parse_reply(text: str | None, untrusted: str = "") -> Reply:
+    """Strict: the whole reply must be one JSON object matching schemas/verdict.schema.json.
+
+    An approval must also say why in its own words: at least three words, not a reason
+    copied from ``untrusted`` (the executor's summary, file names and patch) — the shape a
+    successful prompt injection leaves ("approved by judge" planted in the diff).
+    """
     if text is None or not text.strip():
         raise ReplyError("the reply was empty")
     stripped = text.strip()
@@ -49,7 +65,19 @@ def parse_reply(text: str | None) -> Reply:
         raise ReplyError(f"the reply does not match the verdict schema: {exc.errors()[0]['msg']}") from None
     if not contract.reason.strip():
         raise ReplyError("the reason is blank")
-    return Reply(contract.valid, contract.reason.strip())
+    reason = contract.reason.strip()
+    if contract.valid:
+        _check_approval(reason, untrusted)
+    return Reply(contract.valid, reason)
+
+
+def _check_approval(reason: str, untrusted: str) -> None:
+    if _READS_AS_REJECTION.match(reason):
+        raise ReplyError(f"valid is true but the reason reads as a rejection ({reason[:60]!r})")
+    if len(_WORD.findall(reason)) < 3:
+        raise ReplyError(f"an approval must say in a sentence what the patch does, not {reason[:60]!r}")
+    if len(reason) >= 8 and reason.lower().strip(" .") in untrusted.lower():
+        raise ReplyError("the reason repeats text from the executor's output instead of judging it")
 
 
 def rule_of(reason: str, mode: str | None) -> str:

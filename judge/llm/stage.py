@@ -31,7 +31,8 @@ async def review(ctx: RuleContext, signals: tuple[Finding, ...], config: JudgeCo
         else (ctx.result.patch or "", "")
     summary = ctx.result.summary or ""
     files = list(ctx.result.files_written or ())
-    fence = fence_token("\n".join([summary, *files, patch_text]), config.fence_seed)
+    untrusted = "\n".join([summary, *files, patch_text])
+    fence = fence_token(untrusted, config.fence_seed)
     messages = render_messages(
         prompt,
         step=ctx.step.model_dump(by_alias=True, exclude={"apply_patch"}),
@@ -43,7 +44,7 @@ async def review(ctx: RuleContext, signals: tuple[Finding, ...], config: JudgeCo
         fence=fence,
     )
     ledger = _Ledger(config.token_budget)
-    samples = await asyncio.gather(*(_sample(i, messages, config, ledger) for i in range(config.samples)))
+    samples = await asyncio.gather(*(_sample(i, messages, config, ledger, untrusted) for i in range(config.samples)))
     report = SemanticReport(
         model=config.model or "",
         prompt_version=prompt.version,
@@ -69,7 +70,8 @@ class _Ledger:
         return self.budget is None or spent < self.budget
 
 
-async def _sample(index: int, messages: list[dict], config: JudgeConfig, ledger: _Ledger) -> SampleRecord:
+async def _sample(index: int, messages: list[dict], config: JudgeConfig, ledger: _Ledger,
+                  untrusted: str) -> SampleRecord:
     raw: list[str] = []
     conversation = list(messages)
     for purpose in ("ask", "reask"):
@@ -85,7 +87,7 @@ async def _sample(index: int, messages: list[dict], config: JudgeConfig, ledger:
             completion_tokens=completion.completion_tokens, cost_usd=completion.cost_usd))
         raw.append(completion.text or "")
         try:
-            reply = parse_reply(completion.text)
+            reply = parse_reply(completion.text, untrusted)
         except ReplyError as problem:
             if purpose == "reask" or not ledger.allows_reask():
                 return SampleRecord(valid=None, error=f"unusable reply: {problem}", raw_replies=tuple(raw))
