@@ -27,6 +27,7 @@ SCHEMA_FILES = {
     "eval-case": "eval-case.schema.json",
     "evidence-file": "evidence-file.schema.json",
     "execution-evidence": "execution-evidence.schema.json",
+    "eval-report": "eval-report.schema.json",
 }
 
 M = TypeVar("M", bound=BaseModel)

@@ -46,8 +46,11 @@ def read_json(source: str, label: str) -> Any:
 def parse_json(text: str, where: str) -> Any:
     if not text.strip():
         raise InputError(f"{where}: empty; expected a JSON object")
+    def refuse(name: str) -> Any:  # NaN and Infinity are not JSON (RFC 8259); Python would accept them
+        raise InputError(f"{where}: {name} is not a JSON value; use a number or null")
+
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=refuse)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:

@@ -358,3 +358,12 @@ def test_closed_stdin_is_usage_error(capsys, monkeypatch, valid_files) -> None:
     except AttributeError as exc:  # what judge does today: a crash that the console script shows as a traceback
         pytest.fail(f"closed stdin crashed judge: {exc!r}")
     _assert_usage_error(code, out, err)
+
+
+def test_nan_is_not_json(tmp_path: Path, capsys) -> None:
+    step = tmp_path / "step.json"
+    step.write_text('{"id": "s", "description": "d", "budget": NaN}')
+    result = _write(tmp_path, "result.json", make_case()[1])
+    code, out, err = _run(capsys, "validate", "--step", str(step), "--result", result)
+    assert code == 2 and out == ""
+    assert "NaN is not a JSON value" in err and len(err.splitlines()) == 1

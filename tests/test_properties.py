@@ -17,7 +17,7 @@ from judge.diff import MalformedPatch, parse_patch
 FIXTURE_NAMES = sorted(p.name for p in (FIXTURES / "diffs").glob("*.diff"))
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
     lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=12), children, max_size=5),
     max_leaves=20,
 )

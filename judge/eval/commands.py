@@ -218,7 +218,7 @@ def _meta(args: argparse.Namespace, run_id: str, config: JudgeConfig, shard: tup
 
 def _publish(args: argparse.Namespace, records: Any, bad_lines: Any, meta: dict[str, Any],
              write: Callable[[str], None]) -> int:
-    from judge.eval.metrics import compute_metrics
+    from judge.eval.metrics import compute_metrics, llm_options
     from judge.eval.reports.json_report import build_report
     from judge.eval.reports.text import render_text
 
@@ -227,7 +227,7 @@ def _publish(args: argparse.Namespace, records: Any, bad_lines: Any, meta: dict[
         report["wrong"] = _wrong_inputs(args.cases, report)
     _write_file(args.out, json.dumps(report, indent=2, ensure_ascii=False) + "\n", "--out")
     _write_extra_reports(args, report)
-    metrics = compute_metrics(list(records))
+    metrics = compute_metrics(list(records), **llm_options(meta.get("settings")))
     write(render_text(metrics, list(records), list(bad_lines)) + f"\n\nmetrics written to {args.out}\n")
     failed = _threshold_failures(args, report["metrics"])
     for failure in failed:

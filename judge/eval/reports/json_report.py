@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from judge.eval.cases import BadLine
-from judge.eval.metrics import compute_metrics
+from judge.eval.metrics import compute_metrics, llm_options
 from judge.eval.record import CaseRecord
 
 __all__ = ["REPORT_VERSION", "build_report", "records_of"]
@@ -19,7 +19,7 @@ def build_report(records: tuple[CaseRecord, ...] | list[CaseRecord], bad_lines: 
     return {
         "reportVersion": REPORT_VERSION,
         **meta,
-        "metrics": compute_metrics(list(records)).to_json(),
+        "metrics": compute_metrics(list(records), **llm_options(meta.get("settings"))).to_json(),
         "badLines": [{"line": b.line, "problem": b.problem} for b in bad_lines],
         "cases": [record.to_json() for record in records],
     }
