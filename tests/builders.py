@@ -40,3 +40,17 @@ def make_case(patch: object = _DEFAULT, *, step: dict | None = None, **result: o
         else:
             base_result[key] = value
     return base_step, base_result
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """judge's main() in-process: (exit code, stdout, stderr). A usage error's SystemExit counts as its code;
+    a traceback on stderr is always a failure."""
+    from judge.cli import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err

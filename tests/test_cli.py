@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import diff, make_case
+from builders import diff, make_case, run_cli
 from judge.cli import main
 
 _RUN_MAIN = "import sys; from judge.cli import main; sys.exit(main())"
@@ -27,15 +27,7 @@ def _files(tmp_path: Path, step: object, result: object) -> tuple[str, str]:
     return _write(tmp_path, "step.json", step), _write(tmp_path, "result.json", result)
 
 
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """main() in-process; a usage error exits through SystemExit, which counts as its code."""
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+_run = run_cli
 
 
 def _subprocess(*argv: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:

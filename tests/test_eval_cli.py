@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import diff, make_case
+from builders import diff, make_case, run_cli
 from judge.cli import main
 
 
@@ -40,14 +40,7 @@ def _write_set(path: Path, lines: list[str]) -> Path:
     return path
 
 
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+_run = run_cli
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from builders import run_cli
+
 from judge.cli import main
 from scenario_repos import Repo, git_env, snapshot  # noqa: F401  (git_env: autouse fixture)
 
@@ -16,14 +18,7 @@ APP_FIXED = "def parse_port(value):\n    port = int(value)\n    if port < 1:\n  
 STEP = {"id": "step-1", "description": "Add input validation to parse_port() in src/app.py", "mode": "apply"}
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+run = run_cli
 
 
 def usage_error(code: int, out: str, err: str) -> str:
