@@ -163,6 +163,9 @@ def _supports_schema(litellm: Any, model: str | None) -> bool:
 
 
 def _cost(litellm: Any, response: Any) -> float | None:
+    known = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+    if known is not None:  # litellm priced the call already
+        return float(known)
     try:
         return float(litellm.completion_cost(completion_response=response))
     except Exception:  # a local or unpriced model has no cost

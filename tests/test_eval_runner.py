@@ -1,0 +1,538 @@
+"""`judge eval` as a harness: bounded concurrency, resume after kill -9, shards and merge, the verdict
+cache, one shared pause after a 429, progress, record/replay, bad lines and refused resumes.
+
+Every model answer here comes from a SYNTHETIC OpenAI-compatible server on 127.0.0.1 (``_Model``):
+it tags each request with the case it is for (``[case ID]`` in the step description), holds it for a
+fixed latency, counts requests in flight and answers with a scripted verdict. Nothing is a
+recording of a real model; what is real is the transport (litellm over a socket) and the CLI.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from builders import diff, make_case
+from judge.cli import main
+from judge.eval.progress import Progress
+
+pytestmark = pytest.mark.loopback
+
+_TAG = re.compile(r"\[case ([\w.-]+)\]")
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """SYNTHETIC: what the server sends for one request."""
+
+    status: int = 200
+    body: Any = None  # None: a well-formed chat completion carrying ``verdict``
+    headers: tuple[tuple[str, str], ...] = ()
+    verdict: tuple[bool, str] = (True, "the patch does what the step asks")
+
+
+@dataclass
+class _Seen:
+    tag: str | None
+    at: float  # time.monotonic() when the body had been read
+
+
+@dataclass
+class _Model:
+    """SYNTHETIC chat-completions server: ``answer(index, tag)`` decides each reply, after ``latency`` s."""
+
+    latency: float = 0.0
+    answer: Callable[[int, str | None], _Answer] = lambda index, tag: _Answer()
+    seen: list[_Seen] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        server_class = type("Server", (ThreadingHTTPServer,), {"request_queue_size": 128, "daemon_threads": True})
+        self._httpd = server_class(("127.0.0.1", 0), _handler(self))
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self._thread.start()
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    @property
+    def count(self) -> int:
+        with self._lock:
+            return len(self.seen)
+
+    def per_tag(self) -> Counter:
+        with self._lock:
+            return Counter(s.tag for s in self.seen)
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def _arrive(self, tag: str | None) -> int:
+        with self._lock:
+            self.seen.append(_Seen(tag, time.monotonic()))
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            return len(self.seen) - 1
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+def _handler(model: _Model) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:  # quiet
+            pass
+
+        def setup(self) -> None:
+            super().setup()
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            found = _TAG.search(raw.decode("utf-8", "replace"))
+            index = model._arrive(found.group(1) if found else None)
+            try:
+                answer = model.answer(index, found.group(1) if found else None)
+                if answer.status == 200:
+                    time.sleep(model.latency)
+                self._send(answer)
+            finally:
+                model._leave()
+
+        def _send(self, answer: _Answer) -> None:
+            body = answer.body if answer.body is not None else _completion(*answer.verdict)
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            head = [f"HTTP/1.1 {answer.status} X", "Content-Type: application/json", f"Content-Length: {len(data)}",
+                    *(f"{k}: {v}" for k, v in answer.headers)]
+            self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)  # one write: no Nagle stall
+
+    return Handler
+
+
+def _completion(valid: bool, reason: str) -> dict:
+    return {"id": "x", "object": "chat.completion", "created": 0, "model": "judge-test",
+            "choices": [{"index": 0, "message": {"role": "assistant",
+                                                 "content": json.dumps({"valid": valid, "reason": reason})},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+
+
+@pytest.fixture
+def model() -> Iterator[Callable[..., _Model]]:
+    """A factory of SYNTHETIC servers, ``model(latency=0.2, answer=...)``; all closed at teardown."""
+    started: list[_Model] = []
+
+    def start(**kwargs: Any) -> _Model:
+        started.append(_Model(**kwargs))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.close()
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No default .judge/ store or cache lands in the repository, no JUDGE_* setting leaks in."""
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith("JUDGE_"):
+            monkeypatch.delenv(name)
+
+
+# --- eval sets -----------------------------------------------------------------------------------
+
+
+def _line(case_id: str, tag: str | None = None, *, patch: str | None = None, valid: bool = True,
+          rule: str | None = None) -> str:
+    """A case that passes the rules (so it needs the model), its step tagged ``[case TAG]`` for the server."""
+    description = f"Add input validation to parse_port() in src/app.py [case {tag or case_id}]"
+    step, result = make_case(step={"description": description}) if patch is None else \
+        make_case(patch, step={"description": description})
+    expected: dict = {"valid": valid, **({"rule": rule} if rule else {})}
+    return json.dumps({"id": case_id, "step": step, "result": result, "expected": expected}, sort_keys=True)
+
+
+def _tags(count: int, prefix: str = "c") -> list[str]:
+    return [f"{prefix}{n:03d}" for n in range(count)]
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _model_set(tmp_path: Path, count: int, name: str = "set.jsonl") -> tuple[Path, list[str]]:
+    tags = _tags(count)
+    return _write(tmp_path / name, [_line(f"valid/{tag}", tag) for tag in tags]), [f"valid/{tag}" for tag in tags]
+
+
+# --- running judge eval ----------------------------------------------------------------------------
+
+
+def _flags(server: _Model, tmp_path: Path, out: str = "out.json", *extra: str) -> list[str]:
+    return ["--model", "openai/t", "--api-base", server.api_base, "--output-mode", "none",
+            "--store", str(tmp_path / "store.sqlite"), "--out", str(tmp_path / out), *extra]
+
+
+def _eval(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(["eval", *argv])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def _report(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _verdicts(report: dict) -> dict[str, tuple]:
+    return {c["id"]: (c["valid"], c["rule"], c["reason"], c["decidedBy"]) for c in report["cases"]}
+
+
+def _stored(store: Path, run_id: str) -> list[str]:
+    """Case ids the store holds for a run, read-only (another process may be writing)."""
+    try:
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5) as db:
+            return [row[0] for row in db.execute("SELECT case_id FROM results WHERE run_id = ?", (run_id,))]
+    except sqlite3.OperationalError:  # not created yet
+        return []
+
+
+# --- concurrency ---------------------------------------------------------------------------------
+
+
+def test_concurrency_bounds_the_requests_in_flight(model, tmp_path: Path, capsys) -> None:
+    server = model(latency=0.2)
+    source, ids = _model_set(tmp_path, 12)
+    code, _, _ = _eval(capsys, str(source), "--concurrency", "4", "--no-cache", *_flags(server, tmp_path))
+    assert code == 0
+    assert server.count == 12
+    assert 1 < server.max_in_flight <= 4
+
+
+# --- resume after kill -9 ------------------------------------------------------------------------
+
+
+def test_resume_after_sigkill_judges_every_case_exactly_once(model, tmp_path: Path, capsys) -> None:
+    server = model(latency=0.3)
+    source, ids = _model_set(tmp_path, 24)
+    store = tmp_path / "store.sqlite"
+    argv = [str(source), "--concurrency", "4", "--no-cache", *_flags(server, tmp_path)]
+    command = [sys.executable, "-c", "import sys; from judge.cli import main; sys.exit(main())", "eval", *argv]
+    proc = subprocess.Popen(command + ["--run-id", "killed"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 20
+        while not 4 <= len(_stored(store, "killed")) < len(ids):
+            assert proc.poll() is None, f"the run ended before it could be killed: {proc.stderr.read()!r}"
+            assert time.monotonic() < deadline, "no rows stored within 20 s"
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=10)
+    assert proc.returncode == -signal.SIGKILL
+    before = set(_stored(store, "killed"))
+    assert 0 < len(before) < len(ids)
+
+    code, _, _ = _eval(capsys, *argv, "--resume", "killed")
+
+    assert code == 0
+    stored = _stored(store, "killed")
+    assert sorted(stored) == sorted(ids)  # every case, each exactly once
+    report = _report(tmp_path / "out.json")
+    assert sorted(c["id"] for c in report["cases"]) == sorted(ids)
+    assert report["resumed"] == len(before)
+    asked = server.per_tag()
+    tag_of = {case_id: case_id.split("/")[1] for case_id in ids}
+    assert all(asked[tag_of[case_id]] == 1 for case_id in before), asked  # stored before the kill: never asked again
+    twice = [case_id for case_id in ids if asked[tag_of[case_id]] != 1]
+    assert all(asked[tag_of[case_id]] == 2 for case_id in twice), asked
+    assert len(twice) <= 4  # only what was in flight at the kill
+
+
+# --- shards and merge ----------------------------------------------------------------------------
+
+
+def _mixed_set(tmp_path: Path) -> tuple[Path, list[str]]:
+    """30 cases: the model says valid for even tags and rejects odd ones; 6 are decided by the rules."""
+    lines = [_line(f"valid/{tag}", tag) for tag in _tags(24)]
+    lines += [_line(f"undeclared_file/u{n}", f"u{n}", patch=diff("hidden_extra_file.diff"), valid=False,
+                    rule="undeclared_file") for n in range(6)]
+    return _write(tmp_path / "mixed.jsonl", lines), [json.loads(line)["id"] for line in lines]
+
+
+def _even_valid(index: int, tag: str | None) -> _Answer:
+    number = int(tag[1:]) if tag and tag[1:].isdigit() else 0
+    if number % 2:
+        return _Answer(verdict=(False, f"the step is only partly done ({tag})"))
+    return _Answer(verdict=(True, f"the step is done ({tag})"))
+
+
+def _comparable(metrics: Any) -> Any:
+    """Metrics without what depends on timing (latency percentiles)."""
+    if isinstance(metrics, dict):
+        return {k: _comparable(v) for k, v in metrics.items() if "latency" not in k.lower()}
+    if isinstance(metrics, list):
+        return [_comparable(v) for v in metrics]
+    return metrics
+
+
+def test_shards_partition_the_set_and_merge_equals_one_full_run(model, tmp_path: Path, capsys) -> None:
+    server = model(answer=_even_valid)
+    source, ids = _mixed_set(tmp_path)
+    assert _eval(capsys, str(source), "--no-cache", *_flags(server, tmp_path, "full.json"))[0] == 0
+    parts = []
+    for index in (1, 2, 3):
+        code, _, _ = _eval(capsys, str(source), "--no-cache", "--shard", f"{index}/3",
+                           *_flags(server, tmp_path, f"p{index}.json"))
+        assert code == 0
+        parts.append(tmp_path / f"p{index}.json")
+    shards = [[c["id"] for c in _report(part)["cases"]] for part in parts]
+    assert all(shards), shards  # 30 cases: no shard is empty
+    assert sum(len(s) for s in shards) == len(ids)
+    assert set().union(*shards) == set(ids)
+
+    code, _, _ = _eval(capsys, "merge", *map(str, parts), "--out", str(tmp_path / "all.json"))
+
+    assert code == 0
+    full, merged = _report(tmp_path / "full.json"), _report(tmp_path / "all.json")
+    assert _verdicts(merged) == _verdicts(full)
+    assert len({v for v in _verdicts(full).values()}) > 2  # valid, rejected by the model, by the rules
+    assert _comparable(merged["metrics"]) == _comparable(full["metrics"])
+
+
+# --- the verdict cache ---------------------------------------------------------------------------
+
+
+def test_unchanged_rerun_makes_no_model_request_and_no_cache_asks_again(model, tmp_path: Path, capsys) -> None:
+    server = model()
+    source, ids = _model_set(tmp_path, 5)
+    cache = ["--cache", str(tmp_path / "cache.sqlite")]
+    assert _eval(capsys, str(source), *cache, *_flags(server, tmp_path, "first.json"))[0] == 0
+    assert server.count == 5
+    assert not any(c["cached"] for c in _report(tmp_path / "first.json")["cases"])
+
+    assert _eval(capsys, str(source), *cache, *_flags(server, tmp_path, "second.json"))[0] == 0
+    assert server.count == 5
+    second = _report(tmp_path / "second.json")
+    assert all(c["cached"] and c["llmCalls"] == 0 for c in second["cases"])
+    assert _verdicts(second) == _verdicts(_report(tmp_path / "first.json"))
+
+    assert _eval(capsys, str(source), *cache, "--no-cache", *_flags(server, tmp_path, "third.json"))[0] == 0
+    assert server.count == 10
+    assert not any(c["cached"] for c in _report(tmp_path / "third.json")["cases"])
+
+
+def test_llm_unavailable_is_not_cached(model, tmp_path: Path, capsys) -> None:
+    server = model(answer=lambda index, tag: _Answer(500, {"error": {"message": "synthetic outage"}}))
+    source, ids = _model_set(tmp_path, 3)
+    flags = ["--cache", str(tmp_path / "cache.sqlite"), "--retries", "0"]
+    _eval(capsys, str(source), *flags, *_flags(server, tmp_path, "first.json"))
+    assert server.count == 3
+    assert {c["rule"] for c in _report(tmp_path / "first.json")["cases"]} == {"llm_unavailable"}
+
+    _eval(capsys, str(source), *flags, *_flags(server, tmp_path, "second.json"))
+
+    assert server.count == 6
+    assert not any(c["cached"] for c in _report(tmp_path / "second.json")["cases"])
+
+
+@pytest.mark.parametrize("changed", [["--model", "openai/other"], ["--samples", "3"], ["--temperature", "0.5"]],
+                         ids=["model", "samples", "temperature"])
+def test_changed_model_or_prompt_settings_miss_the_cache(model, tmp_path: Path, capsys, changed: list[str]) -> None:
+    server = model()
+    source, ids = _model_set(tmp_path, 3)
+    cache = ["--cache", str(tmp_path / "cache.sqlite")]
+    assert _eval(capsys, str(source), *cache, *_flags(server, tmp_path, "first.json"))[0] == 0
+    assert server.count == 3
+
+    assert _eval(capsys, str(source), *cache, *_flags(server, tmp_path, "second.json"), *changed)[0] == 0
+
+    samples = int(changed[1]) if changed[0] == "--samples" else 1
+    assert server.count == 3 + 3 * samples
+    assert not any(c["cached"] for c in _report(tmp_path / "second.json")["cases"])
+
+
+# --- one shared pause after a 429 ----------------------------------------------------------------
+
+
+def test_a_429_pauses_every_worker_then_all_complete(model, tmp_path: Path, capsys) -> None:
+    def first_is_429(index: int, tag: str | None) -> _Answer:
+        if index == 0:
+            return _Answer(429, {"error": {"message": "synthetic rate limit"}}, headers=(("Retry-After", "1"),))
+        return _Answer()
+
+    server = model(latency=0.3, answer=first_is_429)
+    source, ids = _model_set(tmp_path, 24)
+
+    code, _, _ = _eval(capsys, str(source), "--concurrency", "8", "--no-cache", *_flags(server, tmp_path))
+
+    assert code == 0
+    report = _report(tmp_path / "out.json")
+    assert all(c["valid"] and c["decidedBy"] == "semantic" for c in report["cases"])
+    assert server.count == 25  # every case once, the rate-limited one twice
+    limited = server.seen[0].at
+    later = [s.at - limited for s in server.seen[8:]]  # after the first wave of 8
+    assert min(later) >= 0.9, sorted(later)[:5]  # nobody asked while the provider said wait
+
+
+# --- progress ------------------------------------------------------------------------------------
+
+
+def test_short_run_on_a_non_tty_prints_nothing_to_stderr(model, tmp_path: Path, capsys) -> None:
+    server = model()
+    source, _ = _model_set(tmp_path, 3)
+    code, _, err = _eval(capsys, str(source), "--no-cache", *_flags(server, tmp_path))
+    assert code == 0
+    assert err == ""
+
+
+class _FakeTTY:
+    def __init__(self) -> None:
+        self.written: list[str] = []
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.written.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_progress_on_a_tty_draws_a_bar_with_eta() -> None:
+    stream = _FakeTTY()
+    progress = Progress(4, stream=stream)  # type: ignore[arg-type]
+    for _ in range(4):
+        progress.advance()
+    progress.finish()
+    frames = "".join(stream.written).split("\r")
+    assert frames[0] == ""  # every redraw starts at the line's start
+    assert len(frames[1:]) == 5  # one per case, one at the end
+    assert all(frame.startswith("[") and "ETA" in frame for frame in frames[1:])
+    assert "1/4" in frames[1] and "4/4" in frames[-1]
+    assert frames[-1].endswith("\n")
+
+
+def test_progress_off_a_tty_writes_plain_lines_now_and_then() -> None:
+    stream = io.StringIO()
+    progress = Progress(4, stream=stream, every_seconds=0)
+    progress.advance()
+    progress.finish()
+    text = stream.getvalue()
+    assert "\r" not in text and "[" not in text
+    assert text.startswith("judged 1/4") and "ETA" in text and text.endswith("\n")
+
+
+# --- record and replay ---------------------------------------------------------------------------
+
+
+def test_record_then_replay_offline_gives_the_same_verdicts(model, tmp_path: Path, capsys,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGE_API_KEY", "sk-synthetic-secret-4242")
+    server = model(answer=_even_valid)
+    source, ids = _model_set(tmp_path, 4)
+    cassette = tmp_path / "cassette"
+    flags = _flags(server, tmp_path, "recorded.json")
+    assert _eval(capsys, str(source), "--record", str(cassette), *flags)[0] == 0
+    assert server.count == 4
+    server.close()
+    connects: list[Any] = []
+    blocked_connect = socket.socket.connect
+
+    def counting(sock: socket.socket, address: Any) -> Any:
+        if sock.family != socket.AF_UNIX:
+            connects.append(address)
+        return blocked_connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", counting)
+
+    code, _, _ = _eval(capsys, str(source), "--replay", str(cassette), *_flags(server, tmp_path, "replayed.json"))
+
+    assert code == 0
+    assert connects == []
+    recorded, replayed = _report(tmp_path / "recorded.json"), _report(tmp_path / "replayed.json")
+    assert {v[1] for v in _verdicts(recorded).values()} == {None, "step_not_implemented"}
+    assert _verdicts(replayed) == _verdicts(recorded)
+    setup = (cassette / "recording.json").read_text(encoding="utf-8")
+    assert "sk-synthetic-secret-4242" not in setup and "api_key" not in json.loads(setup)
+    assert "sk-synthetic-secret-4242" not in (cassette / "traffic.yaml").read_text(encoding="utf-8")
+
+
+# --- bad input and refused resumes ---------------------------------------------------------------
+
+
+def test_bad_lines_are_reported_by_number_and_the_rest_runs(model, tmp_path: Path, capsys) -> None:
+    server = model()
+    lines = [_line("valid/a", "a"), _line("valid/b", "b"), '{"id": "broken", "step": ',
+             _line("valid/c", "c"), json.dumps({"id": "extra", "step": {}, "result": {}, "expected": {"valid": True},
+                                                "colour": "red"}),
+             _line("valid/a", "a-again")]
+    source = _write(tmp_path / "bad.jsonl", lines)
+
+    code, out, _ = _eval(capsys, str(source), "--no-cache", *_flags(server, tmp_path))
+
+    assert code == 2
+    report = _report(tmp_path / "out.json")
+    assert [c["id"] for c in report["cases"]] == ["valid/a", "valid/b", "valid/c"]
+    assert server.per_tag() == Counter({"a": 1, "b": 1, "c": 1})
+    assert [b["line"] for b in report["badLines"]] == [3, 5, 6]
+    assert "duplicate" in report["badLines"][2]["problem"]
+    for number in (3, 5, 6):
+        assert f"line {number}" in out
+
+
+def test_resume_with_other_settings_is_refused_in_one_line(model, tmp_path: Path, capsys) -> None:
+    server = model()
+    source, _ = _model_set(tmp_path, 2)
+    assert _eval(capsys, str(source), "--no-cache", "--run-id", "r1", *_flags(server, tmp_path))[0] == 0
+    count = server.count
+
+    code, out, err = _eval(capsys, str(source), "--no-cache", "--resume", "r1", "--temperature", "0.5",
+                           *_flags(server, tmp_path))
+
+    assert code == 2
+    assert out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("judge: --resume r1")
+    assert server.count == count
+
+
+@pytest.mark.parametrize("resume", [["--resume"], ["--resume", "never-ran"]], ids=["latest", "named"])
+def test_resume_with_no_earlier_run_is_refused(tmp_path: Path, capsys, resume: list[str]) -> None:
+    source, _ = _model_set(tmp_path, 2)
+    code, out, err = _eval(capsys, str(source), *resume, "--store", str(tmp_path / "store.sqlite"),
+                           "--out", str(tmp_path / "out.json"))
+    assert code == 2
+    assert out == ""
+    assert len(err.splitlines()) == 1 and err.startswith("judge: --resume")
+    assert not (tmp_path / "out.json").exists()
