@@ -73,6 +73,10 @@ ENV_VARS = {
 }
 
 
+# Settings only code may set (the API): a file or variable in the working directory must not reach them.
+_CODE_ONLY = frozenset({"fence_seed"})
+
+
 def load_config(
     flags: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
@@ -82,6 +86,8 @@ def load_config(
     values: dict[str, Any] = {}
     source: dict[str, str] = {}
     for name, layer in _file_layers(cwd or Path.cwd()):
+        if _CODE_ONLY.intersection(k.replace("-", "_") for k in layer):
+            raise InputError(f"{name}: fence_seed cannot be set in a file (it would make the data fence predictable)")
         _merge(values, source, layer, name)
     env = os.environ if env is None else env
     _merge(values, source, {field: env[var] for var, field in ENV_VARS.items() if env.get(var, "") != ""}, "environment")

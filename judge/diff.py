@@ -186,18 +186,17 @@ _MAIL_FROM = re.compile(r"^From [0-9a-f]{7,40} ")
 
 
 def _blank_email_prose(lines: list[str]) -> list[str]:
-    """A commit message above a mail's first `diff --git` is prose, even a line that looks like a hunk.
-
-    Its lines become blank (line numbers stay true) so the parser never mistakes them for a diff.
-    """
+    """A commit message may quote a hunk header; only those `@@` lines are blanked, so they cannot start
+    a hunk. The message runs from a mail's `From <sha>` line to its `---` separator (or the first
+    `diff --git`); anything else in it stays, so a diff hidden there is still read (and refused)."""
     out: list[str] = []
     in_prose = False
     for line in lines:
         if _MAIL_FROM.match(line):
             in_prose = True
-        elif line.startswith("diff --git "):
+        elif line.rstrip("\r\n") == "---" or line.startswith("diff --git "):
             in_prose = False
-        out.append("\n" if in_prose else line)
+        out.append("\n" if in_prose and line.startswith("@@") else line)
     return out
 
 
@@ -335,6 +334,8 @@ def _file_change(pf, hunks: list[Hunk], lines: list[str]) -> FileChange:
     new_path = None if target == DEV_NULL else target
     if not is_git and len(hunks) == 1:
         old_path, new_path = _plain_diff_creation(hunks[0], old_path, new_path)
+    if is_git:
+        old_path, new_path = _git_names(lines, pf.diff_line_no or 1, old_path, new_path)
     is_copy = any(line.startswith("copy from ") for line in info)
     is_rename = is_git and not is_copy and None not in (old_path, new_path) and old_path != new_path
     if not is_git and old_path is not None and new_path is not None:
@@ -350,6 +351,32 @@ def _file_change(pf, hunks: list[Hunk], lines: list[str]) -> FileChange:
         old_mode=_mode(info, "old mode "),
         new_mode=_mode(info, "new mode "),
     )
+
+
+def _git_names(lines: list[str], start: int, old: str | None, new: str | None) -> tuple[str | None, str | None]:
+    """The names git itself applies: `rename/copy from/to` win over the `diff --git` line, and the
+    `---`/`+++` lines must agree with them. A disagreement is how a patch smuggles a change past
+    a reader that trusts one line while `git apply` trusts another: it is malformed."""
+    header: dict[str, str] = {}
+    for line in lines[start : start + 40]:
+        line = line.rstrip("\r\n")
+        if line.startswith(("@@", "diff --git ")):
+            break
+        for key in ("rename from ", "rename to ", "copy from ", "copy to ", "--- ", "+++ "):
+            if line.startswith(key):
+                header[key] = unquote_git_path(line[len(key) :].split("\t")[0])
+    old = header.get("rename from ", header.get("copy from ", old))
+    new = header.get("rename to ", header.get("copy to ", new))
+    if "--- " in header or "+++ " in header:
+        source, target = _strip_prefixes(header.get("--- ", DEV_NULL), header.get("+++ ", DEV_NULL))
+        for said, named, key in ((source, old, "--- "), (target, new, "+++ ")):
+            if key in header and said != (named if named is not None else DEV_NULL):
+                raise MalformedPatch(
+                    f"the {key.strip()} line names {said!r} but the git header says {named or DEV_NULL!r}: "
+                    "a patch must name each file the same way everywhere",
+                    start,
+                )
+    return old, new
 
 
 def _entry_start(lines: list[str], target_line: int) -> int:

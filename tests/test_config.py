@@ -248,3 +248,14 @@ def test_cli_uses_the_model_from_judge_toml_and_the_flag_wins(cli_case, capsys, 
     assert code == 1, out
     assert json.loads(out)["reason"].startswith("step_not_implemented")
     assert server.count == 1 and server.requests[0].body["model"] == "from-flag"
+
+
+def test_a_config_file_cannot_seed_the_data_fence(tmp_path):
+    """Review finding: a judge.toml in the judged repository could make the fence predictable."""
+    (tmp_path / "judge.toml").write_text("fence_seed = 1\n")
+    with pytest.raises(InputError, match="fence_seed cannot be set in a file"):
+        load_config({}, env={}, cwd=tmp_path)
+
+
+def test_the_environment_cannot_seed_the_data_fence(tmp_path):
+    assert load_config({}, env={"JUDGE_FENCE_SEED": "1"}, cwd=tmp_path).fence_seed is None

@@ -84,8 +84,10 @@ def test_git_cr_read_with_universal_newlines_is_malformed():
 
 def test_git_rename_sample_has_three_renames():
     changes = parse_patch(read("git_rename.diff")).files
+    # The third entry's `rename from/to` lines say onefile -> otherfile while its `diff --git` line says
+    # sub/...: git applies the rename lines, and so does judge.
     assert [(f.old_path, f.new_path) for f in changes] == [
-        ("added", "moved"), ("oldfile", "newfile"), ("sub/onefile", "sub/otherfile")]
+        ("added", "moved"), ("oldfile", "newfile"), ("onefile", "otherfile")]
     assert all(f.is_rename for f in changes)
 
 

@@ -393,3 +393,30 @@ def test_lines_between_file_header_and_first_hunk_are_malformed():
     with pytest.raises(MalformedPatch, match="instead of a hunk header") as raised:
         parse_patch(git_style)
     assert raised.value.line == 5
+
+
+# --- smuggling: what git applies must be what judge reads (review findings) ---------------
+
+
+def test_rename_lines_decide_the_names_as_they_do_for_git():
+    text = ("diff --git a/src/ok.py b/src/new.py\nsimilarity index 100%\n"
+            "rename from vendor/secret.py\nrename to src/new.py\n")
+    (change,) = parse_patch(text).files
+    assert (change.old_path, change.new_path) == ("vendor/secret.py", "src/new.py")
+
+
+def test_file_header_lines_that_disagree_with_the_git_header_are_malformed():
+    text = ("diff --git a/src/ok.py b/src/ok.py\nindex 1..2 100644\n--- a/vendor/secret.py\n+++ b/src/ok.py\n"
+            "@@ -1 +1 @@\n-x\n+y\n")
+    with pytest.raises(MalformedPatch, match="--- line names 'vendor/secret.py'"):
+        parse_patch(text)
+
+
+def test_a_diff_hidden_in_mail_prose_is_not_skipped():
+    text = ("From 1234567 Mon Sep 17 00:00:00 2001\n--- a/vendor/secret.py\n+++ b/vendor/secret.py\n"
+            "@@ -1 +1 @@\n-x\n+PWNED\n" + diff("python_edit.diff"))
+    try:
+        facts = parse_patch(text)
+    except MalformedPatch:
+        return  # refusing the patch is as good as seeing the file
+    assert "vendor/secret.py" in facts.paths

@@ -536,3 +536,22 @@ def test_resume_with_no_earlier_run_is_refused(tmp_path: Path, capsys, resume: l
     assert out == ""
     assert len(err.splitlines()) == 1 and err.startswith("judge: --resume")
     assert not (tmp_path / "out.json").exists()
+
+
+def test_resume_rejudges_a_case_whose_inputs_changed_and_takes_labels_from_the_file(tmp_path, capsys):
+    """Review finding: a stored verdict was reused by id alone, even after the case was edited."""
+    from builders import make_case, run_cli
+
+    step, result = make_case()
+    case = {"id": "c1", "step": step, "result": result, "expected": {"valid": True}}
+    source = tmp_path / "set.jsonl"
+    source.write_text(json.dumps(case) + "\n")
+    common = ["--store", str(tmp_path / "s.sqlite"), "--no-cache", "--out", str(tmp_path / "r.json")]
+    assert run_cli(capsys, "eval", str(source), "--run-id", "r1", *common)[0] == 0
+    edited = dict(case, result=dict(result, filesWritten=[]), expected={"valid": False, "rule": "missing_files_written"})
+    source.write_text(json.dumps(edited) + "\n")
+    assert run_cli(capsys, "eval", str(source), "--resume", "r1", *common)[0] == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    (only,) = report["cases"]
+    assert (only["valid"], only["rule"], only["expectedValid"]) == (False, "missing_files_written", False)
+    assert report["resumed"] == 0

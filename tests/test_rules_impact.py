@@ -81,3 +81,18 @@ def test_one_real_change_among_cosmetic_ones_is_not_superficial():
     patch = diff("python_comment_only.diff") + diff("multi_file.diff").split("diff --git a/src/service.ts")[0].split("diff --git a/src/app.py")[0]
     files = ["src/app.py", "README.md"]
     assert judge.validate(*make_case(patch, filesWritten=files, filesTouched=files)).valid
+
+
+def test_c_continuation_line_starting_with_a_star_is_code():
+    # Review finding: `* factor` continues an expression; it is not inside a block comment.
+    patch = ("--- a/src/calc.c\n+++ b/src/calc.c\n@@ -1,3 +1,3 @@\n int scale(int x, int factor) {\n"
+             "     return x\n-        * factor;\n+        * (factor + 1);\n")
+    files = ["src/calc.c"]
+    assert judge.validate(*make_case(patch, filesWritten=files, filesTouched=files)).valid
+
+
+def test_hunk_that_starts_inside_a_doc_comment_is_still_read_as_comment():
+    patch = ("--- a/src/calc.c\n+++ b/src/calc.c\n@@ -4,3 +4,3 @@\n  * Scale x.\n"
+             "- * Returns the product.\n+ * Returns x times factor.\n  */\n")
+    files = ["src/calc.c"]
+    assert judge.validate(*make_case(patch, filesWritten=files, filesTouched=files)).rule == "superficial_only"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator
 
 from judge.config import JudgeConfig
@@ -50,13 +50,18 @@ async def run_eval(
     order: list[str] = []
     bad: list[BadLine] = []
     records: dict[str, CaseRecord] = {}
+    reused: set[str] = set()
     digest = hashlib.sha256()
     cases = _cases(iter_eval_set(source, shard), order, bad, digest)
 
     async def worker() -> None:
         for case in cases:  # one shared iterator: each case goes to exactly one worker
-            if case.id in done:
-                records[case.id] = done[case.id]
+            stored = done.get(case.id)
+            if stored is not None and stored.inputs_hash == inputs_hash(case):
+                # Same inputs: the stored verdict stands; the labels are the file's, which may have been fixed.
+                records[case.id] = replace(stored, expected_valid=case.expected.valid,
+                                           expected_rule=case.expected.rule, tags=case.tags)
+                reused.add(case.id)
             else:
                 records[case.id] = await judge_case(case, config, cache)
                 if store and run_id:
@@ -71,7 +76,7 @@ async def run_eval(
         records=tuple(records[case_id] for case_id in order),
         bad_lines=tuple(bad),
         set_sha256=digest.hexdigest(),
-        resumed=sum(1 for case_id in order if case_id in done),
+        resumed=len(reused),
         seconds=time.monotonic() - started,
     )
 

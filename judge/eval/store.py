@@ -71,9 +71,10 @@ class RunStore:
         return json.loads(row[0])
 
     def save(self, run_id: str, record: CaseRecord) -> None:
-        """Insert once: a case already stored for this run is never overwritten (a resumed run skips it)."""
+        """Store a case just judged. A resumed run saves only cases it had to judge again: missing ones,
+        and ones whose inputs changed since they were stored (their old row is replaced)."""
         self._db.execute(
-            "INSERT OR IGNORE INTO results VALUES (?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?)",
             (run_id, record.case_id, record.inputs_hash, json.dumps(record.to_json()), time.time()),
         )
 

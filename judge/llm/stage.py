@@ -40,7 +40,7 @@ async def review(ctx: RuleContext, signals: tuple[Finding, ...], config: JudgeCo
         files=files,
         patch=patch_text,
         patch_note=note,
-        signals=[_trusted_text(s) for s in signals] + _facts(ctx),
+        signals=_trusted_signals(signals) + _facts(ctx),
         fence=fence,
     )
     ledger = _Ledger(config.token_budget)
@@ -134,6 +134,17 @@ def _without_rule(reason: str, rule: str) -> str:
         if stripped.startswith(prefix):
             return stripped[len(prefix):].strip()
     return stripped
+
+
+# Signals whose messages judge writes from numbers and file names alone; any other may quote the
+# executor (an evidence file's nodeId, a ledger line) and stays out of the trusted part of the prompt.
+_QUOTE_FREE_SIGNALS = frozenset({"partial_reversal", "superficial_only", "scope_fix_regression"})
+
+
+def _trusted_signals(signals: tuple[Finding, ...]) -> list[str]:
+    shown = [_trusted_text(s) for s in signals if s.rule in _QUOTE_FREE_SIGNALS]
+    others = sorted({s.rule for s in signals if s.rule not in _QUOTE_FREE_SIGNALS})
+    return shown + ([f"other signals (details not shown): {', '.join(others)}"] if others else [])
 
 
 def _trusted_text(signal: Finding) -> str:

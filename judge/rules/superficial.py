@@ -139,7 +139,7 @@ class _State:
 def _side_shape(hunk: Hunk, sign: str, syntax: Syntax) -> str | None:
     """The shape of one side's changed lines, reading its context too; None when it ends inside a string."""
     shapes: list[str] = []
-    state = _State()
+    state = _State(in_block=_opens_inside_block_comment(hunk, sign, syntax))
     for line in hunk.body:
         if line[0] not in (" ", sign):
             continue
@@ -155,12 +155,22 @@ def _side_shape(hunk: Hunk, sign: str, syntax: Syntax) -> str | None:
     return "\n".join(shapes) if syntax.indent_matters or not syntax.knows_tokens else "".join(shapes)
 
 
+def _opens_inside_block_comment(hunk: Hunk, sign: str, syntax: Syntax) -> bool:
+    """The hunk starts inside a /* */ comment when its side closes one (`*/`) before opening any.
+
+    A line that merely starts with `*` proves nothing: `    * factor;` continues a C expression.
+    """
+    if syntax.block_comment is None:
+        return False
+    opener, closer = syntax.block_comment
+    text = "\n".join(line[1:] for line in hunk.body if line[0] in (" ", sign))
+    close = text.find(closer)
+    return close >= 0 and not (0 <= text.find(opener) < close)
+
+
 def _line_shape(line: str, syntax: Syntax, state: _State) -> tuple[str, _State]:
     """The line without comments and insignificant whitespace, and the state it leaves open."""
     in_block, quote = state.in_block, state.quote
-    stripped = line.strip()
-    if syntax.block_comment and not in_block and not quote and (stripped == "*" or stripped.startswith(("* ", "*/"))):
-        in_block = True  # a block comment that opened above the hunk
     out: list[str] = [line[: len(line) - len(line.lstrip())]] if syntax.indent_matters and not quote else []
     first_code = len(line) - len(line.lstrip())
     i, pending_space = 0, False
