@@ -172,13 +172,14 @@ def _is_crlf_transported(text: str) -> bool:
 
 
 def _split_lines(text: str) -> list[str]:
-    """Split on "\\n" only: a CR inside a line (CRLF files, git_cr.diff) is content."""
+    """Lines without their "\\n" (split on "\\n" only: a CR inside a line, as in CRLF files, is content).
+
+    Hunk bodies keep these very string objects, so a big patch is held in memory about once.
+    """
     lines = text.split("\n")
-    last = lines.pop()
-    out = [line + "\n" for line in lines]
-    if last:
-        out.append(last)
-    return out
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 # `From 62ea0ea... Mon Sep 17 00:00:00 2001`: the first line of each mail `git format-patch` writes.
@@ -194,9 +195,9 @@ def _blank_email_prose(lines: list[str]) -> list[str]:
     for line in lines:
         if _MAIL_FROM.match(line):
             in_prose = True
-        elif line.rstrip("\r\n") == "---" or line.startswith("diff --git "):
+        elif line.rstrip("\r") == "---" or line.startswith("diff --git "):
             in_prose = False
-        out.append("\n" if in_prose and line.startswith("@@") else line)
+        out.append("" if in_prose and line.startswith("@@") else line)
     return out
 
 
@@ -210,7 +211,7 @@ class _CountingLines:
     def __iter__(self) -> Iterator[str]:
         for line in self._lines:
             self.count += 1
-            yield line
+            yield line + "\n"
 
 
 def _describe_unidiff_error(message: str, lines: list[str], line_no: int) -> str:
@@ -271,7 +272,7 @@ def _read_hunk(lines: list[str], start: int, header: re.Match[str]) -> tuple[Hun
     added = removed = 0
     index = start + 1
     while (src_left > 0 or tgt_left > 0) and index < len(lines):
-        line = lines[index].rstrip("\n")
+        line = lines[index]
         kind = line[0] if line and line[0] != "\r" else " "
         if kind == "+":
             added += 1
@@ -286,7 +287,7 @@ def _read_hunk(lines: list[str], start: int, header: re.Match[str]) -> tuple[Hun
         if kind != "\\":
             body.append(line)
         index += 1
-    return Hunk(start + 1, lines[start].rstrip("\r\n"), tuple(body), added, removed), index
+    return Hunk(start + 1, lines[start].rstrip("\r"), tuple(body), added, removed), index
 
 
 def _reject_header_debris(lines: list[str], index: int) -> None:
@@ -296,8 +297,8 @@ def _reject_header_debris(lines: list[str], index: int) -> None:
         raise MalformedPatch(f"line {index + 1} {_quote(line)} is not a valid hunk header (@@ -a,b +c,d @@)", index + 1)
     if not (line.startswith("+++ ") and index > 0 and lines[index - 1].startswith("--- ")):
         return
-    following = lines[index + 1] if index + 1 < len(lines) else ""
-    if following and not following.startswith(("@@", "diff ", "--- ", "Index: ")):
+    following = lines[index + 1] if index + 1 < len(lines) else None
+    if following is not None and not following.startswith(("@@", "diff ", "--- ", "Index: ")):
         raise MalformedPatch(
             f"the file header at line {index + 1} {_quote(line)} is followed by {_quote(following)} "
             "instead of a hunk header (@@ -a,b +c,d @@)",
