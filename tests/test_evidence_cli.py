@@ -124,3 +124,33 @@ def test_run_bad_input_is_exit_2_and_writes_nothing(capsys, tmp_path, options, c
     err = usage_error(*run(capsys, "run", *options, "--root", str(root), "--", *command))
     assert message in err
     assert not (root / "artifacts").exists()
+
+
+# --- the contract is checked before the workspace is read ---------------------------------------
+
+
+def test_step_that_breaks_its_contract_is_schema_invalid_not_a_ledger_usage_error(capsys, case, tmp_path):
+    repo, _, result = case
+    step = tmp_path / "no-id.json"
+    step.write_text(json.dumps({k: v for k, v in STEP.items() if k != "id"}), encoding="utf-8")
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text('{"op": "close", "id": "step-1"}\n', encoding="utf-8")
+    code, out, err = run(capsys, "validate", "--step", str(step), "--result", result, "--ledger", str(ledger),
+                         "--repo", str(repo.root), "--base", repo.base)
+    assert (code, json.loads(out)["valid"], err) == (1, False, "")
+    assert json.loads(out)["reason"].startswith("schema_invalid:")
+
+
+def test_patch_with_a_lone_surrogate_is_schema_invalid_not_an_internal_error(capsys, case, tmp_path):
+    repo, step, _ = case
+    result = tmp_path / "surrogate.json"
+    patch = repo.diff(repo.base).replace("raise ValueError(value)", "raise ValueError('\\ud800')")
+    data = {"mode": "apply", "success": True, "patch": patch, "filesWritten": ["src/app.py"],
+            "summary": "parse_port() rejects ports below 1"}
+    result.write_text(json.dumps(data).replace("\\\\ud800", "\\ud800"), encoding="utf-8")
+    assert "\\ud800" in result.read_text(encoding="utf-8")
+    before = snapshot(repo.root)
+    code, out, err = run(capsys, "validate", "--step", step, "--result", str(result), "--repo", str(repo.root),
+                         "--base", repo.base)
+    assert (code, err) == (1, "") and json.loads(out)["reason"].startswith("schema_invalid:")
+    assert snapshot(repo.root) == before

@@ -214,3 +214,44 @@ def test_record_for_another_step(tmp_path):
 def test_record_that_breaks_its_schema_is_schema_invalid():
     verdict = judge.validate(STEP, RESULT, evidence=[{"stepId": "step-1"}])
     assert verdict.rule == "schema_invalid" and "execution-evidence" in verdict.reason
+
+
+# --- status is not hashed: it is derived from what is ------------------------------------------
+
+
+def test_failure_relabelled_success_is_caught(tmp_path):
+    # `status` is outside evidenceHash: flipping it alone keeps the hash valid, so the rule must not trust it.
+    record = _record(tmp_path, "import sys; print('1 failed'); sys.exit(1)").to_json()
+    forged = {**record, "status": "SUCCESS"}
+    verdict = judge.validate(STEP, RESULT, evidence=[forged])
+    assert (verdict.valid, verdict.rule) == (False, "execution_evidence_invalid")
+    message = verdict.findings[0].message
+    assert "status SUCCESS" in message and "exit code is 1" in message and "evidenceHash" in message
+
+
+def test_no_evidence_relabelled_success_is_caught(tmp_path):
+    record = record_execution(["/no/such/program"], step_id="step-1", root=tmp_path).to_json()
+    forged = {**record, "status": "SUCCESS", "error": None}
+    assert judge.validate(STEP, RESULT, evidence=[forged]).rule == "execution_evidence_invalid"
+
+
+def test_timed_out_record_is_a_failure_whatever_its_status_says(tmp_path):
+    record = _record(tmp_path, "pass").to_json()  # exit 0 ...
+    forged = {**record, "timedOut": True, "status": "SUCCESS"}  # ... but killed at the timeout
+    verdict = judge.validate(STEP, RESULT, evidence=[forged])
+    assert verdict.rule == "execution_evidence_invalid" and "timed out" in verdict.findings[0].message
+
+
+def test_success_relabelled_failure_is_invalid_too(tmp_path):
+    record = _record(tmp_path, "pass").to_json()
+    forged = {**record, "status": "FAILURE"}
+    result = {**RESULT, "success": False, "summary": "blocked: the tests fail on main already"}
+    assert judge.validate(STEP, result, evidence=[forged]).rule == "execution_evidence_invalid"
+
+
+def test_timed_out_run_that_exited_0_is_a_failure(tmp_path):
+    # A command may exit 0 just as the timeout fires: the runner calls that FAILURE, and so does the rule.
+    record = _record(tmp_path, "pass").to_json()
+    timed_out = {**record, "timedOut": True, "status": "FAILURE"}
+    verdict = judge.validate(STEP, RESULT, evidence=[timed_out])
+    assert verdict.rule == "execution_failed" and "timed out" in verdict.reason

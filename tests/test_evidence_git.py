@@ -232,3 +232,71 @@ def test_existing_stash_and_branches_are_untouched(repo):
     before = snapshot(repo.root)
     assert "someone's work" in before.stash and "refs/heads/feature" in before.refs
     assert facts(repo, repo.diff()).changed == ("README.md",)
+
+
+# --- executor-controlled git state cannot hide a change -----------------------------------------
+# The executor can write .git (index flags, info/exclude, config): git status honours all of it.
+
+
+@pytest.mark.parametrize("flag", ["--skip-worktree", "--assume-unchanged"])
+def test_index_flags_do_not_hide_an_edit(repo, flag):
+    repo.write({"src/app.py": APP_FIXED})
+    git(repo.root, "update-index", flag, "src/app.py")
+    assert "src/app.py" not in git(repo.root, "status", "--porcelain")  # plain git status is blind to it
+    got = facts(repo)
+    assert got.changed == ("src/app.py",) and got.where("src/app.py").startswith("unstaged")
+
+
+def test_skip_worktree_does_not_hide_a_deletion(repo):
+    git(repo.root, "update-index", "--skip-worktree", "README.md")
+    (repo.root / "README.md").unlink()
+    assert facts(repo).changed == ("README.md",)
+
+
+def test_info_exclude_does_not_hide_a_new_file(repo):
+    repo.write({"src/backdoor.py": "import os\n"})
+    (repo.root / ".git" / "info" / "exclude").write_text("src/backdoor.py\n", encoding="utf-8")
+    got = facts(repo)
+    assert got.untracked == ("src/backdoor.py",) and got.where("src/backdoor.py").startswith("untracked")
+
+
+def test_core_excludes_file_does_not_hide_a_new_file(repo, tmp_path):
+    excludes = tmp_path / "global-excludes"
+    excludes.write_text("*.py\n", encoding="utf-8")
+    git(repo.root, "config", "core.excludesFile", str(excludes))
+    repo.write({"src/backdoor.py": "import os\n"})
+    assert facts(repo).untracked == ("src/backdoor.py",)
+
+
+def test_committed_gitignore_still_counts(repo):
+    repo.write({"build/out.bin": "x", "src/backdoor.py": "import os\n"})
+    assert facts(repo).untracked == ("src/backdoor.py",)
+
+
+@pytest.mark.parametrize("folder", ["src", "evil"], ids=["tracked-folder", "new-folder"])
+def test_new_gitignore_that_ignores_itself_is_reported(repo, folder):
+    repo.write({f"{folder}/.gitignore": "*\n", f"{folder}/backdoor.py": "import os\n"})
+    got = facts(repo)
+    assert f"{folder}/.gitignore" in got.untracked and f"{folder}/.gitignore" in got.hidden
+
+
+def test_stat_identical_edit_with_forgiving_stat_config_is_seen(repo):
+    # Same size, same mtime, and config telling git to trust both: only the content differs.
+    path = repo.root / "src" / "app.py"
+    old = 1_600_000_000
+    os.utime(path, (old, old))
+    git(repo.root, "update-index", "--refresh")  # the index records the old stat data (what an executor could forge)
+    git(repo.root, "config", "core.trustctime", "false")
+    git(repo.root, "config", "core.checkStat", "minimal")
+    path.write_text(APP.replace("int", "hex"), encoding="utf-8")
+    os.utime(path, (old, old))
+    assert "src/app.py" not in git(repo.root, "status", "--porcelain")
+    assert facts(repo).changed == ("src/app.py",)
+
+
+def test_patch_with_a_lone_surrogate_does_not_apply_and_never_raises(repo):
+    # gather_workspace takes raw dicts, so no contract stage stands between such a patch and git apply.
+    repo.write({"src/app.py": APP_FIXED})
+    patch = repo.diff().replace("raise ValueError(value)", "raise ValueError('\ud800')")
+    error = facts(repo, patch).patch_error
+    assert error is not None and "not valid UTF-8" in error and "\\ud800" in error

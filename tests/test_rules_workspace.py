@@ -208,6 +208,22 @@ def test_hidden_staged_deletion(repo):
     assert verdict.rule == "changed_but_unclaimed" and "README.md (staged)" in verdict.reason
 
 
+def test_index_flags_and_info_exclude_do_not_blind_the_check(repo):
+    # The executor controls .git: it marks an edited file skip-worktree and lists a new one in info/exclude.
+    repo.write({"vendor/secret.py": "KEY = 1\n"})
+    repo.commit("vendor")
+    repo.base = repo.head()
+    repo.write({"src/app.py": APP_FIXED})
+    result = result_for(repo, ["src/app.py"])
+    repo.write({"vendor/secret.py": "KEY = 2\n", "src/backdoor.py": "import os\n"})
+    git(repo.root, "update-index", "--skip-worktree", "vendor/secret.py")
+    (repo.root / ".git" / "info" / "exclude").write_text("src/backdoor.py\n", encoding="utf-8")
+    verdict = check(repo, result)
+    assert (verdict.valid, verdict.rule) == (False, "changed_but_unclaimed")
+    assert verdict.findings[0].files == ("src/backdoor.py", "vendor/secret.py")
+    assert "git status" in verdict.reason  # says why a plain `git status` did not show them
+
+
 def test_extra_claimed_file_in_files_written_and_patch(repo):
     repo.write({"src/app.py": APP_FIXED, "src/util.py": "X = 2\n"})
     result = result_for(repo, ["src/app.py", "src/util.py"])

@@ -28,16 +28,27 @@ def add_workspace_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def workspace_inputs(args: argparse.Namespace, step: Any, result: Any) -> tuple[Any, tuple]:
-    """(WorkspaceFacts or None, execution evidence records) for validate; InputError on bad input."""
+    """(WorkspaceFacts or None, execution evidence records) for validate; InputError on bad input.
+
+    The workspace is read only for a step and result that keep their contract: one that breaks it
+    gets validate's schema_invalid verdict (exit 1), as through the API, never a usage error that
+    its missing or malformed fields caused while reading git or the ledger.
+    """
+    from judge.contract import ContractViolation, parse_result, parse_step
     from judge.evidence.workspace import Workspace, gather_workspace
 
     if (args.repo is None) != (args.base is None):
         raise InputError("--repo and --base go together: give the repository and the commit the step started from")
-    facts = None
-    if args.repo is not None or args.ledger is not None:
-        workspace = Workspace(args.repo, args.base, args.ledger, args.ledger_op, args.ledger_id)
-        facts = gather_workspace(workspace, step, result)
-    return facts, tuple(_read_evidence(path) for path in args.evidence)
+    evidence = tuple(_read_evidence(path) for path in args.evidence)
+    if args.repo is None and args.ledger is None:
+        return None, evidence
+    try:
+        parse_step(step)
+        parse_result(result)
+    except ContractViolation:
+        return None, evidence  # validate's contract stage gives the verdict before it would look at the workspace
+    workspace = Workspace(args.repo, args.base, args.ledger, args.ledger_op, args.ledger_id)
+    return gather_workspace(workspace, step, result), evidence
 
 
 def _read_evidence(path: str) -> Any:

@@ -22,7 +22,8 @@ from judge.errors import InputError
 from judge.models import ExecutionEvidence
 
 __all__ = [
-    "DEFAULT_LIMIT", "DEFAULT_TIMEOUT_S", "TRUNCATED", "check_run_inputs", "evidence_hash", "run_command", "truncate_output",
+    "DEFAULT_LIMIT", "DEFAULT_TIMEOUT_S", "TRUNCATED", "check_run_inputs", "derived_status", "evidence_hash", "run_command",
+    "truncate_output",
 ]
 
 DEFAULT_LIMIT = 64 * 1024  # bytes kept per stream
@@ -44,6 +45,17 @@ def evidence_hash(command: Sequence[str], stdout: str, stderr: str, exit_code: i
     """sha256 over command, stdout, stderr and exit code, encoded as one JSON array so no two inputs collide."""
     canonical = json.dumps([list(command), stdout, stderr, exit_code], ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def derived_status(exit_code: int | None, timed_out: bool, error: str | None) -> str:
+    """The status a record's facts mean: NO_EVIDENCE (not started), SUCCESS (exit 0 in time), else FAILURE.
+
+    ``status`` is outside ``evidenceHash``, so a reader derives it from exitCode (hashed) and
+    timedOut/error instead of trusting it.
+    """
+    if error is not None:
+        return "NO_EVIDENCE"
+    return "SUCCESS" if exit_code == 0 and not timed_out else "FAILURE"
 
 
 def check_run_inputs(command: Sequence[str], timeout: float, limit: int) -> list[str]:
@@ -143,10 +155,7 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 def _record(argv, step_id, run_id, start, exit_code, captures, *, timed_out, error=None) -> ExecutionEvidence:
     (started_at, started), (out, err) = start, captures
     stdout, stderr = out.text(), err.text()
-    if error is not None:
-        status = "NO_EVIDENCE"
-    else:
-        status = "SUCCESS" if exit_code == 0 and not timed_out else "FAILURE"
+    status = derived_status(exit_code, timed_out, error)
     return ExecutionEvidence.model_validate({
         "version": 1, "stepId": step_id, "runId": run_id, "command": argv, "exitCode": exit_code,
         "stdout": stdout, "stderr": stderr, "stdoutBytes": out.total, "stderrBytes": err.total,

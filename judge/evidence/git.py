@@ -5,6 +5,13 @@ Nothing here writes to the repository. Every command runs with GIT_OPTIONAL_LOCK
 the base tree into a throwaway index (GIT_INDEX_FILE in a temporary directory) and runs
 `git apply --check --cached` against it, which reads blobs and writes nothing. The user's
 worktree, index, refs and stash are left exactly as they were.
+
+The executor can write .git too, so what `git status` shows is only a lower bound: the index's
+skip-worktree and assume-unchanged flags, its cached stat data, .git/info/exclude and
+core.excludesFile all hide changes from it. A second pass trusts none of them: it reads HEAD's
+tree into a throwaway index (no flags, no stat data, so every file's content is hashed),
+compares the work tree with it, and lists untracked files with only the .gitignore files as
+exclude rules. What that pass finds and status did not is reported too, marked ``hidden``.
 """
 
 from __future__ import annotations
@@ -27,6 +34,14 @@ _TIMEOUT_S = 120
 _BINARY_PLACEHOLDER = re.compile(r"(?m)^Binary files .* differ$")
 # fsmonitor is a command from the repository's config: an executor could plant one, so it stays off.
 _SAFE_CONFIG = ("-c", "core.fsmonitor=false")
+# The throwaway-index pass: no sparse checkout, no split index (it would write sharedindex files
+# into .git), no untracked cache, and stat data compared in full.
+_FRESH_CONFIG = (
+    "-c", "core.sparseCheckout=false", "-c", "index.sparse=false", "-c", "core.splitIndex=false",
+    "-c", "core.untrackedCache=false", "-c", "core.ignoreStat=false", "-c", "core.checkStat=default",
+    "-c", "core.trustctime=true",
+)
+_GITIGNORE = ".gitignore"
 
 
 @dataclass(frozen=True)
@@ -39,8 +54,9 @@ class GitFacts:
     committed: tuple[str, ...]  # base..HEAD, tree to tree
     staged: tuple[str, ...]  # HEAD..index
     unstaged: tuple[str, ...]  # index..work tree
-    untracked: tuple[str, ...]  # not ignored
+    untracked: tuple[str, ...]  # not ignored by a .gitignore (.git/info/exclude and core.excludesFile do not count)
     patch_error: str | None = None  # why the result's patch does not apply to base; None if it does or there is none
+    hidden: tuple[str, ...] = ()  # changed, but plain `git status` does not show it (index flags, stat data, excludes)
 
     @property
     def changed(self) -> tuple[str, ...]:
@@ -50,7 +66,7 @@ class GitFacts:
         """``committed``, ``staged``, ``unstaged`` or ``untracked``: the first place the change shows."""
         for name in ("committed", "staged", "unstaged", "untracked"):
             if path in getattr(self, name):
-                return name
+                return f"{name}, hidden from plain git status" if path in self.hidden else name
         return "unchanged"
 
 
@@ -61,8 +77,15 @@ def read_git_facts(repo: str | os.PathLike[str], base: str, patch: str | None = 
     head = _try(root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
     committed = _tree_diff(root, base_id, head) if head else ()
     staged, unstaged, untracked = _status(root)
+    seen = set(staged + unstaged + untracked)
+    worktree, others = _untrusting_status(root, head)
+    hidden_unstaged = [path for path in worktree if path not in seen]
+    hidden_untracked = [path for path in others if path not in seen]
+    unstaged = tuple(sorted(set(unstaged + tuple(hidden_unstaged))))
+    untracked = tuple(sorted(set(untracked + tuple(hidden_untracked))))
     patch_error = _patch_error(root, base_id, patch) if patch and patch.strip() else None
-    return GitFacts(str(root), base_id, head, committed, staged, unstaged, untracked, patch_error)
+    return GitFacts(str(root), base_id, head, committed, staged, unstaged, untracked, patch_error,
+                    tuple(sorted(set(hidden_unstaged + hidden_untracked))))
 
 
 def tracked_at(root: str, base: str, path: str) -> bool:
@@ -116,12 +139,40 @@ def _status(root: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...
     return _paths(staged), _paths(unstaged), _paths(untracked)
 
 
+def _untrusting_status(root: str, head: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(work-tree paths that differ from HEAD, untracked paths), read against a throwaway index of HEAD.
+
+    Nothing the executor could have set in .git is trusted: no index flags or stat data (the
+    fresh index has none, so every file's content is hashed), and of the exclude rules only
+    .gitignore files count. A .gitignore that git ignores (one that ignores itself) is listed:
+    it is a change like any other.
+    """
+    with tempfile.TemporaryDirectory(prefix="judge-status-") as scratch:
+        env = {"GIT_INDEX_FILE": os.path.join(scratch, "index")}
+        if head:
+            _git(root, *_FRESH_CONFIG, "read-tree", head, env=env)
+        # Records the stat data of files whose content matches HEAD (in the throwaway index only);
+        # exit 1 just means some differ.
+        _run(_command(root, *_FRESH_CONFIG, "update-index", "-q", "--refresh"), None, env)
+        worktree = _git(root, *_FRESH_CONFIG, "diff-files", "-z", "--name-only", "--no-renames",
+                        "--ignore-submodules=none", env=env).stdout
+        others = _git(root, *_FRESH_CONFIG, "ls-files", "-z", "--others",
+                      f"--exclude-per-directory={_GITIGNORE}", env=env).stdout
+        ignored = _git(root, *_FRESH_CONFIG, "ls-files", "-z", "--others", "--ignored", "--directory",
+                       f"--exclude-per-directory={_GITIGNORE}", env=env).stdout
+    planted = [p for p in ignored.split(b"\0") if p == _GITIGNORE.encode() or p.endswith(b"/" + _GITIGNORE.encode())]
+    return _paths(worktree.split(b"\0")), _paths(others.split(b"\0") + planted)
+
+
 def _patch_error(root: str, base: str, patch: str) -> str | None:
     """Why ``patch`` does not apply to ``base``, checked in a throwaway index; None when it applies."""
     text = _without_binary_placeholders(undo_transport_crlf(patch))
     if not text.strip():
         return None
-    data = text.encode("utf-8", "surrogateescape")
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:  # a lone surrogate such as \ud800: no bytes on disk can match it
+        return f"the patch holds {text[exc.start]!r} at character {exc.start}, which is not valid UTF-8 text"
     with tempfile.TemporaryDirectory(prefix="judge-apply-") as scratch:
         env = {"GIT_INDEX_FILE": os.path.join(scratch, "index")}
         _git(root, "read-tree", base, env=env)
@@ -149,7 +200,8 @@ def _without_binary_placeholders(patch: str) -> str:
 def _git(root: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     proc = _run(_command(root, *args), None, env)
     if proc.returncode != 0:
-        raise InputError(f"--repo {root}: git {args[0]} failed ({_first_line(proc.stderr)})")
+        name = next((a for a, before in zip(args, ("", *args)) if a != "-c" and before != "-c"), "")
+        raise InputError(f"--repo {root}: git {name} failed ({_first_line(proc.stderr)})")
     return proc
 
 

@@ -1,11 +1,17 @@
-"""Seed 001: attached execution evidence must be intact, about this step, and agree with a claimed success."""
+"""Seed 001: attached execution evidence must be intact, about this step, and agree with a claimed success.
+
+Only command, stdout, stderr and exitCode are hashed, so a record's ``status`` is never trusted:
+success is read from exitCode (hashed), timedOut and error, and a status that disagrees with
+them makes the record invalid. The hash is unkeyed: it catches accidental and naive edits, not
+a forger who recomputes it.
+"""
 
 from __future__ import annotations
 
 import shlex
 from typing import Iterator
 
-from judge.evidence.execution import evidence_hash
+from judge.evidence.execution import derived_status, evidence_hash
 from judge.models import ExecutionEvidence
 from judge.rules.context import RuleContext
 from judge.verdict import Finding
@@ -30,7 +36,7 @@ def execution_failed(ctx: RuleContext) -> Iterator[Finding]:
     if not ctx.result.success:
         return
     for record in ctx.executions:
-        if record.status == "SUCCESS" or _problem(record, ctx.step.id):
+        if _status(record) == "SUCCESS" or _problem(record, ctx.step.id):
             continue
         yield Finding(
             rule="execution_failed",
@@ -44,13 +50,29 @@ def _problem(record: ExecutionEvidence, step_id: str) -> str | None:
     expected = evidence_hash(record.command, record.stdout, record.stderr, record.exit_code)
     if record.evidence_hash != expected:
         return "does not match its evidenceHash: its command, output or exit code was edited"
+    status = _status(record)
+    if record.status != status:
+        return (f"says status {record.status} but {_why(record)}, which means {status} "
+                "(status is not covered by evidenceHash, so it is read from the exit code)")
     if record.step_id != step_id:
         return f"is for step {record.step_id!r}, not this step {step_id!r}"
     return None
 
 
+def _status(record: ExecutionEvidence) -> str:
+    return derived_status(record.exit_code, record.timed_out, record.error)
+
+
+def _why(record: ExecutionEvidence) -> str:
+    if record.error is not None:
+        return f"it records that the command could not be run ({record.error[:100]})"
+    if record.timed_out:
+        return f"it timed out (exit code {record.exit_code})"
+    return f"its exit code is {record.exit_code}" if record.exit_code is not None else "it has no exit code"
+
+
 def _outcome(record: ExecutionEvidence) -> str:
-    if record.status == "NO_EVIDENCE":
+    if _status(record) == "NO_EVIDENCE":
         return f"could not be run ({record.error or 'no reason recorded'})"
     if record.timed_out:
         return f"timed out after {record.duration_seconds:g} s"
