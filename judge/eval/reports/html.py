@@ -121,9 +121,10 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin:
 h1 { font-size: 1.5rem; margin: 0.2rem 0; } h2 { font-size: 1.15rem; margin: 1.6rem 0 0.6rem; }
 [hidden] { display: none !important; }
 .muted { color: var(--muted); }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 0.6rem; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 0.6rem; align-items: start; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 0.5rem 0.7rem; background: var(--bg); }
 .card .label { color: var(--muted); font-size: 0.8rem; } .card .value { font-size: 1.2rem; font-weight: 600; }
+.card .note { color: var(--muted); font-size: 0.75rem; }
 table { border-collapse: collapse; } th, td { border: 1px solid var(--line); padding: 0.35rem 0.6rem; text-align: left; vertical-align: top; }
 .confusion td { text-align: right; font-size: 1.2rem; min-width: 7rem; font-variant-numeric: tabular-nums; }
 .confusion td.ok { color: var(--ok); } .confusion td.bad { color: var(--bad); }
@@ -176,7 +177,10 @@ _SCRIPT = """
     cards.forEach(function (card) {
       var node = el("div", null, "card");
       node.appendChild(el("div", card[0], "label"));
-      node.appendChild(el("div", card[1], "value"));
+      // "n/a (why)": the figure stays large, the why stays small.
+      var split = /^(n\/a) \((.*)\)$/.exec(card[1] || "");
+      node.appendChild(el("div", split ? split[1] : card[1], "value"));
+      if (split) { node.appendChild(el("div", split[2], "note")); }
       box.appendChild(node);
     });
     var llm = m.llm || {}, lat = m.latencyMs || {}, tok = m.tokens || {};
