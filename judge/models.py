@@ -73,16 +73,19 @@ class VerdictContract(BaseModel):
 
 
 class Expected(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     valid: StrictBool
     rule: Optional[StrictStr] = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
 
 
 class EvalCase(BaseModel):
-    """One labelled case; step and result stay raw dicts because a case may hold bad input on purpose."""
+    """One labelled case; step and result stay raw dicts because a case may hold bad input on purpose.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Other keys (a source repository, a commit) are ignored: sets built elsewhere carry their own metadata.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     id: StrictStr = Field(min_length=1)
     step: dict

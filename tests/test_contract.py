@@ -113,12 +113,12 @@ CASE_CASES = {
     "missing-result": ({k: v for k, v in CASE.items() if k != "result"}, False),
     "step-not-object": ({**CASE, "step": []}, False),
     "expected-missing-valid": ({**CASE, "expected": {"rule": "x"}}, False),
-    "expected-extra-key": ({**CASE, "expected": {"valid": True, "why": "x"}}, False),
+    "expected-extra-key": ({**CASE, "expected": {"valid": True, "why": "x"}}, True),  # metadata is ignored
     "rule-bad-pattern": ({**CASE, "expected": {"valid": False, "rule": "Undeclared-File"}}, False),
     "tags-number-item": ({**CASE, "tags": ["a", 1]}, False),
     "tags-null": ({**CASE, "tags": None}, False),
     "notes-null": ({**CASE, "notes": None}, True),
-    "extra-top-level-key": ({**CASE, "verdict": {}}, False),
+    "extra-top-level-key": ({**CASE, "source": {"repo": "x/y", "commit": "abc"}}, True),  # metadata is ignored
 }
 
 EVIDENCE_FILE = {"version": 1, "nodeId": "step-1", "timestamp": "2026-02-07T16:00:00.000Z", "summary": "Deployed"}
@@ -284,11 +284,11 @@ def test_parse_returns_models_with_aliases_resolved():
         (parse_step, {**STEP, "mode": HUGE}),
         (parse_step, {**STEP, "id": HUGE}),
         (parse_step, {**STEP, "allowedFiles": {HUGE: 1}}),
-        (parse_eval_case, {**CASE, HUGE: 1}),
+        (parse_eval_case, {**CASE, "tags": {HUGE: 1}}),
         (parse_eval_case, {**CASE, "expected": {"valid": True, "rule": HUGE.upper()}}),
     ],
     ids=["bool-as-huge-string", "array-with-huge-item", "huge-summary", "huge-string-result", "huge-enum-value",
-         "huge-id", "huge-key-in-wrong-type", "huge-extra-key", "huge-pattern-mismatch"],
+         "huge-id", "huge-key-in-wrong-type", "huge-key-in-wrong-tags", "huge-pattern-mismatch"],
 )
 def test_violation_message_stays_short_for_a_huge_value(parse, data):
     error = _violation(parse, data)
