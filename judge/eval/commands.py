@@ -44,12 +44,14 @@ def add_eval_commands(commands: Any, add_model_flags: Callable[[argparse.Argumen
     add_model_flags(evaluate)
     evaluate.set_defaults(run=lambda args: _run(args, config_of(args), write))
 
-    merge = commands.add_parser("eval-merge", help=argparse.SUPPRESS)
+    merge = commands.add_parser("eval-merge", prog="judge eval merge",
+                                help="written `judge eval merge`: join shards' JSON reports into one")
     merge.add_argument("parts", nargs="+", metavar="REPORT.json", help="JSON reports of shards of one set")
     _add_report_flags(merge, default_out=None)
     merge.set_defaults(run=lambda args: _merge(args, write))
 
-    compare = commands.add_parser("eval-compare", help=argparse.SUPPRESS)
+    compare = commands.add_parser("eval-compare", prog="judge eval compare",
+                                  help="written `judge eval compare`: metric deltas and flipped cases of two runs")
     compare.add_argument("base", metavar="RUN_A.json")
     compare.add_argument("head", metavar="RUN_B.json")
     _add_threshold_flags(compare)
