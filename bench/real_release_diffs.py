@@ -96,6 +96,9 @@ def main() -> int:
     args = parser.parse_args()
     if len(args.sdists) % 2:
         parser.error("give sdists in OLD NEW pairs")
+    missing = [str(p) for p in args.sdists if not p.is_file()]
+    if missing:
+        parser.error(f"no such sdist: {', '.join(missing)}")
     rejected: collections.Counter[str] = collections.Counter()
     examples: list[str] = []
     total = 0
