@@ -96,3 +96,17 @@ def test_hunk_that_starts_inside_a_doc_comment_is_still_read_as_comment():
              "- * Returns the product.\n+ * Returns x times factor.\n  */\n")
     files = ["src/calc.c"]
     assert judge.validate(*make_case(patch, filesWritten=files, filesTouched=files)).rule == "superficial_only"
+
+
+@pytest.mark.parametrize("description", ["Fix the typo in the comment of parse_port()", "nit: tidy the header",
+                                         "Explain why parse_port() clamps", "Remove trailing whitespace"])
+def test_steps_that_ask_for_words_not_code_only_signal(description):
+    step, result = make_case(diff("python_comment_only.diff"), step={"description": description})
+    assert judge.validate(step, result).valid
+
+
+@pytest.mark.parametrize("description", ["Add an X-Request-Id header to every response", "Format dates as ISO 8601",
+                                         "Add a note field to the User model", "Strip the trailing slash from URLs"])
+def test_behaviour_steps_that_share_a_cosmetic_word_still_reject_cosmetic_patches(description):
+    step, result = make_case(diff("python_comment_only.diff"), step={"description": description})
+    assert judge.validate(step, result).rule == "superficial_only"

@@ -13,13 +13,16 @@ from judge.verdict import Finding
 __all__ = ["zero_impact", "superficial_only", "ASKS_FOR_COSMETICS"]
 
 # A step that asks for cosmetics may be done by cosmetic edits alone; the rule then only signals.
+# Words that also name behaviour ("header", "format dates", "tabs", "note") are left out on purpose:
+# a step about an HTTP header answered by whitespace must still be rejected.
 ASKS_FOR_COSMETICS = re.compile(
-    r"comment|docstring|doc string|jsdoc|javadoc|whitespace|white space|indent|format|reformat|typo|spelling|"
-    r"spacing|tabs?\b|trailing|blank line|newline|lint|style|prettier|black\b|license|copyright|header|"
+    r"comment|docstring|doc string|jsdoc|javadoc|whitespace|white space|indent|reformat|formatting|formatter|"
+    r"format (the )?(code|files?|sources?|imports|modules?|with)|^style\b|typo|spelling|"
+    r"spacing|trailing whitespace|trailing spaces?|blank line|newline at|lint|code style|prettier|black\b|license|copyright|"
     r"todo|fixme|annotat|pragma|noqa|cosmetic|clean ?up|tidy|documentation|\bdocs?\b|clarify|wording|grammar|"
     r"reword|rephrase|dead code|commented|readme|changelog|ruff|isort|pre-commit|autopep8|pep ?8|flake8|yapf|"
-    r"fmt|eslint|stylelint|rubocop|empty line|spaces",
-    re.IGNORECASE,
+    r"fmt|eslint|stylelint|rubocop|empty line|explain why|\bnits?\b|reflow|line wrap|\beol\b|end of file",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 
