@@ -44,7 +44,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import judge  # noqa: E402
-from judge.diff import parse_patch  # noqa: E402
+from judge.patch.parse import parse_patch  # noqa: E402
 from tests.builders import diff, make_case  # noqa: E402
 
 MB = 1024 * 1024
@@ -368,7 +368,7 @@ def judge_command() -> list[str]:
     found = shutil.which("judge")
     if found:
         return [found]
-    return [sys.executable, "-c", "import sys; from judge.cli import main; sys.exit(main())"]
+    return [sys.executable, "-c", "import sys; from judge.cli.main import main; sys.exit(main())"]
 
 
 def _maxrss_bytes(value: int) -> int:
@@ -421,7 +421,7 @@ def profile_big(step: dict, result: dict, top: int = 5) -> dict:
 
     # Snapshot at the end of parse_patch's hunk walk, when the split lines, unidiff's PatchSet and the
     # collected hunks are all alive: the likely peak. Hooked from outside, judge/ is not modified.
-    import judge.diff as diff_module
+    import judge.patch.parse as diff_module
 
     original = diff_module._collect_hunks
     snapshots = []
@@ -456,8 +456,8 @@ def profile_big(step: dict, result: dict, top: int = 5) -> dict:
 _COLD_SPLIT = (
     "import time; t0 = time.perf_counter()\n"
     "import sys, io, contextlib\n"
-    "from judge.cli import main\n"
-    "import judge.pipeline, judge.inputs\n"
+    "from judge.cli.main import main\n"
+    "import judge.pipeline, judge.contract.jsonio\n"
     "t1 = time.perf_counter()\n"
     "with contextlib.redirect_stdout(io.StringIO()):\n"
     "    rc = main(sys.argv[1:])\n"
@@ -474,7 +474,7 @@ def profile_cold_start(cold_args: list[str], runs: int, top: int = 5) -> dict:
                              check=True).stdout.split()
         imports.append(float(out[0]))
         first.append(float(out[1]))
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "from judge.cli import main; import judge.pipeline"],
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "from judge.cli.main import main; import judge.pipeline"],
                           capture_output=True, text=True, check=True)
     rows = []
     for line in proc.stderr.splitlines():
@@ -500,8 +500,8 @@ def _cold_cprofile(cold_args: list[str], top: int) -> str:
     """cProfile of the first validate in a fresh interpreter (imports excluded), by cumulative time."""
     code = (
         "import cProfile, pstats, sys, io, contextlib\n"
-        "from judge.cli import main\n"
-        "import judge.pipeline, judge.inputs\n"
+        "from judge.cli.main import main\n"
+        "import judge.pipeline, judge.contract.jsonio\n"
         "p = cProfile.Profile()\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    p.enable(); main(sys.argv[1:]); p.disable()\n"

@@ -164,13 +164,13 @@ def write_set(path: Path, count: int) -> Path:
 
 def judge_eval(work: Path, cases: Path, api_base: str, name: str, *extra: str,
                profile: Path | None = None) -> list[str]:
-    code = _PROFILED.format(out=str(profile)) if profile else "import sys; from judge.cli import main; sys.exit(main())"
+    code = _PROFILED.format(out=str(profile)) if profile else "import sys; from judge.cli.main import main; sys.exit(main())"
     return [sys.executable, "-c", code, "eval", str(cases), "--concurrency", str(CONCURRENCY),
             "--model", "openai/bench", "--api-base", api_base, "--output-mode", "none",
             "--store", str(work / f"{name}.sqlite"), "--out", str(work / f"{name}.json"), *extra]
 
 
-_PROFILED = ("import cProfile, sys; from judge.cli import main; p = cProfile.Profile(); p.enable(); rc = main(); "
+_PROFILED = ("import cProfile, sys; from judge.cli.main import main; p = cProfile.Profile(); p.enable(); rc = main(); "
              "p.disable(); p.dump_stats({out!r}); sys.exit(rc)")
 
 

@@ -1,32 +1,59 @@
-"""judge: decide whether a coding agent really did the plan step it was asked to do."""
+"""judge: decide whether a coding agent really did the plan step it was asked to do.
 
-from judge.config import JudgeConfig
-from judge.errors import InputError, JudgeError
-from judge.evidence import EMPTY_TREE, Workspace, WorkspaceFacts, evidence_hash, gather_workspace, record_execution
-from judge.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step
-from judge.pipeline import avalidate, validate
-from judge.verdict import Finding, StageReport, Verdict
-from judge.version import __version__
+Re-exports only, loaded on first use (PEP 562): `import judge` costs nothing until a name is used.
+"""
 
-__all__ = [
-    "EMPTY_TREE",
-    "EvalCase",
-    "EvidenceFile",
-    "ExecuteStepResult",
-    "ExecutionEvidence",
-    "Finding",
-    "InputError",
-    "JudgeConfig",
-    "JudgeError",
-    "StageReport",
-    "Step",
-    "Verdict",
-    "Workspace",
-    "WorkspaceFacts",
-    "__version__",
-    "avalidate",
-    "evidence_hash",
-    "gather_workspace",
-    "record_execution",
-    "validate",
-]
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_HOMES = {
+    "validate": "judge.pipeline",
+    "avalidate": "judge.pipeline",
+    "Verdict": "judge.verdict",
+    "Finding": "judge.verdict",
+    "StageReport": "judge.verdict",
+    "JudgeConfig": "judge.config",
+    "Workspace": "judge.workspace.facts",
+    "EMPTY_TREE": "judge.workspace.git",
+    "record_execution": "judge.runs.artifacts",
+    "evidence_hash": "judge.runs.record",
+    "Step": "judge.contract.models",
+    "ExecuteStepResult": "judge.contract.models",
+    "ExecutionEvidence": "judge.contract.models",
+    "EvidenceFile": "judge.contract.models",
+    "EvalCase": "judge.contract.models",
+    "JudgeError": "judge.errors",
+    "InputError": "judge.errors",
+    "ContractViolation": "judge.errors",
+    "MalformedPatch": "judge.errors",
+    "__version__": "judge.version",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'judge' has no attribute {name!r}")
+    value = getattr(import_module(_HOMES[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))
+
+
+if TYPE_CHECKING:  # for type checkers and editors; never executed
+    from judge.config import JudgeConfig
+    from judge.contract.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step
+    from judge.errors import ContractViolation, InputError, JudgeError, MalformedPatch
+    from judge.pipeline import avalidate, validate
+    from judge.runs.artifacts import record_execution
+    from judge.runs.record import evidence_hash
+    from judge.verdict import Finding, StageReport, Verdict
+    from judge.version import __version__
+    from judge.workspace.facts import Workspace
+    from judge.workspace.git import EMPTY_TREE

@@ -1,8 +1,32 @@
-"""The one exception family judge raises: bad input the caller must fix."""
+"""The one exception hierarchy judge raises on purpose: JudgeError > InputError, ContractViolation, MalformedPatch."""
 
 from __future__ import annotations
 
-__all__ = ["JudgeError", "InputError"]
+import re
+from typing import Mapping
+
+__all__ = ["JudgeError", "InputError", "ContractViolation", "MalformedPatch", "field_ref", "name_fields"]
+
+# Marks a reference to another input inside a message (`give {base} <commit>`): the API reads it as the
+# argument's name, the command line as its flag. A control character, so no real message holds it.
+_REF = "\x1f"
+_REF_PATTERN = re.compile(f"{_REF}([^{_REF}]+){_REF}")
+
+
+def field_ref(name: str) -> str:
+    """A reference to input ``name`` inside an InputError message: ``base`` in the API, ``--base`` on the CLI."""
+    return f"{_REF}{name}{_REF}"
+
+
+def name_fields(text: str, names: Mapping[str, str] | None = None) -> str:
+    """``text`` with every ``field_ref`` worded by ``names`` (default: the field's own name)."""
+    def word(match: re.Match[str]) -> str:
+        try:
+            return names[match.group(1)] if names is not None else match.group(1)
+        except KeyError:
+            return match.group(1)
+
+    return _REF_PATTERN.sub(word, text)
 
 
 class JudgeError(Exception):
@@ -10,4 +34,44 @@ class JudgeError(Exception):
 
 
 class InputError(JudgeError):
-    """Input that cannot be read or parsed: the message says what, where and what to do."""
+    """Input that cannot be read or used: what, where and what to do, in one line.
+
+    ``field`` is the input at fault (a Python argument or setting, e.g. ``repo``); the message starts
+    with it and names other inputs through ``field_ref``. ``str()`` words them as argument names;
+    the command line words them as its flags with ``render``.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        self.field = field
+        gap = "" if message.startswith(":") else " "
+        self._message = f"{field_ref(field)}{gap}{message}" if field else message
+        super().__init__(self.render())
+
+    def render(self, names: Mapping[str, str] | None = None) -> str:
+        """The message with every input named by ``names`` (default: its own name)."""
+        return name_fields(self._message, names)
+
+
+class ContractViolation(JudgeError, ValueError):
+    """Input that breaks its JSON contract; ``path`` is a JSON path such as ``$.result.filesWritten[0]``."""
+
+    def __init__(self, kind: str, schema: str, path: str, problem: str) -> None:
+        self.kind = kind
+        self.schema = schema
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+    @property
+    def message(self) -> str:
+        return (f"the {self.kind} breaks its contract at {self.path}: {self.problem}. "
+                f"Send a {self.kind} that matches schemas/{self.schema}.")
+
+
+class MalformedPatch(JudgeError, ValueError):
+    """The patch is not a unified diff that could be applied and rolled back safely."""
+
+    def __init__(self, problem: str, line: int | None = None) -> None:
+        self.problem = problem
+        self.line = line
+        super().__init__(problem if line is None else f"{problem} (patch line {line})")

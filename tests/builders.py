@@ -45,7 +45,7 @@ def make_case(patch: object = _DEFAULT, *, step: dict | None = None, **result: o
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     """judge's main() in-process: (exit code, stdout, stderr). A usage error's SystemExit counts as its code;
     a traceback on stderr is always a failure."""
-    from judge.cli import main
+    from judge.cli.main import main
 
     try:
         code = main(list(argv))

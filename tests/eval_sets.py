@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from builders import diff, make_case
-from judge.cli import main
+from judge.cli.main import main
 
 XSS_PATCH = "</script><script>alert(1)</script>"
 

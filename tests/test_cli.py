@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from builders import diff, make_case, run_cli
-from judge.cli import main
+from judge.cli.main import main
 
-_RUN_MAIN = "import sys; from judge.cli import main; sys.exit(main())"
+_RUN_MAIN = "import sys; from judge.cli.main import main; sys.exit(main())"
 
 
 def _write(tmp_path: Path, name: str, value: object) -> str:

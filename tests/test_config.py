@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from builders import make_case
-from judge.cli import main
+from judge.cli.main import main
 from judge.config import ENV_VARS, JudgeConfig, load_config
 from judge.errors import InputError
 from loopback import content, scripted_server  # noqa: F401 - scripted_server is a fixture

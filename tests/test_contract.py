@@ -12,8 +12,9 @@ from pydantic import BaseModel, ValidationError
 
 import judge
 from builders import diff, make_case
-from judge.contract import ContractViolation, parse_eval_case, parse_result, parse_step
-from judge.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step, VerdictContract
+from judge.errors import ContractViolation
+from judge.contract.schema import parse_eval_case, parse_result, parse_step
+from judge.contract.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step, VerdictContract
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"

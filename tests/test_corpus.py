@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.diff import MalformedPatch, parse_patch
+from judge.errors import MalformedPatch
+from judge.patch.parse import parse_patch
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora" / "unidiff-samples"
 

@@ -1,12 +1,13 @@
-"""judge.diff.parse_patch on real `git diff` / `diff -u` fixtures, valid edge cases and malformed patches."""
+"""judge.patch.parse.parse_patch on real `git diff` / `diff -u` fixtures, valid edge cases and malformed patches."""
 
 from __future__ import annotations
 
 import pytest
 
 from builders import FIXTURES, diff
-from judge.diff import MalformedPatch, parse_patch
-from judge.paths import unquote_git_path
+from judge.errors import MalformedPatch
+from judge.patch.parse import parse_patch
+from judge.patch.paths import unquote_git_path
 
 ALL_FIXTURES = sorted(p.name for p in (FIXTURES / "diffs").glob("*.diff"))
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from builders import diff, make_case, run_cli
-from judge.cli import main
+from judge.cli.main import main
 
 
 def _case(case_id: str, step_result: tuple[dict, dict], valid: bool, rule: str | None = None) -> str:

@@ -9,9 +9,10 @@ import pytest
 
 from builders import diff, make_case
 from eval_sets import eval_line, run_cli, run_eval
-from judge.eval.compare import compare_reports, render_comparison
+from judge.eval.compare import compare_reports as compare_typed
+from judge.eval.compare import render_comparison
 from judge.eval.metrics import compute_metrics
-from judge.eval.record import CaseRecord
+from judge.eval.report.model import CaseRecord, EvalReport
 
 
 @pytest.fixture(autouse=True)
@@ -33,6 +34,11 @@ def _report(run_id: str, cases: list[dict]) -> dict:
     records = [CaseRecord.from_json(case) for case in cases]
     return {"runId": run_id, "settings": {"model": None}, "promptSha256": "p", "cases": cases,
             "metrics": compute_metrics(records).to_json()}
+
+
+def compare_reports(base: dict, head: dict) -> dict:
+    """Two JSON reports compared as `judge eval compare` reads them from disk."""
+    return compare_typed(EvalReport.from_json(base), EvalReport.from_json(head))
 
 
 BASE = _report("base", [

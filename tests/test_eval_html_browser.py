@@ -101,7 +101,7 @@ def _visible_ids(driver) -> list[str]:
 
 
 def _wrong_ids(report: dict) -> list[str]:
-    from judge.eval.reports._format import wrong_cases
+    from judge.eval.report.format import wrong_cases
 
     return [case["id"] for case in wrong_cases(report)]
 

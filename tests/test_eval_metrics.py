@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge.eval.metrics import cohen_kappa, compute_metrics, llm_options, percentile
-from judge.eval.record import CaseRecord
+from judge.eval.report.model import CaseRecord
 
 
 _IDS = itertools.count(1)

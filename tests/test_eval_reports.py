@@ -14,10 +14,23 @@ from jsonschema import Draft202012Validator
 
 from builders import make_case
 from eval_sets import XSS_PATCH, eval_line, mixed_set, run_cli, run_eval
-from judge.contract import SCHEMA_FILES, load_schema
-from judge.eval.reports.html import render_html
-from judge.eval.reports.junit import render_junit
-from judge.eval.reports.markdown import cell, render_markdown
+from judge.contract.schema import SCHEMA_FILES, load_schema
+from judge.eval.report import html, junit, markdown
+from judge.eval.report.markdown import cell
+from judge.eval.report.model import EvalReport
+
+
+def render_html(report: dict) -> str:
+    """Each renderer on a JSON report, read as `judge eval merge` and `compare` read one from disk."""
+    return html.render_html(EvalReport.from_json(report))
+
+
+def render_junit(report: dict) -> str:
+    return junit.render_junit(EvalReport.from_json(report))
+
+
+def render_markdown(report: dict) -> str:
+    return markdown.render_markdown(EvalReport.from_json(report))
 
 
 @pytest.fixture(autouse=True)
@@ -140,9 +153,8 @@ def test_markdown_lists_at_most_20_wrong_cases() -> None:
 
 def _metrics_of(cases: list[dict]) -> dict:
     from judge.eval.metrics import compute_metrics
-    from judge.eval.reports.json_report import records_of
 
-    return compute_metrics(records_of({"cases": [{**c, "inputsHash": "0" * 64, "decidedBy": "rules"} for c in cases]})).to_json()
+    return compute_metrics(EvalReport.from_json({"cases": [{**c, "inputsHash": "0" * 64, "decidedBy": "rules"} for c in cases]}).records).to_json()
 
 
 # --- JUnit ---------------------------------------------------------------------------------------
@@ -218,7 +230,7 @@ def test_html_embeds_untrusted_patch_without_breaking_out(mixed) -> None:
 
 
 def test_html_never_assigns_data_as_html() -> None:
-    from judge.eval.reports import html as module
+    from judge.eval.report import html as module
 
     assert "innerHTML" not in module._SCRIPT and "insertAdjacentHTML" not in module._SCRIPT
     assert "document.write" not in module._SCRIPT and "eval(" not in module._SCRIPT

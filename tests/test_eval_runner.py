@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from builders import diff, make_case
-from judge.cli import main
+from judge.cli.main import main
 from judge.eval.progress import Progress
 
 pytestmark = pytest.mark.loopback
@@ -246,7 +246,7 @@ def test_resume_after_sigkill_judges_every_case_exactly_once(model, tmp_path: Pa
     source, ids = _model_set(tmp_path, 24)
     store = tmp_path / "store.sqlite"
     argv = [str(source), "--concurrency", "4", "--no-cache", *_flags(server, tmp_path)]
-    command = [sys.executable, "-c", "import sys; from judge.cli import main; sys.exit(main())", "eval", *argv]
+    command = [sys.executable, "-c", "import sys; from judge.cli.main import main; sys.exit(main())", "eval", *argv]
     proc = subprocess.Popen(command + ["--run-id", "killed"], cwd=tmp_path, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     try:

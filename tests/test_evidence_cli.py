@@ -10,7 +10,7 @@ import pytest
 
 from builders import run_cli
 
-from judge.cli import main
+from judge.cli.main import main
 from scenario_repos import Repo, git_env, snapshot  # noqa: F401  (git_env: autouse fixture)
 
 APP = "def parse_port(value):\n    return int(value)\n"

@@ -11,11 +11,12 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import judge
-from judge.contract import load_schema, parse_execution_evidence
+from judge.contract.schema import load_schema, parse_execution_evidence
 from judge.errors import InputError
-from judge.evidence.artifacts import ARTIFACT_FILES, record_execution
-from judge.evidence.execution import TRUNCATED, _Capture, evidence_hash, run_command, truncate_output
-from judge.explain import render_explanation
+from judge.runs.artifacts import ARTIFACT_FILES, record_execution
+from judge.runs.record import TRUNCATED, evidence_hash, truncate_output
+from judge.runs.execute import _Capture, run_command
+from judge.cli.explain import render_explanation
 
 PY = sys.executable
 STEP = {"id": "step-1", "description": "Add input validation to parse_port() in src/app.py", "mode": "apply",

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from judge.evidence import files as files_module
-from judge.evidence.files import evidence_path, read_evidence_file
+from judge.workspace import evidence_file as files_module
+from judge.workspace.evidence_file import evidence_path, read_evidence_file
 
 EVIDENCE = {"version": 1, "nodeId": "deploy-staging", "timestamp": "2026-02-07T16:00:00.000Z",
             "summary": "Deployed build #1234 to staging", "type": "external_effect", "outcome": {"buildId": "1234"}}

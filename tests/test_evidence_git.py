@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from judge.errors import InputError
-from judge.evidence.git import EMPTY_TREE, read_git_facts
+from judge.workspace.git import EMPTY_TREE, read_git_facts
 from scenario_repos import Repo, git, git_env, snapshot  # noqa: F401  (git_env: autouse fixture)
 
 APP = "def port(value):\n    return int(value)\n"
@@ -295,7 +295,7 @@ def test_stat_identical_edit_with_forgiving_stat_config_is_seen(repo):
 
 
 def test_patch_with_a_lone_surrogate_does_not_apply_and_never_raises(repo):
-    # gather_workspace takes raw dicts, so no contract stage stands between such a patch and git apply.
+    # read_git_facts takes the patch as given, so no contract stage stands between such a patch and git apply.
     repo.write({"src/app.py": APP_FIXED})
     patch = repo.diff().replace("raise ValueError(value)", "raise ValueError('\ud800')")
     error = facts(repo, patch).patch_error

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from judge.errors import InputError
-from judge.evidence import ledger as ledger_module
-from judge.evidence.ledger import read_ledger
+from judge.workspace import ledger as ledger_module
+from judge.workspace.ledger import read_ledger
 
 
 def _write(tmp_path: Path, data: bytes) -> Path:

@@ -90,7 +90,7 @@ def test_cli_main_loads_no_llm_module(stubs: Path, tmp_path: Path) -> None:
     (tmp_path / "result.json").write_text(json.dumps(result), encoding="utf-8")
     body = """
     import contextlib, io
-    from judge.cli import main
+    from judge.cli.main import main
     with contextlib.redirect_stdout(io.StringIO()) as out:
         code = main(["validate", "--step", "step.json", "--result", "result.json", "--explain"])
     answer = [code, json.loads(out.getvalue())["valid"]]
@@ -105,7 +105,7 @@ def test_cli_eval_loads_no_llm_module(stubs: Path, tmp_path: Path) -> None:
     (tmp_path / "set.jsonl").write_text(json.dumps(case) + "\n", encoding="utf-8")
     body = """
     import contextlib, io
-    from judge.cli import main
+    from judge.cli.main import main
     with contextlib.redirect_stdout(io.StringIO()):
         code = main(["eval", "set.jsonl", "--out", "metrics.json"])
     answer = code

@@ -8,7 +8,7 @@ import pytest
 import judge
 from builders import make_case
 from judge.config import JudgeConfig
-from judge.diff import parse_patch
+from judge.patch.parse import parse_patch
 from judge.llm.reduce import CHARS_PER_TOKEN, reduce_patch
 from loopback import content, scripted_server  # noqa: F401 - scripted_server is a fixture
 

@@ -1,10 +1,10 @@
-"""judge.paths: normalising agent-written paths, spotting unsafe ones, gitignore-style globs."""
+"""judge.patch.paths: normalising agent-written paths, spotting unsafe ones, gitignore-style globs."""
 
 from __future__ import annotations
 
 import pytest
 
-from judge.paths import matches_any, normalize_path, unsafe_reason
+from judge.patch.paths import matches_any, normalize_path, unsafe_reason
 
 # --- normalize_path ------------------------------------------------------------------------------
 

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 import judge
 from builders import FIXTURES, diff, make_case
-from judge.cli import main
-from judge.diff import MalformedPatch, parse_patch
+from judge.cli.main import main
+from judge.errors import MalformedPatch
+from judge.patch.parse import parse_patch
 
 FIXTURE_NAMES = sorted(p.name for p in (FIXTURES / "diffs").glob("*.diff"))
 

@@ -2,7 +2,7 @@
 
 import judge
 from builders import diff, make_case
-from judge.diff import parse_patch
+from judge.patch.parse import parse_patch
 from judge.rules.reversal import undone_fraction
 
 

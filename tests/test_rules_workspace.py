@@ -393,7 +393,9 @@ def test_unreadable_workspace_fails_closed_and_never_raises(tmp_path):
 
 def test_repo_without_base_fails_closed(repo):
     verdict = judge.validate(STEP, empty_result(), workspace=Workspace(repo.root))
-    assert verdict.rule == "workspace_unreadable" and "--base" in verdict.reason
+    # The API names its own arguments (repo, base); only the command line words them as flags.
+    assert verdict.rule == "workspace_unreadable" and "(repo and base go together" in verdict.reason
+    assert "--" not in verdict.reason
 
 
 def test_avalidate_takes_the_workspace_too(repo):
@@ -403,12 +405,16 @@ def test_avalidate_takes_the_workspace_too(repo):
     assert (verdict.valid, verdict.evidence_method) == (True, "file_changes")
 
 
-def test_gathered_facts_can_be_passed_instead_of_a_workspace(repo):
+def test_the_workspace_is_read_once_per_verdict(repo, monkeypatch):
+    # validate takes one kind of workspace (where to look); git is asked once, before any rule runs.
+    from judge.workspace import facts as facts_module
+
+    calls = []
+    real = facts_module.read_git_facts
+    monkeypatch.setattr(facts_module, "read_git_facts", lambda *args: calls.append(args) or real(*args))
     repo.write({"src/app.py": APP_FIXED})
-    result = result_for(repo, ["src/app.py"])
-    facts = judge.gather_workspace(Workspace(repo.root, repo.base), STEP, result)
-    repo.write({"src/app.py": APP})  # the facts were read before: the verdict is about them
-    assert judge.validate(STEP, result, workspace=facts).valid
+    verdict = judge.validate(STEP, result_for(repo, ["src/app.py"]), workspace=Workspace(repo.root, repo.base))
+    assert verdict.valid and verdict.evidence_method == "file_changes" and len(calls) == 1
 
 
 def test_no_work_evidence_reason_fits_the_verdict_contract(repo):

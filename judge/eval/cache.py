@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from pathlib import Path
 
 from judge.config import JudgeConfig
-from judge.errors import InputError
+from judge.eval.sqlite import connect
 from judge.verdict import Verdict
 from judge.version import __version__
 
 __all__ = ["VerdictCache", "cache_key"]
+
+_SCHEMA = "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL);"
 
 # Settings that change what is sent or how answers are combined; transport knobs (timeout, retries) do not.
 _KEYED_SETTINGS = ("semantic", "model", "api_base", "temperature", "max_tokens", "samples", "token_budget",
@@ -39,12 +40,7 @@ def cache_key(inputs_hash: str, config: JudgeConfig) -> str:
 
 class VerdictCache:
     def __init__(self, path: Path) -> None:
-        try:
-            self._db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL)")
-        except sqlite3.DatabaseError as exc:
-            raise InputError(f"--cache {path}: not a judge cache database ({exc})") from None
+        self._db = connect(path, "cache", "cache", _SCHEMA)
 
     def close(self) -> None:
         self._db.close()

@@ -1,4 +1,4 @@
-"""Loading an eval set: every line checked against its schema, bad lines kept as reports, shards chosen."""
+"""Reading an eval set once: every line checked against its schema, bad lines kept as reports, shards chosen."""
 
 from __future__ import annotations
 
@@ -8,18 +8,13 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from judge.contract import ContractViolation, parse_eval_case
-from judge.errors import InputError
-from judge.inputs import iter_jsonl
-from judge.models import EvalCase
+from judge.contract.jsonio import iter_jsonl, read_text
+from judge.contract.models import EvalCase
+from judge.contract.schema import parse_eval_case
+from judge.errors import ContractViolation, InputError
+from judge.eval.report.model import BadLine
 
-__all__ = ["BadLine", "count_cases", "inputs_hash", "iter_eval_set", "parse_shard"]
-
-
-@dataclass(frozen=True)
-class BadLine:
-    line: int
-    problem: str
+__all__ = ["EvalSet", "LoadedCase", "inputs_hash", "parse_shard"]
 
 
 def inputs_hash(case: EvalCase) -> str:
@@ -29,32 +24,51 @@ def inputs_hash(case: EvalCase) -> str:
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def iter_eval_set(source: str, shard: tuple[int, int] | None = None) -> Iterator[EvalCase | BadLine]:
-    """Cases one at a time (memory stays flat in the set's size), bad lines as BadLine, in file order.
+@dataclass(frozen=True)
+class LoadedCase:
+    """A case as read, with its inputs hashed once (the store, the cache and the set's digest all use it)."""
 
-    Duplicate ids are bad lines; with ``shard`` only that shard's cases are yielded (bad lines all).
-    """
-    seen: set[str] = set()
-    for number, item in iter_jsonl(source, "eval set"):
-        if isinstance(item, InputError):
-            yield BadLine(number, str(item))
-            continue
+    case: EvalCase
+    inputs_hash: str
+
+
+class EvalSet:
+    """The cases of a .jsonl file (or stdin, ``-``), parsed once, one at a time so memory stays flat in its size."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        # stdin can be read only once, and is read whole anyway; a file is streamed line by line.
+        self._data = read_text("-", "eval set").encode("utf-8") if source == "-" else None
+
+    def line_count(self) -> int:
+        """Non-blank lines, counted without parsing: the progress bar's first estimate of the cases to judge."""
+        if self._data is not None:
+            return sum(1 for line in self._data.split(b"\n") if line.strip())
         try:
-            case = parse_eval_case(item)
-        except ContractViolation as exc:
-            yield BadLine(number, f"line {number}: {exc}")
-            continue
-        if case.id in seen:
-            yield BadLine(number, f"line {number}: duplicate case id {case.id!r}")
-            continue
-        seen.add(case.id)
-        if shard is None or _shard_of(case.id, shard[1]) == shard[0] - 1:
-            yield case
+            with open(self.source, "rb") as handle:
+                return sum(1 for line in handle if line.strip())
+        except OSError:
+            return 0  # reading it for real says what is wrong
 
-
-def count_cases(source: str, shard: tuple[int, int] | None = None) -> int:
-    """How many cases a run will judge (for the progress bar's ETA); bad lines are not counted."""
-    return sum(1 for item in iter_eval_set(source, shard) if isinstance(item, EvalCase))
+    def items(self, shard: tuple[int, int] | None = None) -> Iterator[LoadedCase | BadLine]:
+        """Cases and bad lines in file order. Duplicate ids are bad lines; with ``shard`` only that shard's
+        cases are yielded (bad lines all)."""
+        seen: set[str] = set()
+        for number, item in iter_jsonl(self.source, "eval set", self._data):
+            if isinstance(item, InputError):
+                yield BadLine(number, str(item))
+                continue
+            try:
+                case = parse_eval_case(item)
+            except ContractViolation as exc:
+                yield BadLine(number, f"line {number}: {exc}")
+                continue
+            if case.id in seen:
+                yield BadLine(number, f"line {number}: duplicate case id {case.id!r}")
+                continue
+            seen.add(case.id)
+            if shard is None or _shard_of(case.id, shard[1]) == shard[0] - 1:
+                yield LoadedCase(case, inputs_hash(case))
 
 
 def _shard_of(case_id: str, count: int) -> int:
@@ -68,5 +82,5 @@ _SHARD = re.compile(r"^(\d+)/(\d+)$")
 def parse_shard(text: str) -> tuple[int, int]:
     match = _SHARD.match(text.strip())
     if not match or not (1 <= int(match.group(1)) <= int(match.group(2))):
-        raise InputError(f"--shard {text}: expected I/N with 1 <= I <= N, e.g. 2/4")
+        raise InputError(f"{text}: expected I/N with 1 <= I <= N, e.g. 2/4", field="shard")
     return int(match.group(1)), int(match.group(2))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.eval.reports._format import decimal, expected_text, got_text, is_wrong, model_of, pct
-from judge.eval.reports.markdown import cell
+from judge.eval.report.format import decimal, pct
+from judge.eval.report.markdown import cell
+from judge.eval.report.model import CaseRecord, EvalReport
 
 __all__ = ["METRICS", "compare_reports", "render_comparison"]
 
@@ -33,16 +34,16 @@ _FLIP_ORDER = {"broke": 0, "fixed": 1, "changed": 2}
 FLIP_LIMIT = 50
 
 
-def compare_reports(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
-    base_cases = {case["id"]: case for case in base.get("cases", [])}
-    head_cases = {case["id"]: case for case in head.get("cases", [])}
+def compare_reports(base: EvalReport, head: EvalReport) -> dict[str, Any]:
+    base_cases = {case.case_id: case for case in base.records}
+    head_cases = {case.case_id: case for case in head.records}
     flips = [_flip(base_cases[case_id], head_cases[case_id]) for case_id in head_cases
              if case_id in base_cases and _verdict(base_cases[case_id]) != _verdict(head_cases[case_id])]
     flips.sort(key=lambda flip: (_FLIP_ORDER[flip["change"]], flip["id"]))
     return {
         "base": _run_of(base),
         "head": _run_of(head),
-        "metrics": [_delta(name, path, better, fmt, base.get("metrics", {}), head.get("metrics", {}))
+        "metrics": [_delta(name, path, better, fmt, base.metrics_json, head.metrics_json)
                     for name, path, better, fmt in METRICS],
         "flips": flips,
         "onlyInBase": sorted(set(base_cases) - set(head_cases)),
@@ -50,9 +51,10 @@ def compare_reports(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any
     }
 
 
-def _run_of(report: dict[str, Any]) -> dict[str, Any]:
-    return {"runId": report.get("runId"), "model": model_of(report), "cases": len(report.get("cases", [])),
-            "promptSha256": report.get("promptSha256"), "judgeVersion": report.get("judgeVersion")}
+def _run_of(report: EvalReport) -> dict[str, Any]:
+    meta = report.meta
+    return {"runId": meta.run_id, "model": meta.model, "cases": len(report.records),
+            "promptSha256": meta.prompt_sha256, "judgeVersion": meta.judge_version}
 
 
 def _metric(metrics: dict[str, Any], path: tuple[str, ...]) -> float | None:
@@ -74,18 +76,17 @@ def _delta(name: str, path: tuple[str, ...], better: str, fmt: str, base: dict[s
             "format": fmt}
 
 
-def _verdict(case: dict[str, Any]) -> tuple[bool, str | None]:
-    return bool(case.get("valid")), case.get("rule")
+def _verdict(case: CaseRecord) -> tuple[bool, str | None]:
+    return bool(case.valid), case.rule
 
 
-def _flip(base: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
-    base_wrong, head_wrong = is_wrong(base), is_wrong(head)
+def _flip(base: CaseRecord, head: CaseRecord) -> dict[str, Any]:
+    base_wrong, head_wrong = not base.rule_correct, not head.rule_correct
     change = "fixed" if base_wrong and not head_wrong else "broke" if head_wrong and not base_wrong else "changed"
     return {
-        "id": head["id"], "change": change, "expected": expected_text(head),
-        "labelChanged": (base.get("expectedValid"), base.get("expectedRule")) != (head.get("expectedValid"),
-                                                                                   head.get("expectedRule")),
-        "base": got_text(base), "head": got_text(head), "headReason": head.get("reason", ""),
+        "id": head.case_id, "change": change, "expected": head.expected_text,
+        "labelChanged": (base.expected_valid, base.expected_rule) != (head.expected_valid, head.expected_rule),
+        "base": base.got_text, "head": head.got_text, "headReason": head.reason,
     }
 
 

@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from judge.eval.record import CaseRecord
+from judge.eval.report.model import CaseRecord
 
 __all__ = ["Kappa", "Metrics", "RuleRow", "RuleStat", "TagRow", "Usage", "cohen_kappa", "compute_metrics",
            "llm_options", "percentile"]

@@ -1,4 +1,4 @@
-"""Runs an eval set: cases streamed from the file, judged with bounded concurrency, stored as they finish.
+"""Runs an eval set: cases read once from the file, judged with bounded concurrency, stored as they finish.
 
 A resumed run takes the cases its store already holds as done and judges only
 the others; the verdict cache answers unchanged cases without the model.
@@ -14,28 +14,31 @@ from typing import Iterator
 
 from judge.config import JudgeConfig
 from judge.eval.cache import VerdictCache, cache_key
-from judge.eval.cases import BadLine, inputs_hash, iter_eval_set
+from judge.eval.cases import EvalSet, LoadedCase
 from judge.eval.progress import Progress
-from judge.eval.record import CaseRecord
+from judge.eval.report.model import BadLine, CaseInputs, CaseRecord
 from judge.eval.store import RunStore
-from judge.models import EvalCase
 from judge.pipeline import avalidate
 from judge.verdict import Verdict
 
-__all__ = ["RunResult", "judge_case", "record_of", "run_eval"]
+__all__ = ["RunResult", "run_eval"]
+
+# A wrong case's patch is kept in the report up to this size, then cut with a marker.
+_MAX_PATCH_IN_REPORT = 200_000
 
 
 @dataclass(frozen=True)
 class RunResult:
     records: tuple[CaseRecord, ...]  # in file order
     bad_lines: tuple[BadLine, ...]
+    wrong_inputs: tuple[CaseInputs, ...]  # step and result of each case judged wrong, in file order
     set_sha256: str  # of the judged cases' ids and inputs, in order
     resumed: int  # cases taken from the store instead of judged again
     seconds: float
 
 
 async def run_eval(
-    source: str,
+    cases: EvalSet,
     config: JudgeConfig,
     *,
     store: RunStore | None = None,
@@ -50,22 +53,27 @@ async def run_eval(
     order: list[str] = []
     bad: list[BadLine] = []
     records: dict[str, CaseRecord] = {}
+    wrong: dict[str, CaseInputs] = {}
     reused: set[str] = set()
     digest = hashlib.sha256()
-    cases = _cases(iter_eval_set(source, shard), order, bad, digest)
+    loaded = _cases(cases.items(shard), order, bad, digest, progress)
 
     async def worker() -> None:
-        for case in cases:  # one shared iterator: each case goes to exactly one worker
+        for item in loaded:  # one shared iterator: each case goes to exactly one worker
+            case = item.case
             stored = done.get(case.id)
-            if stored is not None and stored.inputs_hash == inputs_hash(case):
+            if stored is not None and stored.inputs_hash == item.inputs_hash:
                 # Same inputs: the stored verdict stands; the labels are the file's, which may have been fixed.
-                records[case.id] = replace(stored, expected_valid=case.expected.valid,
-                                           expected_rule=case.expected.rule, tags=case.tags)
+                record = replace(stored, expected_valid=case.expected.valid, expected_rule=case.expected.rule,
+                                 tags=case.tags)
                 reused.add(case.id)
             else:
-                records[case.id] = await judge_case(case, config, cache)
+                record = await _judge_case(item, config, cache)
                 if store and run_id:
-                    store.save(run_id, records[case.id])
+                    store.save(run_id, record)
+            records[case.id] = record
+            if not record.rule_correct:
+                wrong[case.id] = _inputs(item)
             if progress:
                 progress.advance()
 
@@ -75,34 +83,38 @@ async def run_eval(
     return RunResult(
         records=tuple(records[case_id] for case_id in order),
         bad_lines=tuple(bad),
+        wrong_inputs=tuple(wrong[case_id] for case_id in order if case_id in wrong),
         set_sha256=digest.hexdigest(),
         resumed=len(reused),
         seconds=time.monotonic() - started,
     )
 
 
-def _cases(items: Iterator[EvalCase | BadLine], order: list[str], bad: list[BadLine], digest) -> Iterator[EvalCase]:
+def _cases(items: Iterator[LoadedCase | BadLine], order: list[str], bad: list[BadLine], digest,
+           progress: Progress | None) -> Iterator[LoadedCase]:
     for item in items:
         if isinstance(item, BadLine):
             bad.append(item)
             continue
-        order.append(item.id)
-        digest.update(f"{item.id}:{inputs_hash(item)}\n".encode("utf-8", "surrogatepass"))
+        order.append(item.case.id)
+        digest.update(f"{item.case.id}:{item.inputs_hash}\n".encode("utf-8", "surrogatepass"))
         yield item
+    if progress:  # the whole set is read: the estimate becomes the count
+        progress.total = len(order)
 
 
-async def judge_case(case: EvalCase, config: JudgeConfig, cache: VerdictCache | None = None) -> CaseRecord:
-    key = cache_key(inputs_hash(case), config) if cache is not None and config.semantic_enabled else None
+async def _judge_case(item: LoadedCase, config: JudgeConfig, cache: VerdictCache | None) -> CaseRecord:
+    key = cache_key(item.inputs_hash, config) if cache is not None and config.semantic_enabled else None
     started = time.perf_counter()
     cached = cache.get(key) if key else None
-    verdict = cached if cached is not None else await avalidate(case.step, case.result, config=config)
+    verdict = cached if cached is not None else await avalidate(item.case.step, item.case.result, config=config)
     if key and cached is None:
         cache.put(key, verdict)  # type: ignore[union-attr]
-    return record_of(case, verdict, (time.perf_counter() - started) * 1000, cached=cached is not None)
+    return _record(item, verdict, (time.perf_counter() - started) * 1000, cached=cached is not None)
 
 
-def record_of(case: EvalCase, verdict: Verdict, latency_ms: float, *, cached: bool = False) -> CaseRecord:
-    report = verdict.semantic_review
+def _record(item: LoadedCase, verdict: Verdict, latency_ms: float, *, cached: bool) -> CaseRecord:
+    case, report = item.case, verdict.semantic_review
     deciding = next((f for f in verdict.findings if f.rule == verdict.rule and f.severity == "reject"), None)
     if deciding is not None:
         decided_by = deciding.stage
@@ -111,7 +123,7 @@ def record_of(case: EvalCase, verdict: Verdict, latency_ms: float, *, cached: bo
     spent = report is not None and not cached
     return CaseRecord(
         case_id=case.id,
-        inputs_hash=inputs_hash(case),
+        inputs_hash=item.inputs_hash,
         tags=case.tags,
         expected_valid=case.expected.valid,
         expected_rule=case.expected.rule,
@@ -129,3 +141,11 @@ def record_of(case: EvalCase, verdict: Verdict, latency_ms: float, *, cached: bo
         error=verdict.rule if verdict.rule in ("llm_unavailable", "judge_error") else None,
         cached=cached,
     )
+
+
+def _inputs(item: LoadedCase) -> CaseInputs:
+    result = dict(item.case.result)
+    patch = result.get("patch")
+    if isinstance(patch, str) and len(patch) > _MAX_PATCH_IN_REPORT:
+        result["patch"] = patch[:_MAX_PATCH_IN_REPORT] + f"\n[judge: patch cut at {_MAX_PATCH_IN_REPORT} characters]"
+    return CaseInputs(item.case.id, item.case.step, result)

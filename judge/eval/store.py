@@ -13,8 +13,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from judge.errors import InputError
-from judge.eval.record import CaseRecord
+from judge.errors import InputError, field_ref
+from judge.eval.report.model import CaseRecord
+from judge.eval.sqlite import connect
 
 __all__ = ["RunStore"]
 
@@ -39,13 +40,7 @@ CREATE TABLE IF NOT EXISTS results (
 class RunStore:
     def __init__(self, path: Path) -> None:
         self.path = path
-        try:
-            self._db = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise InputError(f"--store {path}: not a judge results database ({exc})") from None
+        self._db = connect(path, "store", "results", _SCHEMA)
 
     def close(self) -> None:
         self._db.close()
@@ -55,7 +50,7 @@ class RunStore:
         try:
             self._db.execute("INSERT INTO runs VALUES (?, ?, ?, ?)", (run_id, time.time(), source, json.dumps(meta)))
         except sqlite3.IntegrityError:
-            raise InputError(f"--run-id {run_id}: that run already exists in {self.path}; use --resume {run_id}") from None
+            raise InputError(f"{run_id}: that run already exists in {self.path}; use {field_ref('resume')} {run_id}", field="run_id") from None
         return run_id
 
     def latest_run(self, source: str) -> str | None:
@@ -67,7 +62,7 @@ class RunStore:
     def run_meta(self, run_id: str) -> dict[str, Any]:
         row = self._db.execute("SELECT meta FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
-            raise InputError(f"--resume {run_id}: no such run in {self.path}")
+            raise InputError(f"{run_id}: no such run in {self.path}", field="resume")
         return json.loads(row[0])
 
     def save(self, run_id: str, record: CaseRecord) -> None:

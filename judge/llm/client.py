@@ -21,7 +21,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from tenacity.wait import wait_random_exponential
 
 from judge.config import JudgeConfig
-from judge.contract import load_schema
+from judge.contract.schema import load_schema
 
 __all__ = ["Attempt", "Completion", "LLMUnavailable", "complete", "VERDICT_GRAMMAR"]
 

@@ -8,7 +8,7 @@ starts with ``[judge:`` so the model, and a person reading the prompt, sees it.
 
 from __future__ import annotations
 
-from judge.diff import FileChange, Hunk, PatchFacts
+from judge.patch.model import FileChange, Hunk, PatchFacts
 
 __all__ = ["CHARS_PER_TOKEN", "reduce_patch"]
 

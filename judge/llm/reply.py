@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from judge.contract import ContractViolation, parse_verdict
-from judge.models import VerdictContract
+from judge.errors import ContractViolation
+from judge.contract.schema import parse_verdict
+from judge.contract.models import VerdictContract
 
 __all__ = ["LLM_RULES", "Reply", "ReplyError", "parse_reply", "rule_of"]
 

@@ -10,8 +10,8 @@ from judge.llm.client import LLMUnavailable, complete
 from judge.llm.prompt import PROMPT_VERSION, fence_token, load_prompt, render_messages
 from judge.llm.reduce import reduce_patch
 from judge.llm.reply import ReplyError, parse_reply, rule_of
-from judge.llm.report import CallRecord, SampleRecord, SemanticReport
-from judge.rules.context import RuleContext
+from judge.verdict import CallRecord, SampleRecord, SemanticReport
+from judge.context import StepContext
 from judge.verdict import Finding
 
 __all__ = ["SemanticOutcome", "review"]
@@ -25,7 +25,7 @@ class SemanticOutcome:
     report: SemanticReport
 
 
-async def review(ctx: RuleContext, signals: tuple[Finding, ...], config: JudgeConfig) -> SemanticOutcome:
+async def review(ctx: StepContext, signals: tuple[Finding, ...], config: JudgeConfig) -> SemanticOutcome:
     prompt = load_prompt(PROMPT_VERSION)
     patch_text, note = reduce_patch(ctx.result.patch or "", ctx.patch, config.max_patch_tokens) if ctx.patch \
         else (ctx.result.patch or "", "")
@@ -43,8 +43,8 @@ async def review(ctx: RuleContext, signals: tuple[Finding, ...], config: JudgeCo
         signals=_trusted_signals(signals) + _facts(ctx),
         fence=fence,
     )
-    ledger = _Ledger(config.token_budget)
-    samples = await asyncio.gather(*(_sample(i, messages, config, ledger, untrusted) for i in range(config.samples)))
+    log = _CallLog(config.token_budget)
+    samples = await asyncio.gather(*(_sample(i, messages, config, log, untrusted) for i in range(config.samples)))
     report = SemanticReport(
         model=config.model or "",
         prompt_version=prompt.version,
@@ -53,24 +53,24 @@ async def review(ctx: RuleContext, signals: tuple[Finding, ...], config: JudgeCo
         patch_reduction=note,
         samples=tuple(samples),
         agreement=_agreement(samples),
-        calls=tuple(ledger.calls),
+        calls=tuple(log.records),
     )
     return _decide(samples, report, ctx.step.mode or ctx.result.mode, config)
 
 
-class _Ledger:
+class _CallLog:
     """Calls made for one verdict, and whether the token budget still allows a re-ask."""
 
     def __init__(self, budget: int | None) -> None:
         self.budget = budget
-        self.calls: list[CallRecord] = []
+        self.records: list[CallRecord] = []
 
     def allows_reask(self) -> bool:
-        spent = sum(c.prompt_tokens + c.completion_tokens for c in self.calls)
+        spent = sum(c.prompt_tokens + c.completion_tokens for c in self.records)
         return self.budget is None or spent < self.budget
 
 
-async def _sample(index: int, messages: list[dict], config: JudgeConfig, ledger: _Ledger,
+async def _sample(index: int, messages: list[dict], config: JudgeConfig, log: _CallLog,
                   untrusted: str) -> SampleRecord:
     raw: list[str] = []
     conversation = list(messages)
@@ -78,10 +78,10 @@ async def _sample(index: int, messages: list[dict], config: JudgeConfig, ledger:
         try:
             completion = await complete(config, conversation)
         except LLMUnavailable as exc:
-            ledger.calls.append(CallRecord(sample=index, purpose=purpose, attempts=len(exc.attempts),
+            log.records.append(CallRecord(sample=index, purpose=purpose, attempts=len(exc.attempts),
                                            latency_ms=sum(a.latency_ms for a in exc.attempts), error=exc.reason))
             return SampleRecord(valid=None, error=f"no answer: {exc.reason}", raw_replies=tuple(raw))
-        ledger.calls.append(CallRecord(
+        log.records.append(CallRecord(
             sample=index, purpose=purpose, attempts=len(completion.attempts),
             latency_ms=sum(a.latency_ms for a in completion.attempts), prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens, cost_usd=completion.cost_usd))
@@ -89,7 +89,7 @@ async def _sample(index: int, messages: list[dict], config: JudgeConfig, ledger:
         try:
             reply = parse_reply(completion.text, untrusted)
         except ReplyError as problem:
-            if purpose == "reask" or not ledger.allows_reask():
+            if purpose == "reask" or not log.allows_reask():
                 return SampleRecord(valid=None, error=f"unusable reply: {problem}", raw_replies=tuple(raw))
             conversation = conversation + [
                 {"role": "assistant", "content": completion.text or ""},
@@ -155,7 +155,7 @@ def _trusted_text(signal: Finding) -> str:
     return f"{signal.rule}: {message}"
 
 
-def _facts(ctx: RuleContext) -> list[str]:
+def _facts(ctx: StepContext) -> list[str]:
     """Counts only: the names are the executor's and appear, fenced, in the data part."""
     if not ctx.patch:
         return []

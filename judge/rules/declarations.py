@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from judge.paths import normalize_path
-from judge.rules.context import RuleContext
+from judge.context import StepContext
 from judge.rules.phrasing import names, pronoun
 from judge.verdict import Finding
 
 __all__ = ["undeclared_file", "file_not_in_patch", "files_touched_incomplete"]
 
 
-def undeclared_file(ctx: RuleContext) -> Iterator[Finding]:
+def undeclared_file(ctx: StepContext) -> Iterator[Finding]:
     if not (ctx.result.success and ctx.patch and ctx.files_written):
         return
     declared = set(ctx.files_written)
@@ -20,7 +19,7 @@ def undeclared_file(ctx: RuleContext) -> Iterator[Finding]:
     hidden = [
         change.path
         for change in ctx.patch.files
-        if not declared.intersection(normalize_path(p) for p in change.paths)
+        if not declared.intersection(change.paths)
     ]
     if hidden:
         yield Finding(
@@ -31,7 +30,7 @@ def undeclared_file(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def file_not_in_patch(ctx: RuleContext) -> Iterator[Finding]:
+def file_not_in_patch(ctx: StepContext) -> Iterator[Finding]:
     if not (ctx.result.success and ctx.patch):
         return
     in_patch = set(ctx.patch_paths)
@@ -45,7 +44,7 @@ def file_not_in_patch(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def files_touched_incomplete(ctx: RuleContext) -> Iterator[Finding]:
+def files_touched_incomplete(ctx: StepContext) -> Iterator[Finding]:
     if not (ctx.result.success and ctx.files_written):
         return
     if ctx.result.files_touched is None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import shlex
 from typing import Iterator
 
-from judge.evidence.execution import derived_status, evidence_hash
-from judge.models import ExecutionEvidence
-from judge.rules.context import RuleContext
+from judge.runs.record import derived_status, evidence_hash
+from judge.contract.models import ExecutionEvidence
+from judge.context import StepContext
 from judge.verdict import Finding
 
 __all__ = ["execution_evidence_invalid", "execution_failed"]
@@ -21,7 +21,7 @@ __all__ = ["execution_evidence_invalid", "execution_failed"]
 _TAIL = 300
 
 
-def execution_evidence_invalid(ctx: RuleContext) -> Iterator[Finding]:
+def execution_evidence_invalid(ctx: StepContext) -> Iterator[Finding]:
     for record in ctx.executions:
         problem = _problem(record, ctx.step.id)
         if problem:
@@ -32,7 +32,7 @@ def execution_evidence_invalid(ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-def execution_failed(ctx: RuleContext) -> Iterator[Finding]:
+def execution_failed(ctx: StepContext) -> Iterator[Finding]:
     if not ctx.result.success:
         return
     for record in ctx.executions:

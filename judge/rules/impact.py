@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from judge.rules.context import RuleContext
+from judge.context import StepContext
 from judge.rules.phrasing import names
-from judge.rules.superficial import is_superficial_file
+from judge.patch.shape import is_superficial_file
 from judge.verdict import Finding
 
 __all__ = ["zero_impact", "superficial_only", "ASKS_FOR_COSMETICS"]
@@ -26,7 +26,7 @@ ASKS_FOR_COSMETICS = re.compile(
 )
 
 
-def zero_impact(ctx: RuleContext) -> Iterator[Finding]:
+def zero_impact(ctx: StepContext) -> Iterator[Finding]:
     patch = ctx.patch
     if not (ctx.result.success and patch):
         return
@@ -41,7 +41,7 @@ def zero_impact(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
-def superficial_only(ctx: RuleContext) -> Iterator[Finding]:
+def superficial_only(ctx: StepContext) -> Iterator[Finding]:
     patch = ctx.patch
     if not (ctx.result.success and ctx.result.mode == "apply" and patch):
         return

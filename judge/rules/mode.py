@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from judge.models import MODES
-from judge.rules.context import RuleContext
+from judge.contract.models import MODES
+from judge.context import StepContext
 from judge.verdict import Finding
 
 __all__ = ["invalid_mode", "mode_mismatch"]
 
 
-def invalid_mode(ctx: RuleContext) -> Iterator[Finding]:
+def invalid_mode(ctx: StepContext) -> Iterator[Finding]:
     mode = ctx.result.mode
     if mode not in MODES:
         wanted = f'"{ctx.step.mode}"' if ctx.step.mode else '"apply" or "fix_regression"'
@@ -22,7 +22,7 @@ def invalid_mode(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def mode_mismatch(ctx: RuleContext) -> Iterator[Finding]:
+def mode_mismatch(ctx: StepContext) -> Iterator[Finding]:
     intended, reported = ctx.step.mode, ctx.result.mode
     if intended and reported in MODES and reported != intended:
         yield Finding(

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from judge.rules.context import RuleContext
-from judge.rules.workspace import work_evidence_method
+from judge.context import StepContext
 from judge.verdict import Finding
 
 __all__ = ["failure_with_patch", "failure_without_summary", "missing_patch", "missing_files_written"]
@@ -16,7 +15,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _PLACEHOLDERS = frozenset({"failed", "failure", "error", "n/a", "na", "none", "todo", "tbd", "unknown", "see logs"})
 
 
-def failure_with_patch(ctx: RuleContext) -> Iterator[Finding]:
+def failure_with_patch(ctx: StepContext) -> Iterator[Finding]:
     if ctx.result.success:
         return
     carried = []
@@ -34,7 +33,7 @@ def failure_with_patch(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def failure_without_summary(ctx: RuleContext) -> Iterator[Finding]:
+def failure_without_summary(ctx: StepContext) -> Iterator[Finding]:
     if ctx.result.success or _explains(ctx.result.summary):
         return
     got = "no summary" if not (ctx.result.summary or "").strip() else f"only {ctx.result.summary.strip()[:80]!r}"
@@ -45,7 +44,7 @@ def failure_without_summary(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
-def missing_patch(ctx: RuleContext) -> Iterator[Finding]:
+def missing_patch(ctx: StepContext) -> Iterator[Finding]:
     if ctx.result.success and not ctx.has_patch and not _patch_excused(ctx):
         yield Finding(
             rule="missing_patch",
@@ -54,7 +53,7 @@ def missing_patch(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def missing_files_written(ctx: RuleContext) -> Iterator[Finding]:
+def missing_files_written(ctx: StepContext) -> Iterator[Finding]:
     if ctx.result.success and ctx.has_patch and not ctx.files_written:
         yield Finding(
             rule="missing_files_written",
@@ -63,7 +62,7 @@ def missing_files_written(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _patch_excused(ctx: RuleContext) -> bool:
+def _patch_excused(ctx: StepContext) -> bool:
     """No patch is owed when the step expects no changes, or when git shows no work file changed.
 
     In the second case the workspace rules decide, from evidence the executor cannot fake:
@@ -71,7 +70,7 @@ def _patch_excused(ctx: RuleContext) -> bool:
     """
     if ctx.step.expects_no_changes and not ctx.files_written:
         return True
-    return work_evidence_method(ctx) in ("evidence_file", "expects_no_changes", "none")
+    return ctx.evidence_method in ("evidence_file", "expects_no_changes", "none")
 
 
 def _explains(summary: str | None) -> bool:

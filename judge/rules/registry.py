@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Callable, Iterator
 
 from judge.rules import declarations, execution, impact, mode, outcome, reversal, safety, scope, structure, workspace
-from judge.rules.context import RuleContext
+from judge.context import StepContext
 from judge.verdict import Finding
 
 __all__ = ["RULES", "Rule", "run_rules"]
 
-Rule = Callable[[RuleContext], Iterator[Finding]]
+Rule = Callable[[StepContext], Iterator[Finding]]
 
 RULES: tuple[Rule, ...] = (
     mode.invalid_mode,
@@ -49,6 +49,6 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def run_rules(ctx: RuleContext, rules: tuple[Rule, ...] = RULES) -> tuple[Finding, ...]:
+def run_rules(ctx: StepContext, rules: tuple[Rule, ...] = RULES) -> tuple[Finding, ...]:
     """Every finding of every rule, in registry order."""
     return tuple(finding for rule in rules for finding in rule(ctx))

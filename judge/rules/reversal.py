@@ -17,9 +17,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterator
 
-from judge.diff import PatchFacts
-from judge.paths import normalize_path
-from judge.rules.context import RuleContext
+from judge.patch.model import PatchFacts
+from judge.context import StepContext
 from judge.verdict import Finding
 
 __all__ = ["reversal", "REVERSAL_THRESHOLD", "PARTIAL_THRESHOLD", "undone_fraction"]
@@ -28,7 +27,7 @@ REVERSAL_THRESHOLD = 0.9
 PARTIAL_THRESHOLD = 0.3
 
 
-def reversal(ctx: RuleContext) -> Iterator[Finding]:
+def reversal(ctx: StepContext) -> Iterator[Finding]:
     if not (ctx.result.success and ctx.result.mode == "fix_regression" and ctx.patch):
         return
     if ctx.apply_patch is None:
@@ -69,7 +68,7 @@ def undone_fraction(apply: PatchFacts, fix: PatchFacts) -> float | None:
 def _lines(patch: PatchFacts, side: str) -> Counter[tuple[str, str]]:
     counts: Counter[tuple[str, str]] = Counter()
     for change in patch.files:
-        path = normalize_path(change.path)
+        path = change.path
         for hunk in change.hunks:
             for line in getattr(hunk, side):
                 text = line.strip()

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from judge.paths import unsafe_reason
-from judge.rules.context import RuleContext
+from judge.patch.paths import unsafe_reason
+from judge.context import StepContext
 from judge.verdict import Finding
 
 __all__ = ["unsafe_path"]
 
 
-def unsafe_path(ctx: RuleContext) -> Iterator[Finding]:
+def unsafe_path(ctx: StepContext) -> Iterator[Finding]:
     unsafe = [(path, why) for path in ctx.claimed_paths if (why := unsafe_reason(path))]
     if unsafe:
         listed = "; ".join(f"{path!r} ({why})" for path, why in unsafe[:5])

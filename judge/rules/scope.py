@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from judge.paths import matches_any, normalize_path
-from judge.rules.context import RuleContext
+from judge.patch.paths import matches_any, normalize_path
+from judge.context import StepContext
 from judge.rules.phrasing import names
 from judge.verdict import Finding
 
 __all__ = ["scope_excluded", "scope_outside_allowed", "scope_fix_regression"]
 
 
-def scope_excluded(ctx: RuleContext) -> Iterator[Finding]:
+def scope_excluded(ctx: StepContext) -> Iterator[Finding]:
     patterns = ctx.step.excluded_paths
     if not patterns:
         return
-    hits = [path for path in _written(ctx) if matches_any(path, patterns)]
+    hits = [path for path in ctx.written_paths if matches_any(path, patterns)]
     if hits:
         yield Finding(
             rule="scope_excluded",
@@ -26,11 +26,11 @@ def scope_excluded(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def scope_outside_allowed(ctx: RuleContext) -> Iterator[Finding]:
+def scope_outside_allowed(ctx: StepContext) -> Iterator[Finding]:
     patterns = ctx.step.allowed_files
     if patterns is None:
         return
-    outside = [path for path in _written(ctx) if not matches_any(path, patterns)]
+    outside = [path for path in ctx.written_paths if not matches_any(path, patterns)]
     if outside:
         yield Finding(
             rule="scope_outside_allowed",
@@ -40,7 +40,7 @@ def scope_outside_allowed(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def scope_fix_regression(ctx: RuleContext) -> Iterator[Finding]:
+def scope_fix_regression(ctx: StepContext) -> Iterator[Finding]:
     if ctx.result.mode != "fix_regression" or ctx.step.mode == "apply":
         return
     if ctx.step.apply_files is None:
@@ -52,8 +52,8 @@ def scope_fix_regression(ctx: RuleContext) -> Iterator[Finding]:
         return
     allowed = {normalize_path(p) for p in ctx.step.apply_files}
     if ctx.apply_patch is not None:
-        allowed.update(normalize_path(p) for p in ctx.apply_patch.paths)
-    outside = [path for path in _written(ctx) if path not in allowed]
+        allowed.update(ctx.apply_patch.paths)
+    outside = [path for path in ctx.written_paths if path not in allowed]
     if outside:
         yield Finding(
             rule="scope_fix_regression",
@@ -61,9 +61,3 @@ def scope_fix_regression(ctx: RuleContext) -> Iterator[Finding]:
             f"(applyFiles: {sorted(allowed)}). Fix the regression inside the apply step's files only.",
             files=tuple(outside),
         )
-
-
-def _written(ctx: RuleContext) -> tuple[str, ...]:
-    """Files the result writes: patch headers and filesWritten (filesTouched may include reads)."""
-    return tuple(dict.fromkeys(ctx.patch_paths + ctx.files_written))
-

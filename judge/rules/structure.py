@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from judge.rules.context import RuleContext
+from judge.context import StepContext
 from judge.verdict import Finding
 
 __all__ = ["malformed_patch"]
 
 
-def malformed_patch(ctx: RuleContext) -> Iterator[Finding]:
+def malformed_patch(ctx: StepContext) -> Iterator[Finding]:
     error = ctx.patch_error
     if error is not None:
         yield Finding(

@@ -1,22 +1,20 @@
 """Seeds 000 and 003: the result's claims against what git and the ledger show (high trust beats the agent's word).
 
 These rules run only when the caller gives a workspace; the facts were gathered once, before
-any rule ran (judge/evidence/workspace.py), so each rule here is a pure function of them.
+any rule ran (judge/workspace/facts.py), so each rule here is a pure function of them.
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Literal
+from typing import Iterator
 
-from judge.evidence.files import EVIDENCE_DIR, evidence_path
-from judge.evidence.git import GitFacts
-from judge.paths import normalize_path, unsafe_reason
-from judge.rules.context import RuleContext
+from judge.patch.paths import unsafe_reason
+from judge.workspace.evidence_file import evidence_path
+from judge.context import StepContext
 from judge.rules.phrasing import names, pronoun
 from judge.verdict import Finding
 
 __all__ = [
-    "EvidenceMethod",
     "changed_but_unclaimed",
     "claimed_but_unchanged",
     "evidence_file_invalid",
@@ -24,31 +22,14 @@ __all__ = [
     "ledger_missing_operation",
     "no_work_evidence",
     "patch_does_not_apply",
-    "work_evidence_method",
 ]
 
-EvidenceMethod = Literal["file_changes", "evidence_file", "expects_no_changes", "none"]
-
-
-def work_evidence_method(ctx: RuleContext) -> EvidenceMethod | None:
-    """How the step proved it worked (seed 000's order); None when no repository was given."""
-    git = _git(ctx)
-    if git is None:
-        return None
-    if _work_files(git):
-        return "file_changes"
-    evidence = ctx.workspace.evidence_file  # type: ignore[union-attr]
-    if evidence is not None and evidence.valid:
-        return "evidence_file"
-    return "expects_no_changes" if ctx.step.expects_no_changes else "none"
-
-
-def changed_but_unclaimed(ctx: RuleContext) -> Iterator[Finding]:
-    git = _git(ctx)
+def changed_but_unclaimed(ctx: StepContext) -> Iterator[Finding]:
+    git = ctx.git
     if git is None:
         return
-    claimed = set(_claimed(ctx))
-    hidden = [path for path in _work_files(git) if path not in claimed]
+    claimed = set(ctx.written_paths)
+    hidden = [path for path in ctx.work_files if path not in claimed]
     if not hidden:
         return
     shown = [f"{path} ({git.where(path)})" for path in hidden]
@@ -65,8 +46,8 @@ def changed_but_unclaimed(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
-def claimed_but_unchanged(ctx: RuleContext) -> Iterator[Finding]:
-    git = _git(ctx)
+def claimed_but_unchanged(ctx: StepContext) -> Iterator[Finding]:
+    git = ctx.git
     if git is None:
         return
     changed = set(git.changed)
@@ -74,7 +55,7 @@ def claimed_but_unchanged(ctx: RuleContext) -> Iterator[Finding]:
     evidence = ctx.workspace.evidence_file  # type: ignore[union-attr]
     if evidence is not None:
         changed.add(evidence.path)
-    phantom = [path for path in _claimed(ctx) if path not in changed and unsafe_reason(path) is None]
+    phantom = [path for path in ctx.written_paths if path not in changed and unsafe_reason(path) is None]
     if phantom:
         yield Finding(
             rule="claimed_but_unchanged",
@@ -85,8 +66,8 @@ def claimed_but_unchanged(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def patch_does_not_apply(ctx: RuleContext) -> Iterator[Finding]:
-    git = _git(ctx)
+def patch_does_not_apply(ctx: StepContext) -> Iterator[Finding]:
+    git = ctx.git
     if git is None or git.patch_error is None or ctx.patch is None:
         return
     base = _short(git.base)
@@ -98,12 +79,12 @@ def patch_does_not_apply(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
-def evidence_file_invalid(ctx: RuleContext) -> Iterator[Finding]:
+def evidence_file_invalid(ctx: StepContext) -> Iterator[Finding]:
     evidence = ctx.workspace.evidence_file if ctx.workspace else None
     if evidence is None or evidence.valid:
         return
     # It only decides when it was the step's one way to prove work; next to real changes it is a signal.
-    needed = ctx.result.success and work_evidence_method(ctx) == "none"
+    needed = ctx.result.success and ctx.evidence_method == "none"
     yield Finding(
         rule="evidence_file_invalid",
         message=f"the evidence file {evidence.path} does not count: {evidence.problem}. "
@@ -114,9 +95,9 @@ def evidence_file_invalid(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
-def no_work_evidence(ctx: RuleContext) -> Iterator[Finding]:
-    git = _git(ctx)
-    if git is None or not ctx.result.success or work_evidence_method(ctx) != "none":
+def no_work_evidence(ctx: StepContext) -> Iterator[Finding]:
+    git = ctx.git
+    if git is None or not ctx.result.success or ctx.evidence_method != "none":
         return
     yield Finding(
         rule="no_work_evidence",
@@ -127,7 +108,7 @@ def no_work_evidence(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
-def ledger_missing_operation(ctx: RuleContext) -> Iterator[Finding]:
+def ledger_missing_operation(ctx: StepContext) -> Iterator[Finding]:
     ledger = ctx.workspace.ledger if ctx.workspace else None
     if ledger is None or ledger.found_line is not None or not ctx.result.success:
         return
@@ -141,7 +122,7 @@ def ledger_missing_operation(ctx: RuleContext) -> Iterator[Finding]:
     )
 
 
-def ledger_corrupt(ctx: RuleContext) -> Iterator[Finding]:
+def ledger_corrupt(ctx: StepContext) -> Iterator[Finding]:
     ledger = ctx.workspace.ledger if ctx.workspace else None
     if ledger is None or not ledger.corrupt_lines:
         return
@@ -153,21 +134,6 @@ def ledger_corrupt(ctx: RuleContext) -> Iterator[Finding]:
         severity="signal",
         files=(ledger.path,),
     )
-
-
-def _git(ctx: RuleContext) -> GitFacts | None:
-    return ctx.workspace.git if ctx.workspace else None
-
-
-def _work_files(git: GitFacts) -> list[str]:
-    """Changed files that are work: evidence files prove work but are not the work itself."""
-    return [path for path in git.changed if path != EVIDENCE_DIR and not path.startswith(EVIDENCE_DIR + "/")]
-
-
-def _claimed(ctx: RuleContext) -> list[str]:
-    """Files the result says it wrote: filesWritten and the patch (a copy writes only its new path)."""
-    patch = [p for f in ctx.patch.files for p in ((f.new_path,) if f.is_copy else f.paths)] if ctx.patch else []
-    return list(dict.fromkeys([normalize_path(p) for p in patch if p] + list(ctx.files_written)))
 
 
 def _short(object_id: str) -> str:

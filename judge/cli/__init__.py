@@ -1,0 +1,1 @@
+"""The command line: every argparse line of judge lives in this package."""

@@ -1,0 +1,68 @@
+"""`judge`: the console script and its sub-commands — `validate` one step, `eval` a labelled set, `run` a command.
+
+Exit codes: 0 valid (or eval ran, or the run succeeded), 1 invalid (or the run failed), 2 bad usage or unreadable input.
+Only argparse is imported up front; each command imports what it uses when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+
+from judge.cli.eval import EVAL_SUBCOMMANDS, add_eval_commands
+from judge.cli.output import error_line
+from judge.cli.run import add_run_command
+from judge.cli.validate import add_validate_command
+from judge.errors import InputError
+
+__all__ = ["entry", "main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"judge: {message} (see `{self.prog} --help`)\n")
+        sys.exit(2)
+
+
+def entry() -> None:
+    """The `judge` console script: main(), then exit without tearing down litellm's objects one by one
+    (a collector pass at exit costs ~1 s once litellm is loaded)."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) >= 2 and argv[0] == "eval" and argv[1] in EVAL_SUBCOMMANDS:
+        # argparse cannot give `eval` both a FILE positional and sub-commands: `eval merge` is parsed as `eval-merge`.
+        argv = [f"eval-{argv[1]}", *argv[2:]]
+    args = _build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except InputError as exc:
+        sys.stderr.write(error_line(exc))
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("judge: interrupted\n")
+        return 130
+    except BrokenPipeError:  # the reader went away (`| head`): nothing left to say
+        sys.stderr.close()
+        return 2
+    except Exception as exc:  # a bug in judge: still one line and "not valid", never a traceback
+        sys.stderr.write(f"judge: internal error ({type(exc).__name__}: {str(exc)[:200]}); please report it\n")
+        return 2
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="judge", description="Decide whether a coding agent really did its plan step.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    add_validate_command(commands)
+    add_eval_commands(commands)
+    add_run_command(commands)
+    return parser

@@ -1,0 +1,36 @@
+"""`judge run -- CMD ARGS...`: run a command without a shell and record its execution evidence."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+__all__ = ["add_run_command"]
+
+
+def add_run_command(commands: Any) -> None:
+    run = commands.add_parser("run", help="run a command and record its execution evidence (no shell)")
+    run.add_argument("--step", required=True, metavar="ID", help="the step this run is evidence for")
+    run.add_argument("--root", default=".judge", metavar="DIR", help="artifacts go to DIR/artifacts/RUN_ID/STEP/")
+    run.add_argument("--run-id", dest="run_id", metavar="ID", help="default: UTC time and a random suffix")
+    run.add_argument("--timeout", type=float, default=600.0, metavar="S", help="kill the command after S seconds")
+    run.add_argument("--max-output", dest="max_output", type=int, default=64 * 1024, metavar="BYTES",
+                     help="bytes of stdout and of stderr kept (head and tail); the middle becomes [TRUNCATED]")
+    run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS...", help="the command, after --")
+    run.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Prints the evidence record on stdout; exit 0 when the command succeeded, 1 when not."""
+    from judge.runs.artifacts import record_execution
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    evidence = record_execution(command, step_id=args.step, root=args.root, run_id=args.run_id,
+                                timeout=args.timeout, limit=args.max_output)
+    sys.stdout.write(json.dumps(evidence.to_json(), ensure_ascii=True) + "\n")
+    code = "no exit code" if evidence.exit_code is None else f"exit {evidence.exit_code}"
+    sys.stderr.write(f"judge: {evidence.status} ({code}) in {evidence.duration_seconds:g} s; "
+                     f"artifacts in {args.root}/artifacts/{evidence.run_id}/{evidence.step_id}/\n")
+    return 0 if evidence.status == "SUCCESS" else 1

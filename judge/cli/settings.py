@@ -1,0 +1,34 @@
+"""The semantic stage's flags, shared by `validate` and `eval`; each also comes from JUDGE_* or judge.toml (flags win)."""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["add_model_flags", "config_of"]
+
+_MODEL_FLAGS = ("semantic", "model", "api_base", "samples", "temperature", "max_tokens", "timeout", "retries",
+                "token_budget", "output_mode")
+
+
+def add_model_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("semantic review (LLM stage)")
+    group.add_argument("--semantic", choices=("auto", "required", "off"),
+                       help="auto: run when a model is set; required: no answer means invalid; off: never")
+    group.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4o-mini or openai/local")
+    group.add_argument("--api-base", dest="api_base", metavar="URL", help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    group.add_argument("--samples", type=int, metavar="N", help="ask N times; the majority decides")
+    group.add_argument("--temperature", type=float)
+    group.add_argument("--max-tokens", dest="max_tokens", type=int, metavar="N", help="reply tokens per call")
+    group.add_argument("--timeout", type=float, metavar="S", help="seconds per call")
+    group.add_argument("--retries", type=int, metavar="N", help="transport retries per call")
+    group.add_argument("--token-budget", dest="token_budget", type=int, metavar="N", help="tokens per verdict")
+    group.add_argument("--output-mode", dest="output_mode",
+                       choices=("auto", "json_schema", "json_object", "grammar", "none"),
+                       help="how the reply format is enforced (grammar: llama.cpp servers)")
+
+
+def config_of(args: argparse.Namespace):
+    """The run's JudgeConfig: these flags over JUDGE_* variables over judge.toml / pyproject.toml."""
+    from judge.config import load_config
+
+    return load_config({name: getattr(args, name) for name in _MODEL_FLAGS})

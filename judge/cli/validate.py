@@ -1,0 +1,92 @@
+"""`judge validate`: one step and one result, optionally checked against a workspace and execution evidence."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from judge.cli.output import write_stdout
+from judge.cli.settings import add_model_flags, config_of
+from judge.errors import InputError
+
+__all__ = ["add_validate_command"]
+
+
+def add_validate_command(commands: Any) -> None:
+    check = commands.add_parser("validate", help="judge one executor result; prints {\"valid\", \"reason\"}")
+    check.add_argument("--step", required=True, metavar="FILE", help="step spec JSON (- for stdin)")
+    check.add_argument("--result", required=True, metavar="FILE", help="executor result JSON (- for stdin)")
+    check.add_argument("--explain", action="store_true", help="also print stages and findings to stderr")
+    add_model_flags(check)
+    group = check.add_argument_group("workspace evidence (checked against git, never trusted from the result)")
+    group.add_argument("--repo", metavar="PATH", help="the git work tree the step ran in (needs --base)")
+    group.add_argument("--base", metavar="COMMIT", help="the commit the step started from")
+    group.add_argument("--ledger", metavar="FILE", help="an append-only JSONL ledger that must record the operation")
+    group.add_argument("--ledger-op", dest="ledger_op", default="close", metavar="OP", help="operation kind (default: close)")
+    group.add_argument("--ledger-id", dest="ledger_id", metavar="ID", help="the id it must be for (default: the step id)")
+    group.add_argument("--evidence", action="append", default=[], metavar="FILE",
+                       help="an evidence.json written by `judge run`; repeat for several")
+    check.set_defaults(run=_validate)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    if args.step == "-" and args.result == "-":
+        raise InputError("--step and --result cannot both read stdin; give one of them as a file")
+    from judge.contract.jsonio import read_json
+    from judge.pipeline import validate
+
+    config = config_of(args)
+    step = read_json(args.step, "--step")
+    result = read_json(args.result, "--result")
+    workspace = _workspace(args)
+    evidence = tuple(_read_evidence(path) for path in args.evidence)
+    if workspace is not None:
+        step, result, workspace = _checked(step, result, workspace)
+    verdict = validate(step, result, config=config, workspace=workspace, evidence=evidence)
+    write_stdout(json.dumps(verdict.contract(), ensure_ascii=False) + "\n")
+    if args.explain:
+        from judge.cli.explain import render_explanation
+
+        sys.stderr.write(render_explanation(verdict) + "\n")
+    return 0 if verdict.valid else 1
+
+
+def _workspace(args: argparse.Namespace):
+    """The Workspace the flags name, or None; InputError when --repo and --base are not given together."""
+    from judge.workspace.facts import Workspace
+
+    workspace = Workspace(args.repo, args.base, args.ledger, args.ledger_op, args.ledger_id)
+    workspace.check_arguments()
+    return workspace if args.repo is not None or args.ledger is not None else None
+
+
+def _checked(step: Any, result: Any, workspace: Any) -> tuple[Any, Any, Any]:
+    """The contract first, once (validate takes the models), then the workspace: InputError when it cannot be read.
+
+    A step or result that breaks its contract gets validate's schema_invalid verdict (exit 1), as through
+    the API, never a usage error that its missing or malformed fields caused while reading git or the ledger.
+    """
+    from judge.contract.schema import parse_result, parse_step
+    from judge.errors import ContractViolation
+
+    try:
+        step, result = parse_step(step), parse_result(result)
+    except ContractViolation:
+        return step, result, None  # the verdict is schema_invalid; the workspace is never read
+    workspace.check()
+    return step, result, workspace
+
+
+def _read_evidence(path: str) -> Any:
+    from judge.contract.jsonio import read_json
+    from judge.contract.schema import parse_execution_evidence
+    from judge.errors import ContractViolation
+
+    try:
+        return parse_execution_evidence(read_json(path, "--evidence"))
+    except ContractViolation as violation:
+        where = violation.path.replace("$.execution-evidence", "$")
+        raise InputError(f"--evidence {path}: breaks schemas/execution-evidence.schema.json at {where}: "
+                         f"{violation.problem}") from None

@@ -1,0 +1,112 @@
+"""StepContext: the frozen input both judging stages read — step, result, workspace facts, execution records —
+and every fact derived from them, each computed once, on first use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
+
+from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
+from judge.errors import MalformedPatch
+from judge.patch.model import PatchFacts
+from judge.patch.parse import parse_patch
+from judge.patch.paths import normalize_path
+from judge.workspace.evidence_file import EVIDENCE_DIR
+from judge.workspace.facts import WorkspaceFacts
+from judge.workspace.git import GitFacts
+
+__all__ = ["EvidenceMethod", "StepContext"]
+
+EvidenceMethod = Literal["file_changes", "evidence_file", "expects_no_changes", "none"]
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """A rule that rejects early never pays for the facts it did not read (a patch parse, say)."""
+
+    step: Step
+    result: ExecuteStepResult
+    workspace: WorkspaceFacts | None = None  # read once by the pipeline when the caller gives a workspace
+    executions: tuple[ExecutionEvidence, ...] = ()  # execution evidence records attached by the caller
+
+    @property
+    def has_patch(self) -> bool:
+        return bool(self.result.patch and self.result.patch.strip())
+
+    @cached_property
+    def _parsed(self) -> tuple[PatchFacts | None, MalformedPatch | None]:
+        if not self.has_patch:
+            return None, None
+        try:
+            return parse_patch(self.result.patch or ""), None
+        except MalformedPatch as exc:
+            return None, exc
+
+    @property
+    def patch(self) -> PatchFacts | None:
+        """The parsed patch; None when there is none or it is malformed."""
+        return self._parsed[0]
+
+    @property
+    def patch_error(self) -> MalformedPatch | None:
+        return self._parsed[1]
+
+    @cached_property
+    def apply_patch(self) -> PatchFacts | None:
+        """The earlier apply step's patch, when the step gives one that parses."""
+        if not (self.step.apply_patch and self.step.apply_patch.strip()):
+            return None
+        try:
+            return parse_patch(self.step.apply_patch)
+        except MalformedPatch:
+            return None
+
+    @cached_property
+    def files_written(self) -> tuple[str, ...]:
+        return _normalized(self.result.files_written)
+
+    @cached_property
+    def files_touched(self) -> tuple[str, ...]:
+        return _normalized(self.result.files_touched)
+
+    @property
+    def patch_paths(self) -> tuple[str, ...]:
+        """Every path the patch writes to (paths are normalised when the patch is parsed)."""
+        return self.patch.paths if self.patch else ()
+
+    @cached_property
+    def written_paths(self) -> tuple[str, ...]:
+        """Files the result says it writes: patch headers and filesWritten (filesTouched may include reads)."""
+        return tuple(dict.fromkeys(self.patch_paths + self.files_written))
+
+    @cached_property
+    def claimed_paths(self) -> tuple[str, ...]:
+        """Every path the result writes to or claims to: patch headers, filesWritten, filesTouched."""
+        return tuple(dict.fromkeys(self.written_paths + self.files_touched))
+
+    @property
+    def git(self) -> GitFacts | None:
+        return self.workspace.git if self.workspace else None
+
+    @cached_property
+    def work_files(self) -> tuple[str, ...]:
+        """Files git shows changed that are work: evidence files prove work but are not the work itself."""
+        changed = self.git.changed if self.git else ()
+        return tuple(path for path in changed if path != EVIDENCE_DIR and not path.startswith(EVIDENCE_DIR + "/"))
+
+    @cached_property
+    def evidence_method(self) -> EvidenceMethod | None:
+        """How the step proved it worked (seed 000's order); None when no repository was given."""
+        if self.git is None:
+            return None
+        if self.work_files:
+            return "file_changes"
+        evidence = self.workspace.evidence_file  # type: ignore[union-attr]
+        if evidence is not None and evidence.valid:
+            return "evidence_file"
+        return "expects_no_changes" if self.step.expects_no_changes else "none"
+
+
+def _normalized(paths: tuple[str, ...] | None) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(normalize_path(p) for p in paths or ()))

@@ -1,0 +1,1 @@
+"""Stage 1: the JSON contracts — pydantic models, schemas/ as the source of truth, bounded JSON readers."""

@@ -1,0 +1,127 @@
+"""Stage 1: check raw input against schemas/ (the source of truth) and build the pydantic models."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticError
+
+from judge.errors import ContractViolation
+from judge.contract.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step, VerdictContract
+
+__all__ = [
+    "SCHEMA_FILES", "load_schema", "parse_step", "parse_result", "parse_eval_case",
+    "parse_evidence_file", "parse_execution_evidence", "parse_verdict",
+]
+
+SCHEMA_FILES = {
+    "step": "step.schema.json",
+    "result": "execute-step.schema.json",
+    "verdict": "verdict.schema.json",
+    "eval-case": "eval-case.schema.json",
+    "evidence-file": "evidence-file.schema.json",
+    "execution-evidence": "execution-evidence.schema.json",
+    "eval-report": "eval-report.schema.json",
+}
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@lru_cache(maxsize=None)
+def load_schema(kind: str) -> dict:
+    name = SCHEMA_FILES[kind]
+    try:
+        text = resources.files("judge.schemas").joinpath(name).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):  # running from a source tree that is not installed
+        text = (Path(__file__).resolve().parents[2] / "schemas" / name).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@lru_cache(maxsize=None)
+def _validator(kind: str) -> Draft202012Validator:
+    return Draft202012Validator(load_schema(kind))
+
+
+def parse_step(data: Any) -> Step:
+    return _parse("step", Step, data)
+
+
+def parse_result(data: Any) -> ExecuteStepResult:
+    return _parse("result", ExecuteStepResult, data)
+
+
+def parse_eval_case(data: Any) -> EvalCase:
+    return _parse("eval-case", EvalCase, data)
+
+
+def parse_verdict(data: Any) -> VerdictContract:
+    return _parse("verdict", VerdictContract, data)
+
+
+def parse_evidence_file(data: Any) -> EvidenceFile:
+    return _parse("evidence-file", EvidenceFile, data)
+
+
+def parse_execution_evidence(data: Any) -> ExecutionEvidence:
+    return _parse("execution-evidence", ExecutionEvidence, data)
+
+
+def _parse(kind: str, model: type[M], data: Any) -> M:
+    error = best_match(_validator(kind).iter_errors(data))
+    if error is not None:
+        raise ContractViolation(kind, SCHEMA_FILES[kind], _json_path(kind, error), _describe(error))
+    try:
+        return model.model_validate(data)
+    except PydanticError as exc:  # the schema let it through but the model did not: still a contract breach
+        first = exc.errors()[0]
+        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+        raise ContractViolation(kind, SCHEMA_FILES[kind], f"$.{kind}{loc}", first["msg"]) from None
+
+
+def _json_path(kind: str, error: ValidationError) -> str:
+    path = "$." + kind + error.json_path[1:]
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = next((key for key in error.validator_value if key not in error.instance), None)
+        if missing is not None:
+            path += f".{missing}"
+    return path
+
+
+def _describe(error: ValidationError) -> str:
+    """A short description that never echoes a huge value back."""
+    rule, expected = error.validator, error.validator_value
+    if rule == "type":
+        return f"expected {_list(expected)}, got {_json_type(error.instance)}"
+    if rule == "required":
+        return error.message
+    if rule in ("enum", "const"):
+        allowed = expected if rule == "enum" else [expected]
+        return f"{_short(error.instance)} is not one of {', '.join(json.dumps(a) for a in allowed)}"
+    if rule in ("maxLength", "minLength"):
+        return f"{'longer' if rule == 'maxLength' else 'shorter'} than the {rule} of {expected} characters"
+    if rule in ("maxItems", "minItems"):
+        return f"{'more' if rule == 'maxItems' else 'fewer'} than the {rule} of {expected} items"
+    if rule == "additionalProperties":
+        return error.message if len(error.message) < 200 else "has properties the schema does not allow"
+    return f"fails {rule} {_short(expected)}"
+
+
+def _json_type(value: Any) -> str:
+    names = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def _list(value: Any) -> str:
+    return " or ".join(value) if isinstance(value, list) else str(value)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,107 @@
+"""Markdown summary of an eval run, short enough for a pull-request comment.
+
+Case ids and reasons come from the eval set and the executor's output: every table cell
+escapes `|`, Markdown punctuation and HTML, folds newlines, and is cut to a bounded length.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from judge.eval.report.format import decimal, kappa_text, pct
+from judge.eval.report.model import EvalReport
+
+__all__ = ["render_markdown"]
+
+WRONG_LIMIT = 20
+CELL_LIMIT = 200
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[|~])")
+_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+
+
+def render_markdown(report: EvalReport) -> str:
+    metrics = report.metrics_json
+    sections = [_headline(report, metrics), _confusion(metrics), _usage(metrics), _rules(metrics),
+                _wrong(report), _bad_lines(report)]
+    return "\n\n".join(section for section in sections if section) + "\n"
+
+
+def cell(text: Any, limit: int = CELL_LIMIT) -> str:
+    """One table cell: a single line, no table or HTML breakout, at most ``limit`` characters of text."""
+    text = _LINE_BREAKS.sub(" ⏎ ", str(text)).strip()
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
+def _headline(report: EvalReport, m: dict[str, Any]) -> str:
+    meta = report.meta
+    title = f"### judge eval: run {cell(meta.run_id)}"
+    about = (f"{m['cases']} cases · {cell(meta.model)} · set {cell(meta.source or '?')}"
+             f"{' shard ' + cell(meta.shard) if meta.shard else ''} · judge {cell(meta.judge_version)}")
+    header = "| accuracy | false-accept rate | false-reject rate | precision | recall | F1 | kappa (95% CI) | rule attribution |"
+    values = (f"| {pct(m['accuracy'])} | {pct(m['falseAcceptRate'])} | {pct(m['falseRejectRate'])} "
+              f"| {pct(m['precisionReject'])} | {pct(m.get('recallReject'))} | {pct(m.get('f1Reject'))} "
+              f"| {cell(kappa_text(m))} | {pct(m['ruleAttribution'])} |")
+    return "\n".join([title, "", about, "", header, "|" + "---:|" * 8, values])
+
+
+def _confusion(m: dict[str, Any]) -> str:
+    c = m["confusion"]
+    return "\n".join([
+        "| (rows: expected) | judged invalid | judged valid |",
+        "|---|---:|---:|",
+        f"| **expected invalid** | {c['expectedInvalid']['judgedInvalid']} | {c['expectedInvalid']['judgedValid']} |",
+        f"| **expected valid** | {c['expectedValid']['judgedInvalid']} | {c['expectedValid']['judgedValid']} |",
+    ])
+
+
+def _usage(m: dict[str, Any]) -> str:
+    llm, latency, tokens = m.get("llm") or {}, m.get("latencyMs") or {}, m.get("tokens") or {}
+    parts = [f"LLM calls {llm.get('callsMade', 0)} made, {llm.get('callsSaved', 0)} saved by the rules, "
+             f"{llm.get('cacheHits', 0)} cases from cache",
+             f"latency p50 {decimal(latency.get('p50'), 1)} ms, p95 {decimal(latency.get('p95'), 1)} ms, "
+             f"max {decimal(latency.get('max'), 1)} ms",
+             f"tokens {tokens.get('prompt', 0)} prompt + {tokens.get('completion', 0)} completion",
+             "cost " + ("n/a" if m.get("costUsd") is None else f"${m['costUsd']:.4f}")]
+    if m.get("selfAgreement") is not None:
+        parts.append(f"self-agreement {pct(m['selfAgreement'])} over {m.get('selfAgreementCases', 0)} cases")
+    if m.get("errors"):
+        parts.append("undecided " + ", ".join(f"{cell(rule)} {n}" for rule, n in m["errors"].items()))
+    return " · ".join(parts)
+
+
+def _rules(m: dict[str, Any]) -> str:
+    rows = ["<details><summary>Per expected rule</summary>", "",
+            "| expected rule | cases | rejected | right rule | attribution | found |", "|---|---:|---:|---:|---:|---|"]
+    for row in m["rules"]:
+        found = ", ".join(f"{rule} {n}" for rule, n in row["found"].items())
+        share = row["rightRule"] / row["cases"] if row["cases"] else None
+        rows.append(f"| {cell(row['rule'])} | {row['cases']} | {row['rejected']} | {row['rightRule']} "
+                    f"| {pct(share)} | {cell(found)} |")
+    return "\n".join(rows + ["", "</details>"])
+
+
+def _wrong(report: EvalReport) -> str:
+    wrong = report.wrong
+    if not wrong:
+        return "No case judged wrong."
+    rows = [f"**Wrong ({len(wrong)})**", "", "| case | expected | got | reason |", "|---|---|---|---|"]
+    for case in wrong[:WRONG_LIMIT]:
+        rows.append(f"| {cell(case.case_id, 80)} | {cell(case.expected_text)} | {cell(case.got_text)} "
+                    f"| {cell(case.reason)} |")
+    if len(wrong) > WRONG_LIMIT:
+        rows += ["", f"… and {len(wrong) - WRONG_LIMIT} more in the JSON report."]
+    return "\n".join(rows)
+
+
+def _bad_lines(report: EvalReport) -> str:
+    bad = report.bad_lines
+    if not bad:
+        return ""
+    listed = "".join(f"\n- {cell(b.problem)}" for b in bad[:WRONG_LIMIT])
+    more = f"\n- … and {len(bad) - WRONG_LIMIT} more" if len(bad) > WRONG_LIMIT else ""
+    return f"**Bad lines ({len(bad)}), not run:**{listed}{more}"

@@ -1,0 +1,191 @@
+"""One `judge eval` run end to end, and `merge` and `compare`'s inputs: open the store and cache, choose or
+resume the run, judge the set, and give back one EvalReport; write reports; check thresholds."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from judge.config import JudgeConfig
+from judge.errors import InputError, field_ref
+from judge.eval.cases import EvalSet, parse_shard
+from judge.eval.progress import Progress
+from judge.eval.report.html import render_html
+from judge.eval.report.junit import render_junit
+from judge.eval.report.markdown import render_markdown
+from judge.eval.report.model import BadLine, EvalReport, RunMeta
+from judge.eval.traffic import recorded_settings, settings_of, traffic
+
+__all__ = ["EvalOptions", "Reports", "Thresholds", "evaluate", "load_report", "merge_reports", "threshold_failures",
+           "write_reports"]
+
+
+@dataclass(frozen=True)
+class Reports:
+    """Where the reports go: the JSON report (``out``) and, when named, Markdown, JUnit XML and HTML."""
+
+    out: str | None = None
+    markdown: str | None = None
+    junit: str | None = None
+    html: str | None = None
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    min_accuracy: float | None = None
+    max_false_accept_rate: float | None = None
+    min_kappa: float | None = None
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    cases: str  # a .jsonl file, or - for stdin
+    reports: Reports = field(default_factory=Reports)
+    concurrency: int = 8
+    store: str = ".judge/eval.sqlite"
+    run_id: str | None = None
+    resume: str | None = None  # a run id, or "latest": the latest run of the same set
+    shard: str | None = None  # "I/N"
+    cache: str | None = ".judge/cache.sqlite"  # None: neither read nor write it
+    record: str | None = None
+    replay: str | None = None
+
+
+def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
+    """Judge the set (resuming a run when asked) and return its report; InputError names the option at fault."""
+    from judge.eval.cache import VerdictCache
+    from judge.eval.runner import run_eval
+    from judge.eval.store import RunStore
+
+    if options.concurrency < 1:
+        raise InputError(f"{options.concurrency}: must be at least 1", field="concurrency")
+    shard = parse_shard(options.shard) if options.shard else None
+    _refuse_overwriting_input(options)
+    cases = EvalSet(options.cases)
+    config = recorded_settings(config, options.record, options.replay)
+    store = RunStore(Path(options.store))
+    use_cache = options.cache and not (options.record or options.replay)
+    cache = VerdictCache(Path(options.cache)) if use_cache else None  # type: ignore[arg-type]
+    try:
+        run_id = _run_id(options, store, config, shard)
+        estimate = cases.line_count()
+        progress = Progress(estimate if shard is None else -(-estimate // shard[1]))
+        with traffic(options.record, options.replay):
+            result = asyncio.run(run_eval(cases, config, store=store, run_id=run_id, cache=cache,
+                                          concurrency=options.concurrency, shard=shard, progress=progress))
+    finally:
+        store.close()
+        if cache is not None:
+            cache.close()
+    from judge.llm.prompt import load_prompt
+    from judge.version import __version__
+
+    meta = RunMeta(run_id=run_id, source=options.cases, set_sha256=result.set_sha256,
+                   shard=f"{shard[0]}/{shard[1]}" if shard else None, judge_version=__version__,
+                   prompt_sha256=load_prompt().sha256, settings=settings_of(config), seconds=round(result.seconds, 3),
+                   resumed=result.resumed)
+    return EvalReport(meta, result.records, result.bad_lines, result.wrong_inputs)
+
+
+def _refuse_overwriting_input(options: EvalOptions) -> None:
+    """Before any judging: no output may replace the set, and every output must be writable."""
+    inputs = {Path(options.cases).resolve()}
+    reports = options.reports
+    for name, value in (("out", reports.out), ("markdown", reports.markdown), ("junit", reports.junit),
+                        ("html", reports.html), ("store", options.store), ("cache", options.cache)):
+        if not value:
+            continue
+        path = Path(value)
+        if path.resolve() in inputs:
+            raise InputError(f"{value}: is the eval set itself; choose another file", field=name)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"{value}: cannot create its folder ({exc.strerror or exc})", field=name) from None
+        if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise InputError(f"{value}: not writable", field=name)
+
+
+def _run_id(options: EvalOptions, store: Any, config: JudgeConfig, shard: tuple[int, int] | None) -> str:
+    settings = {"settings": settings_of(config), "shard": list(shard) if shard else None}
+    if options.resume is None:
+        return store.new_run(options.cases, settings, options.run_id)
+    run_id = store.latest_run(options.cases) if options.resume == "latest" else options.resume
+    if run_id is None:
+        raise InputError(f": no earlier run of {options.cases} in {options.store}; start one without "
+                         f"{field_ref('resume')}", field="resume")
+    if store.run_meta(run_id) != settings:
+        raise InputError(f"{run_id}: that run used other settings or another shard; "
+                         "resume it with the same flags, or start a new run", field="resume")
+    return run_id
+
+
+def load_report(path: str) -> EvalReport:
+    from judge.contract.jsonio import read_json
+
+    data = read_json(path, "report")
+    if not isinstance(data, dict) or "cases" not in data:
+        raise InputError(f"report {path}: not a judge eval JSON report (no cases)")
+    return EvalReport.from_json(data)
+
+
+def merge_reports(paths: list[str]) -> EvalReport:
+    """The shards' reports of one run joined into one report, cases by id; a case in two parts is refused."""
+    parts = [load_report(path) for path in paths]
+    records: dict[str, Any] = {}
+    for path, part in zip(paths, parts):
+        for record in part.records:
+            if record.case_id in records:
+                raise InputError(f"report {path}: case {record.case_id!r} is in two parts; merge shards of one run")
+            records[record.case_id] = record
+    bad = sorted({(b.line, b.problem) for part in parts for b in part.bad_lines})
+    first = parts[0].meta
+    meta = RunMeta(run_id="+".join(str(part.meta.run_id) for part in parts), source=first.source,
+                   judge_version=first.judge_version, prompt_sha256=first.prompt_sha256, settings=first.settings,
+                   seconds=round(sum(part.meta.seconds or 0 for part in parts), 3),
+                   resumed=sum(part.meta.resumed or 0 for part in parts), parts=tuple(paths))
+    ordered = tuple(sorted(records.values(), key=lambda r: r.case_id))
+    return EvalReport(meta, ordered, tuple(BadLine(line, problem) for line, problem in bad))
+
+
+_RENDERERS: tuple[tuple[str, Callable[[EvalReport], str]], ...] = (
+    ("markdown", render_markdown), ("junit", render_junit), ("html", render_html))
+
+
+def write_reports(report: EvalReport, reports: Reports) -> None:
+    """The JSON report to ``out`` and every other report asked for; InputError when one cannot be written."""
+    import json
+
+    if reports.out:
+        write_file(reports.out, json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n", "out")
+    for name, render in _RENDERERS:
+        path = getattr(reports, name)
+        if path:
+            write_file(path, render(report), name)
+
+
+def write_file(path: str, text: str, field: str) -> None:
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_bytes(text.encode("utf-8", "backslashreplace"))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write it ({exc.strerror or exc})", field=field) from None
+
+
+def threshold_failures(thresholds: Thresholds, metrics: dict[str, Any]) -> list[str]:
+    """Each threshold not met, worded with the metric's value and the bound (``accuracy 0.9 (min_accuracy 0.95)``)."""
+    checks = (("min_accuracy", "accuracy", lambda got, bound: got >= bound),
+              ("max_false_accept_rate", "falseAcceptRate", lambda got, bound: got <= bound),
+              ("min_kappa", "kappa", lambda got, bound: got >= bound))
+    failures = []
+    for name, key, passes in checks:
+        bound = getattr(thresholds, name)
+        if bound is None:
+            continue
+        got = metrics.get(key)
+        if got is None or not passes(got, bound):
+            failures.append(f"{key} {got} ({field_ref(name)} {bound})")
+    return failures

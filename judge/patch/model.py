@@ -1,0 +1,98 @@
+"""What a parsed patch is: files, their hunks and lines. Paths are repository-relative, unquoted and normalised."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["FileChange", "Hunk", "PatchFacts"]
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One ``@@ -a,b +c,d @@`` block: where it starts, and its body lines in order."""
+
+    line: int  # 1-based line of the hunk header within the patch
+    header: str
+    body: tuple[str, ...]  # each line with its ' ', '+' or '-' and without its line end
+    added_count: int
+    removed_count: int
+
+    @property
+    def added(self) -> tuple[str, ...]:
+        return tuple(line[1:] for line in self.body if line[0] == "+")
+
+    @property
+    def removed(self) -> tuple[str, ...]:
+        return tuple(line[1:] for line in self.body if line[0] == "-")
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's entry in a patch. Paths are repository-relative, unquoted, prefix-free."""
+
+    old_path: str | None  # None when the patch creates the file
+    new_path: str | None  # None when the patch deletes the file
+    line: int  # 1-based line where this file's entry starts
+    hunks: tuple[Hunk, ...]
+    is_binary: bool = False
+    is_rename: bool = False
+    is_copy: bool = False
+    old_mode: str | None = None
+    new_mode: str | None = None
+
+    @property
+    def path(self) -> str:
+        """The path the change leaves behind (the old one for a deletion)."""
+        return self.new_path if self.new_path is not None else self.old_path  # type: ignore[return-value]
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Every path this change writes to: both ends of a rename; a copy writes only its new file."""
+        if self.is_copy:
+            return (self.path,)
+        return tuple(dict.fromkeys(p for p in (self.old_path, self.new_path) if p is not None))
+
+    @property
+    def is_added(self) -> bool:
+        return self.old_path is None
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.new_path is None
+
+    @property
+    def is_mode_change(self) -> bool:
+        return self.old_mode is not None and self.new_mode is not None and self.old_mode != self.new_mode
+
+    @property
+    def added_count(self) -> int:
+        return sum(h.added_count for h in self.hunks)
+
+    @property
+    def removed_count(self) -> int:
+        return sum(h.removed_count for h in self.hunks)
+
+    @property
+    def changes_without_lines(self) -> bool:
+        """A real change that needs no +/- lines: new/deleted/renamed/copied file, binary, chmod."""
+        return self.is_added or self.is_deleted or self.is_rename or self.is_copy or self.is_binary or self.is_mode_change
+
+
+@dataclass(frozen=True)
+class PatchFacts:
+    """Everything the rules need to know about a patch."""
+
+    files: tuple[FileChange, ...]
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Every path the patch writes to, in patch order, without repeats."""
+        return tuple(dict.fromkeys(p for f in self.files for p in f.paths))
+
+    @property
+    def added_count(self) -> int:
+        return sum(f.added_count for f in self.files)
+
+    @property
+    def removed_count(self) -> int:
+        return sum(f.removed_count for f in self.files)

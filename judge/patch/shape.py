@@ -1,0 +1,236 @@
+"""Deciding whether a hunk changes only whitespace or comments, by the file's language.
+
+A hunk is superficial when its removed and added lines have the same *shape*:
+the text with comments dropped and whitespace outside string literals removed
+(kept as one space between two word characters, so ``return x`` never becomes
+``returnx``). Each side of the hunk is read in order, context lines included,
+so a string or block comment that opens in the context is known to be open.
+
+Comments are understood for:
+
+- ``#`` languages: Python, shell, Ruby, Perl, R, YAML, TOML, Makefile, Dockerfile, CMake, Nix, ...
+  Outside Python, TOML and Makefiles a ``#`` opens a comment only at the start of a
+  word (``echo a#b``, ``${#arr}``, ``$#arr``, ``url#frag`` are code); in a Dockerfile only
+  at the start of a line.
+- ``//`` and ``/* */`` languages: JavaScript, TypeScript, Go, Rust, Java, Kotlin, C, C++, C#,
+  Swift, Scala, Dart, PHP, Groovy, Protobuf, Solidity, SCSS/Less (CSS: ``/* */`` only).
+
+Strings that may span lines (Python and TOML triple quotes, JS/Go backticks, Java/Kotlin/
+Swift/Scala text blocks, shell and Rust quotes) are followed across lines; a hunk side
+that ends inside one straddles a string whose start is not in view, and is never
+called superficial. YAML block scalars and shell here-documents are not judged either.
+
+Where indentation carries meaning (Python, YAML, Makefile) leading whitespace and
+line breaks stay part of the shape: re-indenting Python is a real change. For any
+other file type only trailing whitespace and blank lines count as superficial.
+Comments that steer tools (``# noqa``, ``// eslint-disable``, ``#!``, ``//go:build``,
+``# type: ignore`` ...) are never superficial.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from judge.patch.model import FileChange, Hunk
+
+__all__ = ["Syntax", "syntax_for", "is_superficial_hunk", "is_superficial_file"]
+
+
+@dataclass(frozen=True)
+class Syntax:
+    name: str
+    line_comments: tuple[str, ...] = ()
+    block_comment: tuple[str, str] | None = None
+    quotes: str = "\"'"  # string delimiters that close at the end of the line
+    multiline_quotes: tuple[str, ...] = ()  # delimiters of strings that may span lines
+    hash_at_word_start: bool = False  # `#` opens a comment only at line start or after whitespace
+    comment_at_line_start: bool = False  # comments only as the first thing on a line
+    indent_matters: bool = False
+    knows_tokens: bool = True  # False: only trailing whitespace and blank lines are understood
+    not_judged: re.Pattern[str] | None = None  # a line like this anywhere in the hunk: not judged
+
+
+_HASH = ("#",)
+_SLASH = ("//",)
+_C_BLOCK = ("/*", "*/")
+_PYTHON = Syntax("Python", _HASH, multiline_quotes=('"""', "'''"), indent_matters=True)
+_YAML = Syntax("YAML", _HASH, hash_at_word_start=True, indent_matters=True,
+               not_judged=re.compile(r"[:\-]\s*[|>][-+0-9]*\s*(#.*)?$"))
+_MAKE = Syntax("Makefile", _HASH, indent_matters=True)
+_SHELL = Syntax("shell", _HASH, quotes="", multiline_quotes=('"', "'"), hash_at_word_start=True,
+                not_judged=re.compile(r"<<"))
+_HASH_WORD = Syntax("hash-comment", _HASH, hash_at_word_start=True)
+_TOML = Syntax("TOML", _HASH, multiline_quotes=('"""', "'''"))
+_DOCKER = Syntax("Dockerfile", _HASH, comment_at_line_start=True)
+_C_LIKE = Syntax("C-like", _SLASH, _C_BLOCK)
+_JS_GO = Syntax("JavaScript/Go", _SLASH, _C_BLOCK, multiline_quotes=("`",))
+_JVM = Syntax("text-block language", _SLASH, _C_BLOCK, multiline_quotes=('"""',))
+_RUST = Syntax("Rust", _SLASH, _C_BLOCK, quotes="", multiline_quotes=('"',))
+_PHP = Syntax("PHP", _SLASH + _HASH, _C_BLOCK, quotes="", multiline_quotes=('"', "'", "`"))
+_CSS = Syntax("CSS", block_comment=_C_BLOCK)
+_JSON = Syntax("JSON")
+_PLAIN = Syntax("plain text", quotes="", knows_tokens=False)
+
+_BY_SUFFIX = {
+    **dict.fromkeys((".py", ".pyi", ".pyx"), _PYTHON),
+    **dict.fromkeys((".yaml", ".yml"), _YAML),
+    **dict.fromkeys((".sh", ".bash", ".zsh", ".ksh"), _SHELL),
+    **dict.fromkeys((".rb", ".pl", ".pm", ".r", ".cmake", ".nix", ".ps1", ".jl", ".ex", ".exs", ".cr", ".tf",
+                     ".hcl", ".cfg", ".conf", ".properties", ".gitignore", ".fish"), _HASH_WORD),
+    ".toml": _TOML,
+    **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".go"), _JS_GO),
+    **dict.fromkeys((".java", ".kt", ".kts", ".swift", ".scala", ".groovy", ".gradle"), _JVM),
+    **dict.fromkeys((".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cs", ".dart", ".m", ".mm", ".proto",
+                     ".sol", ".scss", ".less", ".zig", ".jsonc"), _C_LIKE),
+    ".rs": _RUST,
+    ".php": _PHP,
+    ".css": _CSS,
+    ".json": _JSON,
+}
+_BY_NAME = {
+    "makefile": _MAKE, "gnumakefile": _MAKE, "dockerfile": _DOCKER, "containerfile": _DOCKER,
+    "cmakelists.txt": _HASH_WORD, "gemfile": _HASH_WORD, "rakefile": _HASH_WORD, "jenkinsfile": _JVM,
+    "build.bazel": _PYTHON, "build": _PYTHON,
+}
+
+# Comments that tools read: changing them changes behaviour.
+_DIRECTIVE = re.compile(
+    r"noqa|type:\s*ignore|pragma|pylint|mypy:|fmt:\s*(off|on|skip)|isort:|eslint|prettier-ignore|@ts-|"
+    r"tslint|istanbul|c8 ignore|jshint|nolint|go:(build|generate|embed|linkname)|\+build|rubocop|"
+    r"NOSONAR|clang-format|coding[:=]|^\s*#!|@license|@flow|@jsx|sourceMappingURL|SPDX",
+    re.IGNORECASE,
+)
+
+
+def syntax_for(path: str) -> Syntax:
+    name = PurePosixPath(path).name.lower()
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    if name.startswith("dockerfile"):
+        return _DOCKER
+    return _BY_SUFFIX.get(PurePosixPath(name).suffix, _PLAIN)
+
+
+def is_superficial_file(change: FileChange) -> bool:
+    """True when an in-place edit of an existing text file changes no code, only whitespace/comments."""
+    if change.changes_without_lines or not change.hunks:
+        return False
+    syntax = syntax_for(change.path)
+    return all(is_superficial_hunk(hunk, syntax) for hunk in change.hunks)
+
+
+def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
+    if any(line[0] in "+-" and _DIRECTIVE.search(line, 1) for line in hunk.body):
+        return False
+    if syntax.not_judged is not None and any(syntax.not_judged.search(line, 1) for line in hunk.body):
+        return False
+    old, new = _side_shape(hunk, "-", syntax), _side_shape(hunk, "+", syntax)
+    return old is not None and old == new
+
+
+@dataclass(frozen=True)
+class _State:
+    in_block: bool = False
+    quote: str = ""
+
+
+def _side_shape(hunk: Hunk, sign: str, syntax: Syntax) -> str | None:
+    """The shape of one side's changed lines, reading its context too; None when it ends inside a string."""
+    shapes: list[str] = []
+    state = _State(in_block=_opens_inside_block_comment(hunk, sign, syntax))
+    for line in hunk.body:
+        if line[0] not in (" ", sign):
+            continue
+        if syntax.knows_tokens:
+            shape, state = _line_shape(line[1:], syntax, state)
+        else:
+            shape = line[1:].rstrip()
+        if line[0] == sign and shape.strip():
+            shapes.append(shape)
+    if state.quote:
+        return None
+    # Line breaks matter only where indentation does; elsewhere a re-wrapped call is the same code.
+    return "\n".join(shapes) if syntax.indent_matters or not syntax.knows_tokens else "".join(shapes)
+
+
+def _opens_inside_block_comment(hunk: Hunk, sign: str, syntax: Syntax) -> bool:
+    """The hunk starts inside a /* */ comment when its side closes one (`*/`) before opening any.
+
+    A line that merely starts with `*` proves nothing: `    * factor;` continues a C expression.
+    """
+    if syntax.block_comment is None:
+        return False
+    opener, closer = syntax.block_comment
+    text = "\n".join(line[1:] for line in hunk.body if line[0] in (" ", sign))
+    close = text.find(closer)
+    return close >= 0 and not (0 <= text.find(opener) < close)
+
+
+def _line_shape(line: str, syntax: Syntax, state: _State) -> tuple[str, _State]:
+    """The line without comments and insignificant whitespace, and the state it leaves open."""
+    in_block, quote = state.in_block, state.quote
+    out: list[str] = [line[: len(line) - len(line.lstrip())]] if syntax.indent_matters and not quote else []
+    first_code = len(line) - len(line.lstrip())
+    i, pending_space = 0, False
+    while i < len(line):
+        if in_block:
+            end = line.find(syntax.block_comment[1], i)  # type: ignore[index]
+            if end < 0:
+                break
+            in_block, i = False, end + len(syntax.block_comment[1])  # type: ignore[index]
+            continue
+        if quote:
+            if line.startswith(quote, i):
+                out.append(quote)
+                i, quote = i + len(quote), ""
+            else:
+                step = 2 if line[i] == "\\" else 1  # strings keep every character: they are data
+                out.append(line[i : i + step])
+                i += step
+            continue
+        opening = _opening_quote(line, i, syntax)
+        if opening:
+            out.append(opening)
+            i, quote = i + len(opening), opening
+            continue
+        if _comment_starts(line, i, syntax, first_code):
+            break
+        if syntax.block_comment and line.startswith(syntax.block_comment[0], i):
+            in_block, i = True, i + len(syntax.block_comment[0])
+            continue
+        char = line[i]
+        if char.isspace():
+            pending_space, i = True, i + 1
+            continue
+        if pending_space and out and _is_word(out[-1][-1:]) and _is_word(char):
+            out.append(" ")
+        pending_space = False
+        out.append(char)
+        i += 1
+    if quote and quote not in syntax.multiline_quotes:
+        quote = ""  # a one-line string closes at the line end
+    return "".join(out), _State(in_block, quote)
+
+
+def _opening_quote(line: str, i: int, syntax: Syntax) -> str:
+    for delimiter in syntax.multiline_quotes:  # listed longest first: `\"\"\"` before `"`
+        if line.startswith(delimiter, i):
+            return delimiter
+    return line[i] if line[i] in syntax.quotes else ""
+
+
+def _comment_starts(line: str, i: int, syntax: Syntax, first_code: int) -> bool:
+    marker = next((m for m in syntax.line_comments if line.startswith(m, i)), None)
+    if marker is None:
+        return False
+    if syntax.comment_at_line_start:
+        return i == first_code
+    if marker == "#" and syntax.hash_at_word_start:
+        return i == 0 or line[i - 1].isspace()
+    return True
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"

@@ -1,0 +1,133 @@
+"""Every rule id judge can give, with the stage that decides it and one line on when: the single source.
+
+Eval sets, reports, orchestrators and tests depend on these ids. README's rule table is this
+catalogue, in this order (a test keeps the two equal); adding or renaming an id is a contract change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["CATALOG", "RuleInfo", "STAGE_OF", "ids"]
+
+SCHEMA_INVALID = "schema_invalid"
+INVALID_MODE = "invalid_mode"
+MODE_MISMATCH = "mode_mismatch"
+FAILURE_WITH_PATCH = "failure_with_patch"
+FAILURE_WITHOUT_SUMMARY = "failure_without_summary"
+MISSING_PATCH = "missing_patch"
+MISSING_FILES_WRITTEN = "missing_files_written"
+MALFORMED_PATCH = "malformed_patch"
+UNSAFE_PATH = "unsafe_path"
+UNDECLARED_FILE = "undeclared_file"
+FILE_NOT_IN_PATCH = "file_not_in_patch"
+FILES_TOUCHED_INCOMPLETE = "files_touched_incomplete"
+CHANGED_BUT_UNCLAIMED = "changed_but_unclaimed"
+CLAIMED_BUT_UNCHANGED = "claimed_but_unchanged"
+PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
+EVIDENCE_FILE_INVALID = "evidence_file_invalid"
+NO_WORK_EVIDENCE = "no_work_evidence"
+LEDGER_MISSING_OPERATION = "ledger_missing_operation"
+LEDGER_CORRUPT = "ledger_corrupt"
+EXECUTION_EVIDENCE_INVALID = "execution_evidence_invalid"
+EXECUTION_FAILED = "execution_failed"
+SCOPE_EXCLUDED = "scope_excluded"
+SCOPE_OUTSIDE_ALLOWED = "scope_outside_allowed"
+SCOPE_FIX_REGRESSION = "scope_fix_regression"
+ZERO_IMPACT = "zero_impact"
+REVERSAL = "reversal"
+PARTIAL_REVERSAL = "partial_reversal"
+SUPERFICIAL_ONLY = "superficial_only"
+WORKSPACE_UNREADABLE = "workspace_unreadable"
+STEP_NOT_IMPLEMENTED = "step_not_implemented"
+OVERREACH = "overreach"
+LLM_UNAVAILABLE = "llm_unavailable"
+JUDGE_ERROR = "judge_error"
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    id: str
+    stage: Literal["contract", "rules", "semantic", "pipeline"]
+    when: str  # README's "rejects when" cell, Markdown
+
+
+CATALOG: tuple[RuleInfo, ...] = (
+    RuleInfo(SCHEMA_INVALID, 'contract',
+             'the step or result breaks its JSON Schema (the reason gives the JSON path)'),
+    RuleInfo(INVALID_MODE, 'rules',
+             "the result's mode is not `apply` or `fix_regression`"),
+    RuleInfo(MODE_MISMATCH, 'rules',
+             "the result's mode differs from the step's `mode`"),
+    RuleInfo(FAILURE_WITH_PATCH, 'rules',
+             '`success: false` with a patch or `filesWritten`'),
+    RuleInfo(FAILURE_WITHOUT_SUMMARY, 'rules',
+             '`success: false` without a summary that explains (fewer than three words, or a placeholder such as "failed")'),
+    RuleInfo(MISSING_PATCH, 'rules',
+             '`success: true` with an empty or absent patch (not owed when the step has `expectsNoChanges: true` and the result claims no files, nor when a workspace shows no work file changed: the workspace rules decide then)'),
+    RuleInfo(MISSING_FILES_WRITTEN, 'rules',
+             '`success: true` with no `filesWritten`'),
+    RuleInfo(MALFORMED_PATCH, 'rules',
+             'no file headers; a text file header without hunks; hunk counts that do not match their lines; a truncated hunk; a line inside a hunk that is not ` `, `+`, `-` or `\\` — the reason names the file and line'),
+    RuleInfo(UNSAFE_PATH, 'rules',
+             'any path in the patch, `filesWritten` or `filesTouched` is absolute, has a `..` segment, is inside `.git/`, starts with `~`, or has control characters'),
+    RuleInfo(UNDECLARED_FILE, 'rules',
+             'the patch changes a file `filesWritten` does not list (a rename is declared by either name)'),
+    RuleInfo(FILE_NOT_IN_PATCH, 'rules',
+             '`filesWritten` lists a file the patch has no header for'),
+    RuleInfo(FILES_TOUCHED_INCOMPLETE, 'rules',
+             '`filesTouched` is absent or misses a file of `filesWritten`'),
+    RuleInfo(CHANGED_BUT_UNCLAIMED, 'rules',
+             '*(workspace)* git shows a file changed since `--base` (committed, staged, unstaged or untracked-not-ignored) that neither `filesWritten` nor the patch claims; for `success: false`, any change left behind'),
+    RuleInfo(CLAIMED_BUT_UNCHANGED, 'rules',
+             '*(workspace)* `filesWritten` or the patch claims a file git shows unchanged since `--base`'),
+    RuleInfo(PATCH_DOES_NOT_APPLY, 'rules',
+             '*(workspace)* the patch does not apply cleanly to `--base` (`git apply --check` in a throwaway index)'),
+    RuleInfo(EVIDENCE_FILE_INVALID, 'rules',
+             '*(workspace)* `.orchestrator/evidence/<stepId>.json` exists but breaks `schemas/evidence-file.schema.json`, names another step, is a symlink or leads outside the repository, or was committed before `--base` and left unchanged; a signal when files changed anyway'),
+    RuleInfo(NO_WORK_EVIDENCE, 'rules',
+             '*(workspace)* `success: true`, no file changed, no valid evidence file and no `expectsNoChanges`: the reason lists the three ways out'),
+    RuleInfo(LEDGER_MISSING_OPERATION, 'rules',
+             '*(ledger)* `success: true` and the ledger has no `--ledger-op` entry (default `close`) for `--ledger-id` (default: the step id)'),
+    RuleInfo(LEDGER_CORRUPT, 'rules',
+             '*(ledger, signal only)* ledger lines that are not JSON objects, by line number'),
+    RuleInfo(EXECUTION_EVIDENCE_INVALID, 'rules',
+             "*(evidence)* an attached record's `evidenceHash` does not match its command, output and exit code, or it is for another step"),
+    RuleInfo(EXECUTION_FAILED, 'rules',
+             '*(evidence)* `success: true` but an attached command failed, timed out or could not run (the reason quotes the end of its output)'),
+    RuleInfo(SCOPE_EXCLUDED, 'rules',
+             'a written file matches `excludedPaths`'),
+    RuleInfo(SCOPE_OUTSIDE_ALLOWED, 'rules',
+             '`allowedFiles` is given and a written file matches none of it'),
+    RuleInfo(SCOPE_FIX_REGRESSION, 'rules',
+             'a `fix_regression` writes a file that is neither in `applyFiles` nor in `applyPatch`'),
+    RuleInfo(ZERO_IMPACT, 'rules',
+             '`success: true` and the patch adds and removes no line, and creates, deletes, renames, copies, chmods no file and changes no binary'),
+    RuleInfo(REVERSAL, 'rules',
+             'a `fix_regression` takes back >= 90% of the lines the apply step (`applyPatch`) added; 30–90% is a `partial_reversal` signal for the semantic stage (see `judge/rules/reversal.py` for why)'),
+    RuleInfo(PARTIAL_REVERSAL, 'rules',
+             '*(signal only)* a `fix_regression` takes back 30–90% of the lines the apply step added: a hint for the semantic stage, never a rejection'),
+    RuleInfo(SUPERFICIAL_ONLY, 'rules',
+             'in `apply` mode, every change is whitespace or comments (see below)'),
+    RuleInfo(WORKSPACE_UNREADABLE, 'pipeline',
+             'the API was given a `Workspace` judge cannot read (not a repository, unknown base, unreadable ledger): fail closed'),
+    RuleInfo(STEP_NOT_IMPLEMENTED, 'semantic',
+             '*(semantic)* apply mode: the model finds the step not, or only partly, implemented'),
+    RuleInfo(OVERREACH, 'semantic',
+             '*(semantic)* fix_regression: broad or speculative changes beyond a narrow fix'),
+    RuleInfo(REVERSAL, 'semantic',
+             '*(semantic)* fix_regression: the fix negates the step beyond the exact deterministic case'),
+    RuleInfo(LLM_UNAVAILABLE, 'semantic',
+             '*(semantic)* the model gave no usable answer after bounded retries and one re-ask, or `semantic: required` without a model'),
+    RuleInfo(JUDGE_ERROR, 'pipeline',
+             'judge itself failed: never read as valid'),
+)
+
+
+def ids() -> frozenset[str]:
+    return frozenset(info.id for info in CATALOG)
+
+
+# The deterministic id wins for `reversal`, which both the rules and the semantic stage give.
+STAGE_OF = {info.id: info.stage for info in reversed(CATALOG)}

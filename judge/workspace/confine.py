@@ -1,0 +1,53 @@
+"""Keeping files named after ids inside their root: no separators, no `..`, no absolute paths, no symlinks out."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from judge.errors import InputError
+
+__all__ = ["segment_problem", "check_segment", "confined"]
+
+# Controls (C0, DEL, C1) never belong in a file name we build.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_MAX_SEGMENT_BYTES = 200
+
+
+def segment_problem(value: str) -> str | None:
+    """Why ``value`` cannot be one file-name segment under a root, or None when it can."""
+    if not value:
+        return "is empty"
+    if value in (".", ".."):
+        return "is a relative directory name"
+    if "/" in value or "\\" in value:
+        return "contains a path separator"
+    if _CONTROL.search(value):
+        return "contains control characters"
+    if len(value.encode("utf-8", "surrogatepass")) > _MAX_SEGMENT_BYTES:
+        return f"is longer than {_MAX_SEGMENT_BYTES} bytes"
+    return None
+
+
+def check_segment(value: str, field: str) -> str:
+    """``value`` unchanged when it is a safe file-name segment; otherwise a one-line InputError."""
+    problem = segment_problem(value)
+    if problem:
+        raise InputError(f"{value[:80]!r} {problem}; use a plain name such as step-1", field=field)
+    return value
+
+
+def confined(root: Path, *segments: str) -> Path:
+    """``root/segments...`` with symlinks resolved; InputError when it would land outside ``root``.
+
+    Every segment must pass ``segment_problem``; resolving catches a symlinked directory on the way
+    that points elsewhere (an executor can plant one in the work tree).
+    """
+    for segment in segments:
+        check_segment(segment, "path segment")
+    real_root = root.resolve()
+    target = real_root.joinpath(*segments).resolve()
+    if target != real_root and not target.is_relative_to(real_root):
+        shown = "/".join(segments)
+        raise InputError(f"{root}/{shown}: a symlink leads outside {root}; remove the link")
+    return target

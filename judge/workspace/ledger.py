@@ -1,0 +1,101 @@
+"""The append-only JSONL ledger (seed 003): was an operation of a given kind recorded for a given id?
+
+A ledger entry is one JSON object per line. Its kind is its ``op`` field; the id it is
+about may sit in ``commitment``, ``target`` or ``id``, at the top level or inside
+``payload`` (Mentu writes ``{"op": "close", "payload": {"commitment": "cmt_1"}}``).
+A line that is not a JSON object is corrupt: it is counted with its line number and
+skipped, never fatal. Lines are read one at a time with a length cap, so a huge or
+endless line costs bounded memory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import BinaryIO, Iterator
+
+from judge.errors import InputError
+
+__all__ = ["ID_KEYS", "LedgerFacts", "check_ledger", "read_ledger"]
+
+ID_KEYS = ("commitment", "target", "id")
+_MAX_LINE = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LedgerFacts:
+    path: str
+    op: str
+    target: str
+    found_line: int | None  # the first line recording ``op`` for ``target``; None when no line does
+    corrupt_lines: tuple[int, ...]
+    entries: int  # lines that are JSON objects
+
+
+def read_ledger(path: str | os.PathLike[str], op: str, target: str) -> LedgerFacts:
+    """Scan the ledger at ``path``; InputError when it cannot be opened at all."""
+    found, corrupt, entries = None, [], 0
+    with _reading(path) as handle:
+        for number, line in enumerate(_lines(handle), 1):
+            if line is not None and not line.strip():
+                continue
+            entry = _entry(line) if line is not None else None
+            if entry is None:
+                corrupt.append(number)
+                continue
+            entries += 1
+            if found is None and _records(entry, op, target):
+                found = number
+    return LedgerFacts(str(path), op, target, found, tuple(corrupt), entries)
+
+
+def check_ledger(path: str | os.PathLike[str]) -> None:
+    """InputError when the ledger at ``path`` cannot be opened for reading."""
+    with _reading(path):
+        pass
+
+
+@contextmanager
+def _reading(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """The ledger opened for reading; an error opening or reading it is an InputError naming the file."""
+    try:
+        with open(path, "rb") as handle:
+            yield handle
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file", field="ledger") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory; give the ledger's .jsonl file", field="ledger") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})", field="ledger") from None
+
+
+def _lines(handle):
+    """Each line's bytes, or None for a line longer than _MAX_LINE (its rest is skipped unread into memory)."""
+    while True:
+        line = handle.readline(_MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > _MAX_LINE and not line.endswith(b"\n"):
+            while (rest := handle.readline(_MAX_LINE)) and not rest.endswith(b"\n"):
+                pass
+            yield None
+            continue
+        yield line
+
+
+def _entry(line: bytes) -> dict | None:
+    try:
+        value = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _records(entry: dict, op: str, target: str) -> bool:
+    if entry.get("op") != op:
+        return False
+    payload = entry.get("payload")
+    places = (entry, payload) if isinstance(payload, dict) else (entry,)
+    return any(place.get(key) == target for place in places for key in ID_KEYS)
