@@ -12,6 +12,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from judge import rule_ids as ids
 from judge.config import JudgeConfig
 from judge.eval.sqlite import connect
 from judge.verdict import Verdict
@@ -63,6 +64,6 @@ def cacheable(verdict: Verdict) -> bool:
     report = verdict.semantic_review
     return (
         report is not None
-        and verdict.rule not in ("llm_unavailable", "judge_error")
+        and verdict.rule not in (ids.LLM_UNAVAILABLE, ids.JUDGE_ERROR)
         and all(sample.valid is not None for sample in report.samples)
     )

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Iterator
 
+from judge import rule_ids as ids
 from judge.config import JudgeConfig
 from judge.eval.cache import VerdictCache, cache_key
 from judge.eval.cases import EvalSet, LoadedCase
@@ -138,7 +139,7 @@ def _record(item: LoadedCase, verdict: Verdict, latency_ms: float, *, cached: bo
         latency_ms=round(latency_ms, 3),
         samples=len(report.samples) if report else 0,
         agreement=report.agreement if report else None,
-        error=verdict.rule if verdict.rule in ("llm_unavailable", "judge_error") else None,
+        error=verdict.rule if verdict.rule in (ids.LLM_UNAVAILABLE, ids.JUDGE_ERROR) else None,
         cached=cached,
     )
 

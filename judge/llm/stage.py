@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from judge import rule_ids as ids
 from judge.config import JudgeConfig
 from judge.llm.client import LLMUnavailable, complete
 from judge.llm.prompt import PROMPT_VERSION, fence_token, load_prompt, render_messages
@@ -115,7 +116,7 @@ def _decide(samples: list[SampleRecord], report: SemanticReport, mode: object, c
         return SemanticOutcome(False, finding.reason, finding, report)
     errors = "; ".join(sorted({s.error or "unknown error" for s in samples}))
     finding = Finding(
-        rule="llm_unavailable",
+        rule=ids.LLM_UNAVAILABLE,
         stage="semantic",
         message=f"the semantic judge ({config.model}) could not decide: {errors}. "
         "The step is not accepted; retry it later, or fix the judge's model configuration.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.rules.phrasing import names, pronoun
 from judge.verdict import Finding
@@ -23,7 +24,7 @@ def undeclared_file(ctx: StepContext) -> Iterator[Finding]:
     ]
     if hidden:
         yield Finding(
-            rule="undeclared_file",
+            rule=ids.UNDECLARED_FILE,
             message=f"the patch changes {names(hidden)} but filesWritten does not list {pronoun(hidden)}. "
             f"List every file the patch changes in filesWritten, or take {pronoun(hidden)} out of the patch.",
             files=tuple(hidden),
@@ -37,7 +38,7 @@ def file_not_in_patch(ctx: StepContext) -> Iterator[Finding]:
     phantom = [path for path in ctx.files_written if path not in in_patch]
     if phantom:
         yield Finding(
-            rule="file_not_in_patch",
+            rule=ids.FILE_NOT_IN_PATCH,
             message=f"filesWritten lists {names(phantom)} but the patch has no file header for {pronoun(phantom)}. "
             "Include the change in the patch, or remove the file from filesWritten.",
             files=tuple(phantom),
@@ -49,7 +50,7 @@ def files_touched_incomplete(ctx: StepContext) -> Iterator[Finding]:
         return
     if ctx.result.files_touched is None:
         yield Finding(
-            rule="files_touched_incomplete",
+            rule=ids.FILES_TOUCHED_INCOMPLETE,
             message="the result has no filesTouched. List every file you read or wrote in filesTouched, "
             "including all of filesWritten.",
         )
@@ -58,7 +59,7 @@ def files_touched_incomplete(ctx: StepContext) -> Iterator[Finding]:
     missing = [path for path in ctx.files_written if path not in touched]
     if missing:
         yield Finding(
-            rule="files_touched_incomplete",
+            rule=ids.FILES_TOUCHED_INCOMPLETE,
             message=f"filesTouched is missing {names(missing)} from filesWritten. "
             "filesTouched must contain every file in filesWritten.",
             files=tuple(missing),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 from typing import Iterator
 
+from judge import rule_ids as ids
 from judge.runs.record import derived_status, evidence_hash
 from judge.contract.models import ExecutionEvidence
 from judge.context import StepContext
@@ -26,7 +27,7 @@ def execution_evidence_invalid(ctx: StepContext) -> Iterator[Finding]:
         problem = _problem(record, ctx.step.id)
         if problem:
             yield Finding(
-                rule="execution_evidence_invalid",
+                rule=ids.EXECUTION_EVIDENCE_INVALID,
                 message=f"the execution evidence of run {record.run_id} (`{_command(record)}`) {problem}. "
                 "Attach the evidence.json that `judge run` wrote for this step, unedited.",
             )
@@ -39,7 +40,7 @@ def execution_failed(ctx: StepContext) -> Iterator[Finding]:
         if _status(record) == "SUCCESS" or _problem(record, ctx.step.id):
             continue
         yield Finding(
-            rule="execution_failed",
+            rule=ids.EXECUTION_FAILED,
             message=f"the result reports success: true but `{_command(record)}` {_outcome(record)} "
             f"(run {record.run_id}){_tail(record)}. Fix what it reports and run it again, "
             "or report success: false with the reason.",

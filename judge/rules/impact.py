@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.rules.phrasing import names
 from judge.patch.shape import is_superficial_file
@@ -33,7 +34,7 @@ def zero_impact(ctx: StepContext) -> Iterator[Finding]:
     if any(f.added_count or f.removed_count or f.changes_without_lines for f in patch.files):
         return
     yield Finding(
-        rule="zero_impact",
+        rule=ids.ZERO_IMPACT,
         message=f"the patch for {names([f.path for f in patch.files])} adds and removes no lines "
         "(only context or empty hunks), so it changes nothing. "
         "Return a patch with the real edits, or report success: false with the reason.",
@@ -52,14 +53,14 @@ def superficial_only(ctx: StepContext) -> Iterator[Finding]:
     files = tuple(change.path for change in patch.files)
     if ASKS_FOR_COSMETICS.search(ctx.step.description):
         yield Finding(
-            rule="superficial_only",
+            rule=ids.SUPERFICIAL_ONLY,
             severity="signal",
             message=f"every change in {names(files)} is whitespace or comments; the step asks for that kind of edit.",
             files=files,
         )
         return
     yield Finding(
-        rule="superficial_only",
+        rule=ids.SUPERFICIAL_ONLY,
         message=f"every change in {names(files)} is whitespace or comments only; no code changes. "
         "Implement what the step describes in code, not only formatting or comments.",
         files=files,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from judge import rule_ids as ids
 from judge.contract.models import MODES
 from judge.context import StepContext
 from judge.verdict import Finding
@@ -16,7 +17,7 @@ def invalid_mode(ctx: StepContext) -> Iterator[Finding]:
     if mode not in MODES:
         wanted = f'"{ctx.step.mode}"' if ctx.step.mode else '"apply" or "fix_regression"'
         yield Finding(
-            rule="invalid_mode",
+            rule=ids.INVALID_MODE,
             message=f'the result\'s mode is {_shown(mode)}, which is neither "apply" nor "fix_regression". '
             f"Report mode {wanted}, the mode this step runs in.",
         )
@@ -26,7 +27,7 @@ def mode_mismatch(ctx: StepContext) -> Iterator[Finding]:
     intended, reported = ctx.step.mode, ctx.result.mode
     if intended and reported in MODES and reported != intended:
         yield Finding(
-            rule="mode_mismatch",
+            rule=ids.MODE_MISMATCH,
             message=f'the step asked for mode "{intended}" but the result reports "{reported}". '
             f'Redo the step as "{intended}" and report that mode.',
         )

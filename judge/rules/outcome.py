@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.verdict import Finding
 
@@ -25,7 +26,7 @@ def failure_with_patch(ctx: StepContext) -> Iterator[Finding]:
         carried.append(f"filesWritten {list(ctx.files_written)}")
     if carried:
         yield Finding(
-            rule="failure_with_patch",
+            rule=ids.FAILURE_WITH_PATCH,
             message=f"the result reports success: false but carries {' and '.join(carried)}. "
             "A failed step must leave no changes: drop the patch and filesWritten, "
             "or finish the change and report success: true.",
@@ -38,7 +39,7 @@ def failure_without_summary(ctx: StepContext) -> Iterator[Finding]:
         return
     got = "no summary" if not (ctx.result.summary or "").strip() else f"only {ctx.result.summary.strip()[:80]!r}"
     yield Finding(
-        rule="failure_without_summary",
+        rule=ids.FAILURE_WITHOUT_SUMMARY,
         message=f"the result reports success: false with {got}. "
         "Say in the summary what blocked the step: the error, the file and what you tried.",
     )
@@ -47,7 +48,7 @@ def failure_without_summary(ctx: StepContext) -> Iterator[Finding]:
 def missing_patch(ctx: StepContext) -> Iterator[Finding]:
     if ctx.result.success and not ctx.has_patch and not _patch_excused(ctx):
         yield Finding(
-            rule="missing_patch",
+            rule=ids.MISSING_PATCH,
             message="the result reports success: true but its patch is empty. "
             "Return the unified diff of your changes in patch, or report success: false with the reason.",
         )
@@ -56,7 +57,7 @@ def missing_patch(ctx: StepContext) -> Iterator[Finding]:
 def missing_files_written(ctx: StepContext) -> Iterator[Finding]:
     if ctx.result.success and ctx.has_patch and not ctx.files_written:
         yield Finding(
-            rule="missing_files_written",
+            rule=ids.MISSING_FILES_WRITTEN,
             message="the result reports success: true but filesWritten is empty or missing. "
             "List in filesWritten every file the patch changes.",
         )

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterator
 
+from judge import rule_ids as ids
 from judge.patch.model import PatchFacts
 from judge.context import StepContext
 from judge.verdict import Finding
@@ -38,14 +39,14 @@ def reversal(ctx: StepContext) -> Iterator[Finding]:
     percent = f"{fraction:.0%}"
     if fraction >= REVERSAL_THRESHOLD:
         yield Finding(
-            rule="reversal",
+            rule=ids.REVERSAL,
             message=f"this fix_regression undoes {percent} of what the apply step changed, "
             "which reverts the step instead of fixing it. Keep the step's change and fix the regression "
             "with a narrow edit.",
         )
     else:
         yield Finding(
-            rule="partial_reversal",
+            rule=ids.PARTIAL_REVERSAL,
             severity="signal",
             message=f"this fix_regression undoes {percent} of what the apply step changed.",
         )

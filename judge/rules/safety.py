@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from judge import rule_ids as ids
 from judge.patch.paths import unsafe_reason
 from judge.context import StepContext
 from judge.verdict import Finding
@@ -16,7 +17,7 @@ def unsafe_path(ctx: StepContext) -> Iterator[Finding]:
     if unsafe:
         listed = "; ".join(f"{path!r} ({why})" for path, why in unsafe[:5])
         yield Finding(
-            rule="unsafe_path",
+            rule=ids.UNSAFE_PATH,
             message=f"the result names unsafe paths: {listed}. "
             "Use repository-relative paths inside the work tree only, never absolute, '..' or .git/ paths.",
             files=tuple(path for path, _ in unsafe),

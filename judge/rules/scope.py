@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from judge import rule_ids as ids
 from judge.patch.paths import matches_any, normalize_path
 from judge.context import StepContext
 from judge.rules.phrasing import names
@@ -19,7 +20,7 @@ def scope_excluded(ctx: StepContext) -> Iterator[Finding]:
     hits = [path for path in ctx.written_paths if matches_any(path, patterns)]
     if hits:
         yield Finding(
-            rule="scope_excluded",
+            rule=ids.SCOPE_EXCLUDED,
             message=f"the result changes {names(hits)}, matching excludedPaths {list(patterns)}. "
             "Revert every change under excluded paths; do the step without touching them.",
             files=tuple(hits),
@@ -33,7 +34,7 @@ def scope_outside_allowed(ctx: StepContext) -> Iterator[Finding]:
     outside = [path for path in ctx.written_paths if not matches_any(path, patterns)]
     if outside:
         yield Finding(
-            rule="scope_outside_allowed",
+            rule=ids.SCOPE_OUTSIDE_ALLOWED,
             message=f"the result changes {names(outside)}, outside allowedFiles {list(patterns)}. "
             "Keep every change inside the allowed files; revert the others.",
             files=tuple(outside),
@@ -45,7 +46,7 @@ def scope_fix_regression(ctx: StepContext) -> Iterator[Finding]:
         return
     if ctx.step.apply_files is None:
         yield Finding(
-            rule="scope_fix_regression",
+            rule=ids.SCOPE_FIX_REGRESSION,
             severity="signal",
             message="the step gives no applyFiles, so the fix's scope could not be checked.",
         )
@@ -56,7 +57,7 @@ def scope_fix_regression(ctx: StepContext) -> Iterator[Finding]:
     outside = [path for path in ctx.written_paths if path not in allowed]
     if outside:
         yield Finding(
-            rule="scope_fix_regression",
+            rule=ids.SCOPE_FIX_REGRESSION,
             message=f"this fix_regression changes {names(outside)}, which the apply step did not change "
             f"(applyFiles: {sorted(allowed)}). Fix the regression inside the apply step's files only.",
             files=tuple(outside),

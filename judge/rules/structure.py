@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.verdict import Finding
 
@@ -14,7 +15,7 @@ def malformed_patch(ctx: StepContext) -> Iterator[Finding]:
     error = ctx.patch_error
     if error is not None:
         yield Finding(
-            rule="malformed_patch",
+            rule=ids.MALFORMED_PATCH,
             message=f"the patch is not a well-formed unified diff: {error}. "
             "Produce it with `git diff` (file headers, @@ hunks whose line counts match) "
             "instead of writing or trimming it by hand.",

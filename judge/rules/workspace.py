@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from judge import rule_ids as ids
 from judge.patch.paths import unsafe_reason
 from judge.workspace.evidence_file import evidence_path
 from judge.context import StepContext
@@ -39,7 +40,7 @@ def changed_but_unclaimed(ctx: StepContext) -> Iterator[Finding]:
         else f"A failed step must leave no changes: undo {pronoun(hidden)}, or finish the step and report success: true"
     )
     yield Finding(
-        rule="changed_but_unclaimed",
+        rule=ids.CHANGED_BUT_UNCLAIMED,
         message=f"git shows {names(shown)} changed since base {_short(git.base)} but the result does not claim "
         f"{pronoun(hidden)} in filesWritten or the patch. {todo}.",
         files=tuple(hidden),
@@ -58,7 +59,7 @@ def claimed_but_unchanged(ctx: StepContext) -> Iterator[Finding]:
     phantom = [path for path in ctx.written_paths if path not in changed and unsafe_reason(path) is None]
     if phantom:
         yield Finding(
-            rule="claimed_but_unchanged",
+            rule=ids.CLAIMED_BUT_UNCHANGED,
             message=f"the result claims {names(phantom)} in filesWritten or the patch, but git shows no change to "
             f"{pronoun(phantom)} since base {_short(git.base)} (committed, staged, unstaged or untracked). "
             f"Make the change in the work tree, or take {pronoun(phantom)} out of filesWritten and the patch.",
@@ -72,7 +73,7 @@ def patch_does_not_apply(ctx: StepContext) -> Iterator[Finding]:
         return
     base = _short(git.base)
     yield Finding(
-        rule="patch_does_not_apply",
+        rule=ids.PATCH_DOES_NOT_APPLY,
         message=f"the patch does not apply cleanly to base {base} ({git.patch_error}). "
         f"Return the diff of your work against the base, e.g. the output of `git diff {base}` with untracked files added.",
         files=ctx.patch_paths,
@@ -86,7 +87,7 @@ def evidence_file_invalid(ctx: StepContext) -> Iterator[Finding]:
     # It only decides when it was the step's one way to prove work; next to real changes it is a signal.
     needed = ctx.result.success and ctx.evidence_method == "none"
     yield Finding(
-        rule="evidence_file_invalid",
+        rule=ids.EVIDENCE_FILE_INVALID,
         message=f"the evidence file {evidence.path} does not count: {evidence.problem}. "
         f"Write it as schemas/evidence-file.schema.json says (version 1, nodeId {ctx.step.id!r}, timestamp, "
         "summary, type), or make the step's change in files.",
@@ -100,7 +101,7 @@ def no_work_evidence(ctx: StepContext) -> Iterator[Finding]:
     if git is None or not ctx.result.success or ctx.evidence_method != "none":
         return
     yield Finding(
-        rule="no_work_evidence",
+        rule=ids.NO_WORK_EVIDENCE,
         message=f"no work evidence produced: git shows no change since base {_short(git.base)} and there is no "
         f"valid evidence file. The step must either: 1. modify files (committed or left in the work tree); "
         f"2. create an evidence file at {evidence_path(ctx.step.id)} (version 1, nodeId, timestamp, summary, type); "
@@ -114,7 +115,7 @@ def ledger_missing_operation(ctx: StepContext) -> Iterator[Finding]:
         return
     corrupt = f"; lines {_lines(ledger.corrupt_lines)} could not be read" if ledger.corrupt_lines else ""
     yield Finding(
-        rule="ledger_missing_operation",
+        rule=ids.LEDGER_MISSING_OPERATION,
         message=f"the ledger {ledger.path} records no {ledger.op!r} operation for {ledger.target!r} "
         f"({ledger.entries} entries read{corrupt}). Record the {ledger.op} through the ledger's own tool "
         "(never by editing the file), or report success: false with the reason.",
@@ -127,7 +128,7 @@ def ledger_corrupt(ctx: StepContext) -> Iterator[Finding]:
     if ledger is None or not ledger.corrupt_lines:
         return
     yield Finding(
-        rule="ledger_corrupt",
+        rule=ids.LEDGER_CORRUPT,
         message=f"the ledger {ledger.path} has lines that are not JSON objects (line numbers: "
         f"{_lines(ledger.corrupt_lines)}). "
         "An append-only ledger should hold none; find what wrote them.",
