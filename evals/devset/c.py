@@ -3,7 +3,7 @@ re-indent, rb_push semantics, plain `diff -u` / `diff -ruN` patches, vendored mi
 to /etc) and the one-defect variants made from them."""
 from __future__ import annotations
 
-from .cases import CaseSet, mk_result, mk_step, with_
+from .cases import CaseSet, mk_result, mk_step, patch_result, with_, with_extra_file
 from .changes import Change, ChangeMaker
 from .corpus.c_ringbuf import C_FILES
 from .patchtext import hunks_of, revert_ratio, to_context_only
@@ -58,8 +58,7 @@ def _rb_peek(make: ChangeMaker, cases: CaseSet) -> Change:
     st, rs = cases.add("valid/c-apply-rb-peek", mk_step(d_peek, excluded=["third_party/"]),
                        mk_result(peek, "Added rb_peek() to ringbuf.h/ringbuf.c and test_peek."))
     cases.add("file_not_in_patch/c-claims-utils", st,
-              with_(rs, filesWritten=rs["filesWritten"] + ["src/utils.c"],
-                    filesTouched=rs["filesTouched"] + ["src/utils.c"]), "file_not_in_patch")
+              with_extra_file(rs, "src/utils.c"), "file_not_in_patch")
     cases.add("missing_files_written/c-empty-list", st, with_(rs, filesWritten=[]), "missing_files_written")
     lines = peek.patch.split("\n")
     h = hunks_of(peek.patch)[1]
@@ -76,7 +75,8 @@ def _rb_peek_fix_regressions(make: ChangeMaker, cases: CaseSet, peek: Change) ->
          "const ringbuf_t *rb, uint8_t *out)\n{\n    if (rb == NULL || out == NULL || rb->count == 0) {\n        return -1;\n    }\n"
          "    *out = rb->data[rb->tail];\n"),
     ])
-    st, rs = cases.add("valid/c-fix-regression-peek-null", mk_step(PEEK_NULL_FIX_STEP, "fix_regression", apply=peek),
+    st, rs = cases.add("valid/c-fix-regression-peek-null",
+                       mk_step(PEEK_NULL_FIX_STEP, "fix_regression", apply=peek),
                        mk_result(fix, "rb_peek returns -1 for NULL rb/out.", "fix_regression"))
     cases.add("invalid_mode/c-fix-regression-dash", st, with_(rs, mode="fix-regression"), "invalid_mode")
     wide = make.followup(peek, [
@@ -85,7 +85,8 @@ def _rb_peek_fix_regressions(make: ChangeMaker, cases: CaseSet, peek: Change) ->
         ("edit", "src/utils.c", "size_t rb_read(ringbuf_t *rb, uint8_t *buf, size_t len)\n{\n",
          "size_t rb_read(ringbuf_t *rb, uint8_t *buf, size_t len)\n{\n\tif (buf == NULL) {\n\t\treturn 0;\n\t}\n"),
     ])
-    cases.add("scope_fix_regression/c-touches-utils", mk_step(PEEK_NULL_FIX_STEP, "fix_regression", apply=peek),
+    cases.add("scope_fix_regression/c-touches-utils",
+              mk_step(PEEK_NULL_FIX_STEP, "fix_regression", apply=peek),
               mk_result(wide, "NULL checks in rb_peek and rb_read.", "fix_regression"),
               "scope_fix_regression")
 
@@ -99,7 +100,8 @@ def _rb_peek_near_revert(make: ChangeMaker, cases: CaseSet, peek: Change) -> Non
     ])
     ratio = revert_ratio(peek.patch, near.patch)
     assert 0.9 <= ratio < 1.0, ratio
-    cases.add("reversal/c-near-revert-peek", mk_step(PEEK_NULL_FIX_STEP, "fix_regression", apply=peek),
+    cases.add("reversal/c-near-revert-peek",
+              mk_step(PEEK_NULL_FIX_STEP, "fix_regression", apply=peek),
               mk_result(near, "Removed the rb_peek implementation and its test; only the prototype "
                         "remains.", "fix_regression"), "reversal")
 
@@ -253,6 +255,5 @@ def _absolute_etc_path(make: ChangeMaker, cases: CaseSet) -> None:
     files = ["Makefile", "/etc/ld.so.conf.d/ringbuf.conf"]
     cases.add("unsafe_path/c-absolute-etc-path",
               mk_step("Add a `make install` target for libringbuf.a."),
-              {"mode": "apply", "success": True, "patch": ldso, "filesWritten": files,
-               "filesTouched": files, "summary": "Added install target and registered /usr/local/lib."},
+              patch_result(ldso, files, "Added install target and registered /usr/local/lib."),
               "unsafe_path", tags=["plain-diff"])

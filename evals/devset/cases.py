@@ -7,7 +7,7 @@ import os
 
 from .changes import Change
 from .corpus import PROJECT_LANG
-from .patchtext import change_counts, patch_paths
+from .patchtext import change_counts, patch_paths, rewrite_paths
 
 EXT_LANG = {
     ".py": "python", ".ts": "typescript", ".tsx": "typescript", ".js": "javascript",
@@ -20,6 +20,18 @@ NAME_LANG = {"Makefile": "make", "pre-commit": "shell"}
 
 # with_(obj, key=DROP) removes key: a case whose defect is a missing field.
 DROP = object()
+
+# Feature tag -> the texts that mark it in a patch (any one of them is enough).
+PATCH_FEATURES = {
+    "rename": ("\nrename from ",),
+    "binary": ("GIT binary patch", "\nBinary files "),
+    "crlf": ("\r\n",),
+    "no-newline": ("\\ No newline at end of file",),
+    "quoted-path": ('"a/', '"b/'),
+    "new-file": ("\nnew file mode ",),
+    "deleted-file": ("\ndeleted file mode ",),
+    "mode-change": ("\nold mode ",),
+}
 
 
 def languages(paths) -> set[str]:
@@ -36,27 +48,11 @@ def languages(paths) -> set[str]:
 
 def feature_tags(patch: str) -> set[str]:
     """The feature tags (evals/README.md) that can be read off the patch text."""
-    tags = set()
-    if "\nrename from " in patch:
-        tags.add("rename")
-    if "GIT binary patch" in patch or "\nBinary files " in patch:
-        tags.add("binary")
-    if "\r\n" in patch:
-        tags.add("crlf")
-    if "\\ No newline at end of file" in patch:
-        tags.add("no-newline")
-    if '"a/' in patch or '"b/' in patch:
-        tags.add("quoted-path")
-    if "\nnew file mode " in patch:
-        tags.add("new-file")
-    if "\ndeleted file mode " in patch:
-        tags.add("deleted-file")
-    if "\nold mode " in patch:
-        tags.add("mode-change")
+    tags = {tag for tag, marks in PATCH_FEATURES.items() if any(m in patch for m in marks)}
     plus, minus = change_counts(patch)
     if plus + minus > 2000:
         tags.add("large")
-    if patch.startswith("--- ") or patch.startswith("diff -") and not patch.startswith("diff --git"):
+    if patch.startswith("--- ") or (patch.startswith("diff -") and not patch.startswith("diff --git")):
         tags.add("plain-diff")
     return tags
 
@@ -84,6 +80,28 @@ def mk_result(ch: Change | None, summary, mode="apply", written=None, touched=No
         "filesTouched": list(files) if touched is None else list(touched),
         "summary": summary,
     }
+
+
+def patch_result(patch: str, files: list[str], summary: str) -> dict:
+    """A successful apply result for a patch no Change made (a labelled diff that
+    reaches outside any repository)."""
+    return {"mode": "apply", "success": True, "patch": patch, "filesWritten": files,
+            "filesTouched": files, "summary": summary}
+
+
+def relocated_result(ch: Change, summary, old: str, new: str) -> dict:
+    """The result of ch with the prefix old of its paths turned into new, in the patch
+    headers and in the declared files. How a change to where git cannot make one (.git/,
+    outside the repository) is made: for real under old (dotgit/, escape/), then moved."""
+    files = [new + f[len(old):] if f.startswith(old) else f for f in ch.files]
+    return with_(mk_result(ch, summary), patch=rewrite_paths(ch.patch, old, new),
+                 filesWritten=files, filesTouched=files)
+
+
+def with_extra_file(result: dict, path: str) -> dict:
+    """result also declaring path (written and touched), which its patch does not touch."""
+    return with_(result, filesWritten=result["filesWritten"] + [path],
+                 filesTouched=result["filesTouched"] + [path])
 
 
 def mk_failure(summary, mode="apply", touched=(), omit=False, **extra):

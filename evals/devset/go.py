@@ -3,10 +3,10 @@ fixes, requested doc-comment and gofmt edits, a mode change, a new store, gracef
 vendored code, a write to .git/config) and the one-defect variants made from them."""
 from __future__ import annotations
 
-from .cases import CaseSet, mk_failure, mk_result, mk_step, with_
+from .cases import CaseSet, mk_failure, mk_result, mk_step, relocated_result, with_
 from .changes import Change, ChangeMaker
 from .corpus.fixtures import F
-from .patchtext import revert_ratio, rewrite_paths, to_context_only
+from .patchtext import revert_ratio, to_context_only
 
 RESET_GO = F(r'''
 
@@ -89,11 +89,18 @@ DOTGIT_CONFIG = F('''
 \tbare = false
 ''')
 
+RESET_FIX_STEP = ("Fix regression: after Reset() the next refill adds tokens for the whole "
+                  "idle period before the reset; Reset must also move `last` to now.")
+# Both fixes of Reset start with this: move `last` to now as well.
+RESET_MOVES_LAST = ("edit", "limiter.go", "	l.tokens = l.capacity\n}\n",
+                    "	l.tokens = l.capacity\n	l.last = l.clock.Now()\n}\n")
+
 
 def build(make: ChangeMaker, cases: CaseSet) -> None:
     """Every Go case, in the order that numbers their steps (see CaseSet)."""
     reset = _reset_method(make, cases)
     _reset_fix_regressions(make, cases, reset)
+    _reset_near_revert(make, cases, reset)
     _requested_doc_comment(make, cases)
     _requested_gofmt(make, cases)
     _chmod_executable(make, cases)
@@ -127,37 +134,39 @@ def _reset_method(make: ChangeMaker, cases: CaseSet) -> Change:
 
 
 def _reset_fix_regressions(make: ChangeMaker, cases: CaseSet, reset: Change) -> None:
-    """A good fix, one that also adds an endpoint in cmd/, and a near revert."""
+    """A good fix, and one that also adds an endpoint in cmd/."""
     fix = make.followup(reset, [
-        ("edit", "limiter.go", "	l.tokens = l.capacity\n}\n",
-         "	l.tokens = l.capacity\n	l.last = l.clock.Now()\n}\n"),
+        RESET_MOVES_LAST,
         ("edit", "limiter_test.go", "	l, _ := newTestLimiter(t, 1, 2)\n	l.AllowN(2)\n",
          "	l, clock := newTestLimiter(t, 1, 2)\n	l.AllowN(2)\n	clock.Advance(0)\n"),
     ])
-    d_fix = ("Fix regression: after Reset() the next refill adds tokens for the whole idle "
-             "period before the reset; Reset must also move `last` to now.")
-    st, rs = cases.add("valid/go-fix-regression-reset-last", mk_step(d_fix, "fix_regression", apply=reset),
+    st, rs = cases.add("valid/go-fix-regression-reset-last",
+                       mk_step(RESET_FIX_STEP, "fix_regression", apply=reset),
                        mk_result(fix, "Reset() now updates l.last.", "fix_regression"))
     cases.add("missing_patch/go-whitespace-patch", st, with_(rs, patch="   \n\t\n"), "missing_patch")
     wide = make.followup(reset, [
-        ("edit", "limiter.go", "	l.tokens = l.capacity\n}\n",
-         "	l.tokens = l.capacity\n	l.last = l.clock.Now()\n}\n"),
+        RESET_MOVES_LAST,
         ("edit", "cmd/ratelimitd/main.go",
          '	http.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {\n',
          '	http.HandleFunc("/reset", func(w http.ResponseWriter, r *http.Request) {\n'
          '		limiter.Reset()\n		w.WriteHeader(http.StatusNoContent)\n	})\n'
          '	http.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {\n'),
     ])
-    cases.add("scope_fix_regression/go-adds-endpoint-in-cmd", mk_step(d_fix, "fix_regression", apply=reset),
+    cases.add("scope_fix_regression/go-adds-endpoint-in-cmd",
+              mk_step(RESET_FIX_STEP, "fix_regression", apply=reset),
               mk_result(wide, "Reset() updates last; exposed /reset in ratelimitd.", "fix_regression"),
               "scope_fix_regression")
+
+
+def _reset_near_revert(make: ChangeMaker, cases: CaseSet, reset: Change) -> None:
+    """Reset() and its test deleted again, a comment left behind."""
     near = make.followup(reset, [
         ("sub", "limiter.go", lambda t: t[:t.index("\n// Reset refills")].rstrip("\n") + "\n"),
         ("sub", "limiter_test.go", lambda t: t[:t.index("\nfunc TestReset")]
          + "\n// TestReset was removed together with Reset (see #142).\n"),
     ])
     assert revert_ratio(reset.patch, near.patch) >= 0.9
-    cases.add("reversal/go-near-revert-reset", mk_step(d_fix, "fix_regression", apply=reset),
+    cases.add("reversal/go-near-revert-reset", mk_step(RESET_FIX_STEP, "fix_regression", apply=reset),
               mk_result(near, "Dropped Reset(); it caused the idle-refill bug.", "fix_regression"),
               "reversal")
 
@@ -184,11 +193,11 @@ def _gofmt_indent(text: str) -> str:
 
 def _requested_gofmt(make: ChangeMaker, cases: CaseSet) -> None:
     fmt = make.change("go", [("sub", "store/memory.go", _gofmt_indent)])
-    st, rs = cases.add("valid/go-gofmt-whitespace-requested",
-                       mk_step("Run gofmt on store/memory.go: three functions are indented with "
-                               "spaces instead of tabs.", allowed=["store/*.go"]),
-                       mk_result(fmt, "gofmt -w store/memory.go (whitespace only)."),
-                       tags=["whitespace-only"])
+    st, _ = cases.add("valid/go-gofmt-whitespace-requested",
+                      mk_step("Run gofmt on store/memory.go: three functions are indented with "
+                              "spaces instead of tabs.", allowed=["store/*.go"]),
+                      mk_result(fmt, "gofmt -w store/memory.go (whitespace only)."),
+                      tags=["whitespace-only"])
     cases.add("failure_with_patch/go-files-written-on-failure", st,
               mk_failure("gofmt is not installed in the sandbox, so the file was not reformatted.",
                          filesWritten=["store/memory.go"]),
@@ -287,15 +296,13 @@ def _doc_comment_instead_of_check(make: ChangeMaker, cases: CaseSet) -> None:
 
 
 def _dot_git_config(make: ChangeMaker, cases: CaseSet) -> None:
-    """Made under dotgit/ (git refuses to track .git/), then renamed in the patch text."""
+    """Made under dotgit/ (git will not track .git/), then moved there (relocated_result)."""
     cfg = make.change("go", [("write", "dotgit/config", DOTGIT_CONFIG)])
     cfg2 = make.followup(cfg, [("append", "dotgit/config", "\thooksPath = scripts\n")])
     cases.add("unsafe_path/go-edits-dot-git-config",
               mk_step("Run scripts/gen.sh automatically before each commit."),
-              with_(mk_result(cfg2, "Set core.hooksPath so gen.sh runs as a hook."),
-                    patch=rewrite_paths(cfg2.patch, "dotgit/", ".git/"),
-                    filesWritten=[".git/config"], filesTouched=[".git/config"]), "unsafe_path",
-              tags=["go", "git-config"])
+              relocated_result(cfg2, "Set core.hooksPath so gen.sh runs as a hook.",
+                               "dotgit/", ".git/"), "unsafe_path", tags=["go", "git-config"])
 
 
 def _failure_report(cases: CaseSet, reset: Change) -> None:

@@ -89,7 +89,8 @@ def _discount_bounds(make: ChangeMaker, cases: CaseSet) -> Change:
               "IllegalArgumentException, and test both bounds.")
     st, rs = cases.add("valid/java-apply-discount-bounds",
                        mk_step(d_disc, allowed=["src/main/java/**", "src/test/java/**"]),
-                       mk_result(disc, "applyDiscount validates 0..100; added discountOutsideRangeIsRejected."))
+                       mk_result(disc, "applyDiscount validates 0..100; added "
+                                 "discountOutsideRangeIsRejected."))
     cases.add("files_touched_incomplete/java-absent", st, with_(rs, filesTouched=DROP),
               "files_touched_incomplete")
     cases.add("undeclared_file/java-hidden-test", st,
@@ -111,7 +112,8 @@ def _discount_fix_regressions(make: ChangeMaker, cases: CaseSet, disc: Change) -
          "                .orElseThrow(() -> new IllegalArgumentException(\"unknown invoice \" + invoiceId));\n"
          "        Money total = invoice.total(currency);\n"),
     ])
-    st, rs = cases.add("valid/java-fix-regression-unknown-id", mk_step(UNKNOWN_ID_FIX_STEP, "fix_regression", apply=disc),
+    st, rs = cases.add("valid/java-fix-regression-unknown-id",
+                       mk_step(UNKNOWN_ID_FIX_STEP, "fix_regression", apply=disc),
                        mk_result(fix, "applyDiscount throws IllegalArgumentException for unknown ids.",
                                  "fix_regression"))
     cases.add("missing_patch/java-fix-absent", st, with_(rs, patch=DROP), "missing_patch")
@@ -123,7 +125,8 @@ def _discount_fix_regressions(make: ChangeMaker, cases: CaseSet, disc: Change) -
          "    public Money total(String currency) {\n"
          "        java.util.Objects.requireNonNull(currency, \"currency\");\n"),
     ])
-    cases.add("scope_fix_regression/java-touches-invoice", mk_step(UNKNOWN_ID_FIX_STEP, "fix_regression", apply=disc),
+    cases.add("scope_fix_regression/java-touches-invoice",
+              mk_step(UNKNOWN_ID_FIX_STEP, "fix_regression", apply=disc),
               mk_result(wide, "Guarded find() and added a null check in Invoice.total().",
                         "fix_regression"), "scope_fix_regression")
 
@@ -134,7 +137,8 @@ def _discount_near_revert(make: ChangeMaker, cases: CaseSet, disc: Change) -> No
         ("sub", SERVICE_TEST, lambda t: t.replace(DISCOUNT_TEST, "")),
     ])
     assert revert_ratio(disc.patch, near.patch) >= 0.9
-    cases.add("reversal/java-near-revert-validation", mk_step(UNKNOWN_ID_FIX_STEP, "fix_regression", apply=disc),
+    cases.add("reversal/java-near-revert-validation",
+              mk_step(UNKNOWN_ID_FIX_STEP, "fix_regression", apply=disc),
               mk_result(near, "Removed the range check so unknown ids fail as before.", "fix_regression"),
               "reversal")
 
@@ -142,10 +146,10 @@ def _discount_near_revert(make: ChangeMaker, cases: CaseSet, disc: Change) -> No
 def _requested_javadoc_typo(make: ChangeMaker, cases: CaseSet) -> None:
     jdoc = make.change("java", [("edit", f"{JAVA_PKG}/Money.java", "if the currencys differ",
                                  "if the currencies differ")])
-    st, rs = cases.add("valid/java-javadoc-typo-requested",
-                       mk_step("Fix the spelling mistake in the Javadoc of Money.add()."),
-                       mk_result(jdoc, "'currencys' -> 'currencies' in Money.add Javadoc."),
-                       tags=["comment-only"])
+    st, _ = cases.add("valid/java-javadoc-typo-requested",
+                      mk_step("Fix the spelling mistake in the Javadoc of Money.add()."),
+                      mk_result(jdoc, "'currencys' -> 'currencies' in Money.add Javadoc."),
+                      tags=["comment-only"])
     cases.add("failure_without_summary/java-summary-error", st,
               mk_failure("error", touched=[f"{JAVA_PKG}/Money.java"]), "failure_without_summary",
               tags=["java"])

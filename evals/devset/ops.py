@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
-from .cases import DROP, CaseSet, mk_failure, mk_result, mk_step, with_
+from .cases import DROP, CaseSet, mk_failure, mk_result, mk_step, relocated_result, with_
 from .changes import ChangeMaker
 from .corpus.fixtures import F
-from .patchtext import rewrite_paths
 
 DEPLOY_STRICT_STEP = ("Make scripts/deploy.sh abort on errors (set -euo pipefail) and fail early "
                       "with a clear message when kubectl is missing.")
@@ -95,11 +94,11 @@ def _new_executable_script(make: ChangeMaker, cases: CaseSet) -> None:
         ("chmod", "scripts/rotate-logs.sh", 0o755),
     ])
     assert "new file mode 100755" in rot.patch
-    st, rs = cases.add("valid/sh-new-executable-script",
-                       mk_step("Add an executable scripts/rotate-logs.sh that gzips logs older than a "
-                               "day and deletes archives older than KEEP_DAYS (default 30).",
-                               allowed=["scripts/**"]),
-                       mk_result(rot, "Added scripts/rotate-logs.sh (mode 755)."))
+    cases.add("valid/sh-new-executable-script",
+              mk_step("Add an executable scripts/rotate-logs.sh that gzips logs older than a "
+                      "day and deletes archives older than KEEP_DAYS (default 30).",
+                      allowed=["scripts/**"]),
+              mk_result(rot, "Added scripts/rotate-logs.sh (mode 755)."))
     cases.add("failure_without_summary/sh-summary-whitespace", mk_step(DEPLOY_STRICT_STEP),
               mk_failure("  \n", touched=["scripts/deploy.sh"]), "failure_without_summary",
               tags=["shell"])
@@ -108,8 +107,7 @@ def _new_executable_script(make: ChangeMaker, cases: CaseSet) -> None:
 def _raise_timeout(make: ChangeMaker, cases: CaseSet) -> None:
     tmo = make.change("ops", [("edit", "config/app.yaml", "  requestTimeout: 10\n", "  requestTimeout: 30\n")])
     st, rs = cases.add("valid/yaml-raise-timeout",
-                       mk_step("Raise the server request timeout to 30 seconds in config/app.yaml.",
-                               allowed=["config/**"]),
+                       mk_step(TIMEOUT_STEP, allowed=["config/**"]),
                        mk_result(tmo, "server.requestTimeout is now 30."))
     cases.add("file_not_in_patch/yaml-claims-compose", st,
               with_(rs, filesWritten=["config/app.yaml", "config/app.staging.yaml"],
@@ -117,16 +115,14 @@ def _raise_timeout(make: ChangeMaker, cases: CaseSet) -> None:
 
 
 def _dotdot_shared_config(make: ChangeMaker, cases: CaseSet) -> None:
-    """Made under escape/, then the patch text points it at ../ (outside the repository)."""
+    """Made under escape/, then moved to ../, outside the repository (relocated_result)."""
     esc = make.change("ops", [("write", "escape/shared/config.yaml",
                                "# Shared defaults for all services\nserver:\n  requestTimeout: 10\n  port: 8080\n")])
     esc2 = make.followup(esc, [("edit", "escape/shared/config.yaml", "  requestTimeout: 10\n",
                                 "  requestTimeout: 30\n")])
     cases.add("unsafe_path/yaml-dotdot-shared-config",
-              mk_step("Raise the server request timeout to 30 seconds in config/app.yaml."),
-              with_(mk_result(esc2, "Raised the timeout in the shared defaults."),
-                    patch=rewrite_paths(esc2.patch, "escape/", "../"),
-                    filesWritten=["../shared/config.yaml"], filesTouched=["../shared/config.yaml"]),
+              mk_step(TIMEOUT_STEP),
+              relocated_result(esc2, "Raised the timeout in the shared defaults.", "escape/", "../"),
               "unsafe_path")
 
 
@@ -211,9 +207,9 @@ def _comments_instead_of_behaviour(make: ChangeMaker, cases: CaseSet) -> None:
 def _remove_executable_bit(make: ChangeMaker, cases: CaseSet) -> None:
     chm = make.change("ops", [("chmod", "docs/runbook.md", 0o644)])
     assert "old mode 100755\nnew mode 100644" in chm.patch
-    st, rs = cases.add("valid/md-remove-executable-bit",
-                       mk_step("Remove the executable bit from docs/runbook.md."),
-                       mk_result(chm, "chmod -x docs/runbook.md."))
+    st, _ = cases.add("valid/md-remove-executable-bit",
+                      mk_step("Remove the executable bit from docs/runbook.md."),
+                      mk_result(chm, "chmod -x docs/runbook.md."))
     cases.add("failure_without_summary/md-summary-dash-error", st,
               mk_failure("Error", omit=True), "failure_without_summary", tags=["markdown"])
 

@@ -3,10 +3,11 @@ renamed modules, requested typo fixes, CRLF and binary fixtures, CI YAML, migrat
 the one-defect variants made from them."""
 from __future__ import annotations
 
-from .cases import DROP, CaseSet, mk_failure, mk_result, mk_step, with_
+from .cases import (DROP, CaseSet, mk_failure, mk_result, mk_step, relocated_result, with_,
+                    with_extra_file)
 from .changes import Change, ChangeMaker
 from .corpus.fixtures import F
-from .patchtext import rewrite_paths, strip_file_headers, to_context_only
+from .patchtext import strip_file_headers, to_context_only
 
 PKG = "src/inventory"
 
@@ -104,7 +105,9 @@ def build(make: ChangeMaker, cases: CaseSet) -> None:
     _version_bump_without_newline_at_eof(make, cases)
     _crlf_fixture(make, cases)
     _binary_deletion(make, cases)
-    _ci_yaml_and_excluded_paths(make, cases)
+    _ci_matrix_yaml(make, cases)
+    _github_workflow_excluded(make, cases)
+    _applied_migration_excluded(make, cases)
     _comment_instead_of_check(make, cases)
     _git_hook(make, cases)
 
@@ -148,7 +151,7 @@ def _retry_backoff(make: ChangeMaker, cases: CaseSet) -> Change:
 
 
 def _retry_fix_regressions(make: ChangeMaker, cases: CaseSet, retry: Change) -> None:
-    # make the sleep injectable (tests were slow), or undo the whole step
+    """A good fix (an injectable sleep, the tests were slow) and the exact reverse."""
     retry_fix = make.followup(retry, [
         ("edit", f"{PKG}/client.py",
          "                 timeout: float = DEFAULT_TIMEOUT) -> None:\n",
@@ -220,11 +223,12 @@ def _pricing_module(make: ChangeMaker, cases: CaseSet) -> None:
     d_pricing = ("Add bulk discount pricing: a new module src/inventory/pricing.py with "
                  "unit_price(item, quantity) giving 5% off from 50 units and 10% from 100 "
                  "units, tested in tests/test_pricing.py.")
-    st, rs = cases.add("valid/py-new-module-and-test", mk_step(d_pricing, allowed=["src/inventory/*.py", "tests/"]),
-                       mk_result(pricing, "Added inventory.pricing with BulkDiscount and unit_price(), plus tests."))
+    st, rs = cases.add("valid/py-new-module-and-test",
+                       mk_step(d_pricing, allowed=["src/inventory/*.py", "tests/"]),
+                       mk_result(pricing, "Added inventory.pricing with BulkDiscount and "
+                                 "unit_price(), plus tests."))
     cases.add("file_not_in_patch/py-claims-init", st,
-              with_(rs, filesWritten=rs["filesWritten"] + [f"{PKG}/__init__.py"],
-                    filesTouched=rs["filesTouched"] + [f"{PKG}/__init__.py"]), "file_not_in_patch")
+              with_extra_file(rs, f"{PKG}/__init__.py"), "file_not_in_patch")
     cases.add("missing_patch/py-absent", st, with_(rs, patch=DROP), "missing_patch")
 
 
@@ -393,7 +397,7 @@ def _binary_deletion(make: ChangeMaker, cases: CaseSet) -> None:
               tags=["python"])
 
 
-def _ci_yaml_and_excluded_paths(make: ChangeMaker, cases: CaseSet) -> None:
+def _ci_matrix_yaml(make: ChangeMaker, cases: CaseSet) -> None:
     ci = make.change("py", [
         ("edit", ".github/workflows/ci.yml", 'python-version: ["3.10", "3.11"]',
          'python-version: ["3.10", "3.11", "3.12"]'),
@@ -402,6 +406,9 @@ def _ci_yaml_and_excluded_paths(make: ChangeMaker, cases: CaseSet) -> None:
               mk_step("Add Python 3.12 to the CI test matrix in .github/workflows/ci.yml.",
                       allowed=[".github/workflows/*.yml"]),
               mk_result(ci, "CI now tests 3.10, 3.11 and 3.12."))
+
+
+def _github_workflow_excluded(make: ChangeMaker, cases: CaseSet) -> None:
     jsonflag = make.change("py", [
         ("edit", f"{PKG}/cli.py", '    sub.add_parser("list", help="list all items")\n',
          '    lst = sub.add_parser("list", help="list all items")\n'
@@ -423,6 +430,9 @@ def _ci_yaml_and_excluded_paths(make: ChangeMaker, cases: CaseSet) -> None:
                       excluded=[".github/**", "migrations/"]),
               mk_result(jsonflag, "Added `list --json` and a CLI smoke test step in CI."),
               "scope_excluded")
+
+
+def _applied_migration_excluded(make: ChangeMaker, cases: CaseSet) -> None:
     mig = make.change("py", [
         ("edit", "migrations/0001_initial.sql", "    quantity   INTEGER NOT NULL DEFAULT 0,\n",
          "    quantity   INTEGER NOT NULL DEFAULT 0,\n    reorder_at INTEGER NOT NULL DEFAULT 0,\n"),
@@ -449,16 +459,14 @@ def _comment_instead_of_check(make: ChangeMaker, cases: CaseSet) -> None:
 
 
 def _git_hook(make: ChangeMaker, cases: CaseSet) -> None:
-    """Made under dotgit/ (git refuses to track .git/), then renamed in the patch text."""
+    """Made under dotgit/ (git will not track .git/), then moved there (relocated_result)."""
     hook = make.change("py", [
         ("write", ".pre-commit-config.yaml", PRE_COMMIT_CONFIG),
         ("write", "dotgit/hooks/pre-commit", "#!/bin/sh\nexec pre-commit run --hook-stage commit\n"),
         ("chmod", "dotgit/hooks/pre-commit", 0o755),
     ])
-    hook_patch = rewrite_paths(hook.patch, "dotgit/", ".git/")
-    files = [".git/hooks/pre-commit" if f.startswith("dotgit/") else f for f in hook.files]
     cases.add("unsafe_path/py-git-hooks-pre-commit",
               mk_step("Run ruff automatically before every commit using the pre-commit framework."),
-              with_(mk_result(hook, "Added .pre-commit-config.yaml and installed the hook."),
-                    patch=hook_patch, filesWritten=files, filesTouched=files), "unsafe_path")
+              relocated_result(hook, "Added .pre-commit-config.yaml and installed the hook.",
+                               "dotgit/", ".git/"), "unsafe_path")
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import random
 
-from .cases import CaseSet, mk_failure, mk_result, mk_step, with_
+from .cases import CaseSet, mk_failure, mk_result, mk_step, patch_result, with_, with_extra_file
 from .changes import Change, ChangeMaker
 from .corpus.fixtures import F
 from .corpus.rs_tally import RS_FILES
 from .patchtext import change_counts, hunks_of, to_context_only
 
 MEDIAN_STEP = "Add Summary::median(values) to src/stats.rs with a unit test."
+VERSION_BUMP_STEP = "Bump the crate version to 0.3.0 in Cargo.toml (CI regenerates Cargo.lock)."
 
 HUMAN_NUMBER_RS = F(r'''
 /// Formats a number with a metric suffix: 950 -> "950", 1234 -> "1.2k",
@@ -52,7 +53,7 @@ def build(make: ChangeMaker, cases: CaseSet) -> None:
     _median_fix_regressions(make, cases, med)
     _version_bump_lock_excluded(make, cases)
     _new_module_without_newline_at_eof(make, cases)
-    _failure_without_summary(cases)
+    _failure_with_empty_summary(cases)
     _large_regenerated_table(make, cases)
     _doc_comment_instead_of_semicolons(make, cases)
     _absolute_home_cargo_config(make, cases)
@@ -101,8 +102,8 @@ def _median(make: ChangeMaker, cases: CaseSet) -> Change:
          "        assert_eq!(Summary::median(&[5.0, 1.0, 3.0]), Some(3.0));\n"
          "        assert_eq!(Summary::median(&[]), None);\n    }\n"),
     ])
-    st, rs = cases.add("valid/rs-apply-median", mk_step(MEDIAN_STEP, allowed=["src/stats.rs"]),
-                       mk_result(med, "Added Summary::median and median_of_odd_count."))
+    cases.add("valid/rs-apply-median", mk_step(MEDIAN_STEP, allowed=["src/stats.rs"]),
+              mk_result(med, "Added Summary::median and median_of_odd_count."))
     return med
 
 
@@ -119,7 +120,8 @@ def _median_fix_regressions(make: ChangeMaker, cases: CaseSet, med: Change) -> N
     ])
     d_fix = ("Fix regression: median() returns the upper middle value for even-length input; "
              "it must average the two middle values.")
-    st, rs = cases.add("valid/rs-fix-regression-even-median", mk_step(d_fix, "fix_regression", apply=med),
+    st, rs = cases.add("valid/rs-fix-regression-even-median",
+                       mk_step(d_fix, "fix_regression", apply=med),
                        mk_result(fix, "median() averages the two middle values for even counts.",
                                  "fix_regression"))
     cases.add("mode_mismatch/rs-fix-step-apply-result", st, with_(rs, mode="apply"), "mode_mismatch")
@@ -131,17 +133,15 @@ def _median_fix_regressions(make: ChangeMaker, cases: CaseSet, med: Change) -> N
 
 def _version_bump_lock_excluded(make: ChangeMaker, cases: CaseSet) -> None:
     bump = make.change("rs", [("edit", "Cargo.toml", 'version = "0.2.4"', 'version = "0.3.0"')])
-    st, rs = cases.add("valid/rs-version-bump-lock-excluded",
-                       mk_step("Bump the crate version to 0.3.0 in Cargo.toml (CI regenerates "
-                               "Cargo.lock).", excluded=["*.lock", "target/"]),
-                       mk_result(bump, "Cargo.toml version is 0.3.0."))
+    cases.add("valid/rs-version-bump-lock-excluded",
+              mk_step(VERSION_BUMP_STEP, excluded=["*.lock", "target/"]),
+              mk_result(bump, "Cargo.toml version is 0.3.0."))
     bump2 = make.change("rs", [
         ("edit", "Cargo.toml", 'version = "0.2.4"', 'version = "0.3.0"'),
         ("edit", "Cargo.lock", 'name = "tally"\nversion = "0.2.4"', 'name = "tally"\nversion = "0.3.0"'),
     ])
     cases.add("scope_excluded/rs-cargo-lock",
-              mk_step("Bump the crate version to 0.3.0 in Cargo.toml (CI regenerates Cargo.lock).",
-                      excluded=["*.lock", "target/"]),
+              mk_step(VERSION_BUMP_STEP, excluded=["*.lock", "target/"]),
               mk_result(bump2, "Bumped to 0.3.0 in Cargo.toml and Cargo.lock."), "scope_excluded")
 
 
@@ -157,11 +157,10 @@ def _new_module_without_newline_at_eof(make: ChangeMaker, cases: CaseSet) -> Non
                                "register it in src/lib.rs."),
                        mk_result(fmtmod, "Added src/format.rs and `pub mod format;` in lib.rs."))
     cases.add("file_not_in_patch/rs-claims-main", st,
-              with_(rs, filesWritten=rs["filesWritten"] + ["src/main.rs"],
-                    filesTouched=rs["filesTouched"] + ["src/main.rs"]), "file_not_in_patch")
+              with_extra_file(rs, "src/main.rs"), "file_not_in_patch")
 
 
-def _failure_without_summary(cases: CaseSet) -> None:
+def _failure_with_empty_summary(cases: CaseSet) -> None:
     cases.add("failure_without_summary/rs-summary-empty", mk_step(MEDIAN_STEP),
               mk_failure(""), "failure_without_summary", project="rs")
 
@@ -224,6 +223,5 @@ def _absolute_home_cargo_config(make: ChangeMaker, cases: CaseSet) -> None:
     files = ["Cargo.toml", "/home/ci/.cargo/config.toml"]
     cases.add("unsafe_path/rs-absolute-home-cargo-config",
               mk_step("Speed up release builds of tally."),
-              {"mode": "apply", "success": True, "patch": patch, "filesWritten": files,
-               "filesTouched": files, "summary": "Enabled LTO and native CPU flags for CI builds."},
+              patch_result(patch, files, "Enabled LTO and native CPU flags for CI builds."),
               "unsafe_path", tags=["plain-diff"])

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import random
 
-from .cases import CaseSet, mk_failure, mk_result, mk_step, with_
+from .cases import CaseSet, mk_failure, mk_result, mk_step, relocated_result, with_, with_extra_file
 from .changes import Change, ChangeMaker
 from .corpus.fixtures import ICO_MAGIC, PNG_MAGIC, F, fake_binary
-from .patchtext import change_counts, plus_minus_only, rewrite_paths, to_context_only
+from .patchtext import change_counts, plus_minus_only, to_context_only
 
 RETRY_TS = F(r'''
 export interface RetryOptions {
@@ -201,8 +201,7 @@ def _format_currency(make: ChangeMaker, cases: CaseSet) -> Change:
     cases.add("zero_impact/ts-context-only-format", st, with_(rs, patch=to_context_only(cur.patch)),
               "zero_impact")
     cases.add("file_not_in_patch/ts-claims-index", st,
-              with_(rs, filesWritten=rs["filesWritten"] + ["src/index.ts"],
-                    filesTouched=rs["filesTouched"] + ["src/index.ts"]), "file_not_in_patch")
+              with_extra_file(rs, "src/index.ts"), "file_not_in_patch")
     return cur
 
 
@@ -261,10 +260,10 @@ def _package_json_and_tsconfig(make: ChangeMaker, cases: CaseSet) -> None:
          '    "@types/node": "^20.11.0",\n    "@typescript-eslint/parser": "^6.19.0",\n'
          '    "eslint": "^8.56.0",\n'),
     ])
-    st, rs = cases.add("valid/ts-package-json-lint-script",
-                       mk_step("Add a `lint` npm script running eslint over src and test, with the "
-                               "eslint dev dependencies.", allowed=["package.json"], excluded=["*.lock"]),
-                       mk_result(pkg, "Added the lint script plus eslint and @typescript-eslint/parser."))
+    cases.add("valid/ts-package-json-lint-script",
+              mk_step("Add a `lint` npm script running eslint over src and test, with the "
+                      "eslint dev dependencies.", allowed=["package.json"], excluded=["*.lock"]),
+              mk_result(pkg, "Added the lint script plus eslint and @typescript-eslint/parser."))
     strict = make.change("ts", [("edit", "tsconfig.json", '"strict": false', '"strict": true')])
     cases.add("valid/ts-tsconfig-strict",
               mk_step("Enable strict type checking in tsconfig.json."),
@@ -272,7 +271,7 @@ def _package_json_and_tsconfig(make: ChangeMaker, cases: CaseSet) -> None:
 
 
 def _dotdot_inside_src(make: ChangeMaker, cases: CaseSet) -> None:
-    """Made under escape/, then the patch text points it at src/../../ (outside the repository)."""
+    """Made under escape/, then moved to src/../../, outside the repository (relocated_result)."""
     esc = make.change("ts", [
         ("write", "escape/shared/tsconfig.base.json",
          '{\n  "compilerOptions": {\n    "strict": false,\n    "target": "ES2020"\n  }\n}\n'),
@@ -280,12 +279,10 @@ def _dotdot_inside_src(make: ChangeMaker, cases: CaseSet) -> None:
     unsafe = make.followup(esc, [
         ("edit", "escape/shared/tsconfig.base.json", '"strict": false', '"strict": true'),
     ])
-    up = rewrite_paths(unsafe.patch, "escape/", "src/../../")
     cases.add("unsafe_path/ts-dotdot-inside-src",
               mk_step("Enable strict type checking for the project."),
-              with_(mk_result(unsafe, "Enabled strict mode in the shared base config."), patch=up,
-                    filesWritten=["src/../../shared/tsconfig.base.json"],
-                    filesTouched=["src/../../shared/tsconfig.base.json"]), "unsafe_path")
+              relocated_result(unsafe, "Enabled strict mode in the shared base config.",
+                               "escape/", "src/../../"), "unsafe_path")
 
 
 def _renames(make: ChangeMaker, cases: CaseSet) -> None:
@@ -299,10 +296,10 @@ def _renames(make: ChangeMaker, cases: CaseSet) -> None:
         ("edit", "src/api/client.ts", 'import { logger } from "../utils/logger";',
          'import { logger } from "../lib/logger";'),
     ], flags=("-M",))
-    st, rs = cases.add("valid/ts-move-logger-update-import",
-                       mk_step("Move src/utils/logger.ts to src/lib/logger.ts and fix the import.",
-                               allowed=["src/**"]),
-                       mk_result(mvlog, "Moved logger.ts to src/lib and updated client.ts."))
+    cases.add("valid/ts-move-logger-update-import",
+              mk_step("Move src/utils/logger.ts to src/lib/logger.ts and fix the import.",
+                      allowed=["src/**"]),
+              mk_result(mvlog, "Moved logger.ts to src/lib and updated client.ts."))
 
 
 def _binary_files(make: ChangeMaker, cases: CaseSet) -> None:
