@@ -51,7 +51,8 @@ MB = 1024 * 1024
 PATCH_TARGET_BYTES = 5 * MB
 TARGET_BIG_SECONDS = 5.0
 TARGET_MEMORY_RATIO = 10.0
-TARGET_COLD_START_SECONDS = 0.5
+TARGET_COLD_START_SECONDS = 0.15
+TARGET_HELP_SECONDS = 0.06
 
 
 class BenchError(Exception):
@@ -606,6 +607,9 @@ def main(argv: list[str] | None = None) -> int:
         cold_argv = [*cmd, "validate", "--step", cold_files[0], "--result", cold_files[1]]
         time_runs(cold_argv, 1, expect_rc=1)  # one untimed run: .pyc files written, page cache warm
         cold = time_runs(cold_argv, cold_runs, expect_rc=1)
+        help_argv = [*cmd, "--help"]
+        time_runs(help_argv, 1, expect_rc=0)
+        helps = time_runs(help_argv, cold_runs, expect_rc=0)
         bare_argv = [sys.executable, "-c", "pass"]
         time_runs(bare_argv, 1, expect_rc=0)
         bare = time_runs(bare_argv, cold_runs, expect_rc=0)
@@ -625,6 +629,7 @@ def main(argv: list[str] | None = None) -> int:
         "median_seconds": round(cold_median, 4), "max_seconds": round(max(cold), 4),
         "seconds": [round(t, 4) for t in cold],
         "bare_python_median_seconds": round(bare_median, 4), "ratio_to_bare_python": round(cold_median / bare_median, 1),
+        "help_median_seconds": round(statistics.median(helps), 4), "help_max_seconds": round(max(helps), 4),
     }
     mib = patch_bytes / MB
     report["targets"] = {
@@ -632,6 +637,7 @@ def main(argv: list[str] | None = None) -> int:
         "tracemalloc_ratio": {"target": TARGET_MEMORY_RATIO, "ok": peak_py / patch_bytes <= TARGET_MEMORY_RATIO},
         "cli_rss_ratio": {"target": TARGET_MEMORY_RATIO, "ok": rss_extra / patch_bytes <= TARGET_MEMORY_RATIO},
         "cold_start_seconds": {"target": TARGET_COLD_START_SECONDS, "ok": cold_median <= TARGET_COLD_START_SECONDS},
+        "help_seconds": {"target": TARGET_HELP_SECONDS, "ok": statistics.median(helps) <= TARGET_HELP_SECONDS},
     }
     t = report["targets"]
     rows.append((f"{mib:.2f} MiB patch ({len(paths)} files, {patch.count(chr(10)):,} lines), valid: validate",
@@ -649,6 +655,9 @@ def main(argv: list[str] | None = None) -> int:
     rows.append((f"CLI cold start, undeclared_file ({cold_runs} runs)",
                  f"median {cold_median:.3f} s, max {max(cold):.3f} s",
                  f"<= {TARGET_COLD_START_SECONDS:g} s  {_ok(t['cold_start_seconds']['ok'])}"))
+    rows.append((f"`judge --help` ({cold_runs} runs)",
+                 f"median {statistics.median(helps):.3f} s, max {max(helps):.3f} s",
+                 f"<= {TARGET_HELP_SECONDS:g} s  {_ok(t['help_seconds']['ok'])}"))
     rows.append((f"bare `python -c pass` ({cold_runs} runs)",
                  f"median {bare_median:.3f} s; cold start = {cold_median / bare_median:.1f}x bare", ""))
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
@@ -46,6 +44,8 @@ def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, works
 async def avalidate(step: Any, result: Any, *, config: JudgeConfig | None = None, workspace: Workspace | None = None,
                     evidence: Sequence[Any] = ()) -> Verdict:
     """``validate`` for async callers: the CPU-bound checks run in a worker thread, the LLM calls on the loop."""
+    import asyncio
+
     config = config or JudgeConfig()
     try:
         judgement = await asyncio.to_thread(_deterministic, step, result, config, workspace, evidence)
@@ -176,6 +176,9 @@ async def _semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
 
 def _run(coroutine: Any) -> _Judgement:
     """Run the semantic stage from sync code, also when the caller already has an event loop."""
+    import asyncio  # here: a verdict the rules decide never needs an event loop
+    from concurrent.futures import ThreadPoolExecutor
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

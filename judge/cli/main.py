@@ -38,6 +38,9 @@ def entry() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # pydantic scans every installed distribution's entry points for plugins on first use (~30 ms);
+    # judge's own models use none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) >= 2 and argv[0] == "eval" and argv[1] in EVAL_SUBCOMMANDS:
         # argparse cannot give `eval` both a FILE positional and sub-commands: `eval merge` is parsed as `eval-merge`.

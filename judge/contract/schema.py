@@ -8,8 +8,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticError
 
@@ -45,7 +43,9 @@ def load_schema(kind: str) -> dict:
 
 
 @lru_cache(maxsize=None)
-def _validator(kind: str) -> Draft202012Validator:
+def _validator(kind: str) -> Any:
+    from jsonschema import Draft202012Validator  # only to word a breach: jsonschema costs ~50 ms to import
+
     return Draft202012Validator(load_schema(kind))
 
 
@@ -74,18 +74,25 @@ def parse_execution_evidence(data: Any) -> ExecutionEvidence:
 
 
 def _parse(kind: str, model: type[M], data: Any) -> M:
-    error = best_match(_validator(kind).iter_errors(data))
-    if error is not None:
-        raise ContractViolation(kind, SCHEMA_FILES[kind], _json_path(kind, error), _describe(error))
+    """The model, validated once by pydantic; a breach is worded from the schema, the source of truth.
+
+    The two agree on every input (tests/test_contract.py holds them together), so the schema is
+    consulted only to say where and why an input breaks its contract.
+    """
     try:
         return model.model_validate(data)
-    except PydanticError as exc:  # the schema let it through but the model did not: still a contract breach
-        first = exc.errors()[0]
+    except PydanticError as exc:
+        from jsonschema.exceptions import best_match
+
+        error = best_match(_validator(kind).iter_errors(data))
+        if error is not None:
+            raise ContractViolation(kind, SCHEMA_FILES[kind], _json_path(kind, error), _describe(error)) from None
+        first = exc.errors()[0]  # the schema let it through but the model did not: still a contract breach
         loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
         raise ContractViolation(kind, SCHEMA_FILES[kind], f"$.{kind}{loc}", first["msg"]) from None
 
 
-def _json_path(kind: str, error: ValidationError) -> str:
+def _json_path(kind: str, error: Any) -> str:
     path = "$." + kind + error.json_path[1:]
     if error.validator == "required" and isinstance(error.instance, dict):
         missing = next((key for key in error.validator_value if key not in error.instance), None)
@@ -94,7 +101,7 @@ def _json_path(kind: str, error: ValidationError) -> str:
     return path
 
 
-def _describe(error: ValidationError) -> str:
+def _describe(error: Any) -> str:
     """A short description that never echoes a huge value back."""
     rule, expected = error.validator, error.validator_value
     if rule == "type":

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable
+from typing import Any, Iterable
 
-import pathspec
 
 __all__ = ["normalize_path", "unquote_git_path", "unsafe_reason", "matches_any"]
 
@@ -74,7 +73,8 @@ def unsafe_reason(path: str) -> str | None:
 
 
 @lru_cache(maxsize=256)
-def _spec(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+def _spec(patterns: tuple[str, ...]) -> Any:
+    import pathspec  # here: only steps with globs pay for it
     # PathSpec, not GitIgnoreSpec: the latter ranks file patterns above directory ones,
     # which breaks "last match wins" (`!vendor/keep.py` then `vendor/`).
     return pathspec.PathSpec.from_lines("gitignore", patterns)
