@@ -46,6 +46,7 @@ if str(ROOT / "tests") not in sys.path:
     sys.path.append(str(ROOT / "tests"))  # the loopback model server, shared with the tests
 
 import judge  # noqa: E402
+
 from loopback import LoopbackServer, Reply, Request, chat  # noqa: E402
 
 LATENCY_S = 0.2

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import Any, Callable, Iterator
 
 import pytest
 
-from loopback import LoopbackServer, Script
+import loopback
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
@@ -55,16 +54,4 @@ def _block_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
 
 
-@pytest.fixture
-def scripted_server() -> Iterator[Callable[..., LoopbackServer]]:
-    """SYNTHETIC: a factory, ``scripted_server([Reply(...), Reset(), ...])`` or ``scripted_server(answer, latency=0.2)``
-    (tests/loopback.py); every server it started is closed at teardown."""
-    servers: list[LoopbackServer] = []
-
-    def start(script: Script, **options: Any) -> LoopbackServer:
-        servers.append(LoopbackServer(script if callable(script) else list(script), **options))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
+scripted_server = pytest.fixture(loopback.scripted_server)  # SYNTHETIC model servers on 127.0.0.1, closed at teardown

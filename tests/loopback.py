@@ -16,9 +16,9 @@ they would in production.
 It records every request (``Request``: path, parsed body, size, arrival time, case tag), counts the
 requests in flight and the most there were at once.
 
-Standard library only, no pytest: ``bench/bench_eval.py`` imports it too. The pytest fixture that
-starts and closes servers, ``scripted_server``, is in tests/conftest.py; a test that uses it must be
-marked ``@pytest.mark.loopback``.
+Standard library only, no pytest: ``bench/bench_eval.py`` imports it too. ``scripted_server`` starts
+servers and closes them all at the end; tests/conftest.py makes it the pytest fixture of that name, and
+a test that uses it must be marked ``@pytest.mark.loopback``.
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Callable, Iterator, Sequence, Union
 
 __all__ = [
     "CASE_TAG", "Hang", "LoopbackServer", "Reply", "Request", "Reset", "Script", "Step", "chat", "content",
+    "scripted_server",
 ]
 
 CASE_TAG = re.compile(r"\[case ([\w.-]+)\]")
@@ -247,3 +248,19 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(head.encode("latin-1") + data)  # one write: no stall between head and body
 
     return Handler
+
+
+def scripted_server() -> Iterator[Callable[..., LoopbackServer]]:
+    """SYNTHETIC: yields a factory, ``start([Reply(...), Reset(), ...])`` or ``start(answer, latency=0.2)``,
+    and closes every server it started when resumed. The body of the pytest fixture of this name (tests/conftest.py)."""
+    servers: list[LoopbackServer] = []
+
+    def start(script: Script, **options: Any) -> LoopbackServer:
+        servers.append(LoopbackServer(script if callable(script) else list(script), **options))
+        return servers[-1]
+
+    try:
+        yield start
+    finally:
+        for server in servers:
+            server.close()

@@ -9,7 +9,7 @@ from builders import make_case
 from judge.cli import main
 from judge.config import ENV_VARS, JudgeConfig, load_config
 from judge.errors import InputError
-from loopback import content
+from loopback import content, scripted_server  # noqa: F401 - scripted_server is a fixture
 
 
 def _load(tmp_path, flags=None, env=None):

@@ -27,6 +27,7 @@ import pytest
 from builders import diff, make_case
 from judge.cli import main
 from judge.eval.progress import Progress
+
 from loopback import LoopbackServer, Reply, Request, content
 
 pytestmark = pytest.mark.loopback

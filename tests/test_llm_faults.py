@@ -11,7 +11,7 @@ import pytest
 import judge
 from builders import make_case
 from judge.config import JudgeConfig
-from loopback import Hang, Reply, Reset, chat, content
+from loopback import Hang, Reply, Reset, chat, content, scripted_server  # noqa: F401 - scripted_server is a fixture
 
 pytestmark = pytest.mark.loopback
 

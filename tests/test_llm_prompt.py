@@ -13,7 +13,7 @@ import judge.llm.prompt as prompt_module
 from builders import make_case
 from judge.config import JudgeConfig
 from judge.llm.prompt import PROMPT_VERSION, Prompt, fence_token, load_prompt, render_messages
-from loopback import chat
+from loopback import chat, scripted_server  # noqa: F401 - scripted_server is a fixture
 
 PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
 

@@ -10,7 +10,7 @@ from builders import make_case
 from judge.config import JudgeConfig
 from judge.diff import parse_patch
 from judge.llm.reduce import CHARS_PER_TOKEN, reduce_patch
-from loopback import content
+from loopback import content, scripted_server  # noqa: F401 - scripted_server is a fixture
 
 SLACK = 400  # a marker line or two past the budget at most
 
