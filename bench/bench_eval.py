@@ -2,8 +2,8 @@
 
     python bench/bench_eval.py [--quick] [--json FILE] [--profile]
 
-A SYNTHETIC OpenAI-compatible server on 127.0.0.1 answers every chat completion
-with ``{"valid": true, "reason": ...}`` after a fixed latency (200 ms). The eval
+A SYNTHETIC OpenAI-compatible server on 127.0.0.1 (tests/loopback.py, the tests' own) answers every
+chat completion with ``{"valid": true, "reason": ...}`` after a fixed latency (200 ms). The eval
 sets are generated: every case passes the deterministic rules (so each needs the
 model) and has its own step description (so each has its own inputs hash).
 
@@ -21,7 +21,8 @@ model) and has its own step description (so each has its own inputs hash).
 ``--split``: where the time goes, in-process: the same run with litellm.acompletion replaced by the
 same 200 ms wait (judge's own cost), and litellm.acompletion's CPU per call on its own.
 Targets are printed next to the figures, never asserted: the exit code is 0
-unless a run fails or the cached run makes requests (then 2). Standard library + judge only.
+unless a run fails or the cached run makes requests (then 2). Standard library, judge and
+tests/loopback.py (standard library itself) only.
 """
 
 from __future__ import annotations
@@ -30,22 +31,23 @@ import argparse
 import json
 import os
 import platform
-import socket
 import pstats
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+if str(ROOT / "tests") not in sys.path:
+    sys.path.append(str(ROOT / "tests"))  # the loopback model server, shared with the tests
 
 import judge  # noqa: E402
+
+from loopback import LoopbackServer, Reply, Request, chat  # noqa: E402
 
 LATENCY_S = 0.2
 CONCURRENCY = 32
@@ -72,81 +74,15 @@ PATCH = (
 )
 
 
-class LoopbackModel:
-    """SYNTHETIC chat-completions server: every request is answered valid after ``latency`` seconds."""
-
-    def __init__(self, latency: float) -> None:
-        self.latency = latency
-        self.lock = threading.Lock()
-        self.count = 0
-        self.in_flight = 0
-        self.max_in_flight = 0
-        self.first_at: float | None = None
-        self.last_done_at: float | None = None
-        server_class = type("Server", (ThreadingHTTPServer,), {"request_queue_size": 256, "daemon_threads": True})
-        self.httpd = server_class(("127.0.0.1", 0), _handler(self))
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-
-    @property
-    def api_base(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def reset(self) -> None:
-        with self.lock:
-            self.count = self.in_flight = self.max_in_flight = 0
-            self.first_at = self.last_done_at = None
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def enter(self) -> None:
-        with self.lock:
-            self.count += 1
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-            if self.first_at is None:
-                self.first_at = time.monotonic()
-
-    def leave(self) -> None:
-        with self.lock:
-            self.in_flight -= 1
-            self.last_done_at = time.monotonic()
+def _answer(index: int, request: Request) -> Reply:
+    """SYNTHETIC: every request is answered valid, in the model's name it asked for."""
+    requested = request.body.get("model", "bench") if isinstance(request.body, dict) else "bench"
+    return _completion(requested)
 
 
-def _handler(model: LoopbackModel) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: object) -> None:  # quiet
-            pass
-
-        def setup(self) -> None:
-            super().setup()
-            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-        def do_POST(self) -> None:  # noqa: N802 - http.server's name
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            model.enter()
-            try:
-                time.sleep(model.latency)
-                requested = json.loads(raw).get("model", "bench")
-                data = json.dumps(_completion(requested)).encode()
-                head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                        f"Content-Length: {len(data)}\r\n\r\n").encode()
-                self.wfile.write(head + data)  # one write: no Nagle / delayed-ACK stall between head and body
-            finally:
-                model.leave()
-
-    return Handler
-
-
-def _completion(model: str) -> dict[str, Any]:
+def _completion(model: str) -> Reply:
     verdict = json.dumps({"valid": True, "reason": "the patch validates the port range as the step asks"})
-    return {"id": "bench", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": verdict}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 900, "completion_tokens": 20, "total_tokens": 920}}
+    return chat(verdict, model=model, prompt_tokens=900, completion_tokens=20)
 
 
 def write_set(path: Path, count: int) -> Path:
@@ -174,7 +110,7 @@ _PROFILED = ("import cProfile, sys; from judge.cli.main import main; p = cProfil
              "p.disable(); p.dump_stats({out!r}); sys.exit(rc)")
 
 
-def run_measured(argv: list[str], model: LoopbackModel) -> dict[str, Any]:
+def run_measured(argv: list[str], model: LoopbackServer) -> dict[str, Any]:
     """Run one `judge eval` process: wall time, its CPU time and peak RSS (os.wait4), the server's view."""
     model.reset()
     env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", PYTHONPATH=str(ROOT))
@@ -205,7 +141,7 @@ def _report_seconds(path: Path) -> tuple[float, int, bool]:
     return report["seconds"], len(cases), all(c["valid"] and c["decidedBy"] == "semantic" for c in cases)
 
 
-def throughput(work: Path, model: LoopbackModel, count: int) -> dict[str, Any]:
+def throughput(work: Path, model: LoopbackServer, count: int) -> dict[str, Any]:
     cases = write_set(work / f"set-{count}.jsonl", count)
     figures = run_measured(judge_eval(work, cases, model.api_base, "throughput", "--no-cache"), model)
     seconds, judged, all_semantic = _report_seconds(work / "throughput.json")
@@ -221,7 +157,7 @@ def throughput(work: Path, model: LoopbackModel, count: int) -> dict[str, Any]:
     return figures
 
 
-def cache_runs(work: Path, model: LoopbackModel, count: int) -> dict[str, Any]:
+def cache_runs(work: Path, model: LoopbackServer, count: int) -> dict[str, Any]:
     cases = work / f"set-{count}.jsonl"
     cache = ["--cache", str(work / "cache.sqlite")]
     fill = run_measured(judge_eval(work, cases, model.api_base, "cache-fill", *cache), model)
@@ -231,7 +167,7 @@ def cache_runs(work: Path, model: LoopbackModel, count: int) -> dict[str, Any]:
             "hit_wall_s": again["wall_s"], "hit_all_cached": all(c["cached"] for c in report["cases"])}
 
 
-def memory(work: Path, model: LoopbackModel, small: int, large: int,
+def memory(work: Path, model: LoopbackServer, small: int, large: int,
            small_run: dict[str, Any] | None) -> dict[str, Any]:
     figures = {}
     for count in (small, large):
@@ -245,7 +181,7 @@ def memory(work: Path, model: LoopbackModel, small: int, large: int,
             "ratio": figures[large] / figures[small]}
 
 
-def profile(work: Path, model: LoopbackModel, count: int, top: int = 25) -> str:
+def profile(work: Path, model: LoopbackServer, count: int, top: int = 25) -> str:
     cases = work / f"set-{count}.jsonl"
     out = work / "eval.prof"
     run_measured(judge_eval(work, cases, model.api_base, "profile", "--no-cache", profile=out), model)
@@ -256,7 +192,7 @@ def profile(work: Path, model: LoopbackModel, count: int, top: int = 25) -> str:
     return stream.getvalue()
 
 
-def split(work: Path, model: LoopbackModel, count: int) -> dict[str, Any]:
+def split(work: Path, model: LoopbackServer, count: int) -> dict[str, Any]:
     """Where a case's time goes, in this process: judge with litellm's call replaced by the same 200 ms
     wait (everything else real: rules in the thread pool, prompt, retries, parsing, SQLite), then
     litellm.acompletion alone, one call at a time, against the loopback server with no latency."""
@@ -269,7 +205,7 @@ def split(work: Path, model: LoopbackModel, count: int) -> dict[str, Any]:
 
     litellm = client._litellm()
     real = litellm.acompletion
-    reply = _completion("bench")
+    reply = _completion("bench").body
 
     async def waits(**request: Any) -> Any:
         await asyncio.sleep(LATENCY_S)
@@ -326,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {info['platform']} | {info['cpu_count']} CPUs | Python {info['python']} | "
           f"load average before {info['loadavg']}")
     print(f"loopback model: {LATENCY_S * 1000:.0f} ms per call; --concurrency {CONCURRENCY}\n")
-    model = LoopbackModel(LATENCY_S)
+    model = LoopbackServer(_answer, latency=LATENCY_S)
     try:
         with tempfile.TemporaryDirectory(prefix="judge-bench-eval-") as tmp:
             work = Path(tmp)

@@ -1,4 +1,7 @@
-"""Tests run offline: every socket connection is refused unless a test opts in to loopback (or cassettes are being re-recorded)."""
+"""Tests run offline: every socket connection is refused unless a test opts in to loopback (or cassettes are being re-recorded).
+
+A test marked ``loopback`` may start SYNTHETIC model servers on 127.0.0.1 with the ``scripted_server`` fixture.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,8 @@ import os
 import socket
 
 import pytest
+
+import loopback
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
@@ -47,3 +52,6 @@ def _block_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(socket.socket, "connect", connect)
     monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+
+
+scripted_server = pytest.fixture(loopback.scripted_server)  # SYNTHETIC model servers on 127.0.0.1, closed at teardown

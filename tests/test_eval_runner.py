@@ -1,10 +1,10 @@
 """`judge eval` as a harness: bounded concurrency, resume after kill -9, shards and merge, the verdict
 cache, one shared pause after a 429, progress, record/replay, bad lines and refused resumes.
 
-Every model answer here comes from a SYNTHETIC OpenAI-compatible server on 127.0.0.1 (``_Model``):
-it tags each request with the case it is for (``[case ID]`` in the step description), holds it for a
-fixed latency, counts requests in flight and answers with a scripted verdict. Nothing is a
-recording of a real model; what is real is the transport (litellm over a socket) and the CLI.
+Every model answer here comes from a SYNTHETIC OpenAI-compatible server on 127.0.0.1 (tests/loopback.py,
+the ``scripted_server`` fixture): it tags each request with the case it is for (``[case ID]`` in the step
+description), holds it for a fixed latency, counts requests in flight and answers with a scripted verdict.
+Nothing is a recording of a real model; what is real is the transport (litellm over a socket) and the CLI.
 """
 
 from __future__ import annotations
@@ -12,19 +12,15 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -32,127 +28,11 @@ from builders import diff, make_case
 from judge.cli.main import main
 from judge.eval.progress import Progress
 
+from loopback import LoopbackServer, Reply, Request, content
+
 pytestmark = pytest.mark.loopback
 
-_TAG = re.compile(r"\[case ([\w.-]+)\]")
-
-
-@dataclass(frozen=True)
-class _Answer:
-    """SYNTHETIC: what the server sends for one request."""
-
-    status: int = 200
-    body: Any = None  # None: a well-formed chat completion carrying ``verdict``
-    headers: tuple[tuple[str, str], ...] = ()
-    verdict: tuple[bool, str] = (True, "the patch does what the step asks")
-
-
-@dataclass
-class _Seen:
-    tag: str | None
-    at: float  # time.monotonic() when the body had been read
-
-
-@dataclass
-class _Model:
-    """SYNTHETIC chat-completions server: ``answer(index, tag)`` decides each reply, after ``latency`` s."""
-
-    latency: float = 0.0
-    answer: Callable[[int, str | None], _Answer] = lambda index, tag: _Answer()
-    seen: list[_Seen] = field(default_factory=list)
-    in_flight: int = 0
-    max_in_flight: int = 0
-
-    def __post_init__(self) -> None:
-        self._lock = threading.Lock()
-        server_class = type("Server", (ThreadingHTTPServer,), {"request_queue_size": 128, "daemon_threads": True})
-        self._httpd = server_class(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self._thread.start()
-
-    @property
-    def api_base(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-
-    @property
-    def count(self) -> int:
-        with self._lock:
-            return len(self.seen)
-
-    def per_tag(self) -> Counter:
-        with self._lock:
-            return Counter(s.tag for s in self.seen)
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
-
-    def _arrive(self, tag: str | None) -> int:
-        with self._lock:
-            self.seen.append(_Seen(tag, time.monotonic()))
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-            return len(self.seen) - 1
-
-    def _leave(self) -> None:
-        with self._lock:
-            self.in_flight -= 1
-
-
-def _handler(model: _Model) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: object) -> None:  # quiet
-            pass
-
-        def setup(self) -> None:
-            super().setup()
-            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-        def do_POST(self) -> None:  # noqa: N802 - http.server's name
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            found = _TAG.search(raw.decode("utf-8", "replace"))
-            index = model._arrive(found.group(1) if found else None)
-            try:
-                answer = model.answer(index, found.group(1) if found else None)
-                if answer.status == 200:
-                    time.sleep(model.latency)
-                self._send(answer)
-            finally:
-                model._leave()
-
-        def _send(self, answer: _Answer) -> None:
-            body = answer.body if answer.body is not None else _completion(*answer.verdict)
-            data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            head = [f"HTTP/1.1 {answer.status} X", "Content-Type: application/json", f"Content-Length: {len(data)}",
-                    *(f"{k}: {v}" for k, v in answer.headers)]
-            self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)  # one write: no Nagle stall
-
-    return Handler
-
-
-def _completion(valid: bool, reason: str) -> dict:
-    return {"id": "x", "object": "chat.completion", "created": 0, "model": "judge-test",
-            "choices": [{"index": 0, "message": {"role": "assistant",
-                                                 "content": json.dumps({"valid": valid, "reason": reason})},
-                         "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
-
-
-@pytest.fixture
-def model() -> Iterator[Callable[..., _Model]]:
-    """A factory of SYNTHETIC servers, ``model(latency=0.2, answer=...)``; all closed at teardown."""
-    started: list[_Model] = []
-
-    def start(**kwargs: Any) -> _Model:
-        started.append(_Model(**kwargs))
-        return started[-1]
-
-    yield start
-    for server in started:
-        server.close()
+VALID = content(True, "the patch does what the step asks")  # SYNTHETIC, like every answer here
 
 
 @pytest.fixture(autouse=True)
@@ -194,7 +74,7 @@ def _model_set(tmp_path: Path, count: int, name: str = "set.jsonl") -> tuple[Pat
 # --- running judge eval ----------------------------------------------------------------------------
 
 
-def _flags(server: _Model, tmp_path: Path, out: str = "out.json", *extra: str) -> list[str]:
+def _flags(server: LoopbackServer, tmp_path: Path, out: str = "out.json", *extra: str) -> list[str]:
     return ["--model", "openai/t", "--api-base", server.api_base, "--output-mode", "none",
             "--store", str(tmp_path / "store.sqlite"), "--out", str(tmp_path / out), *extra]
 
@@ -229,8 +109,8 @@ def _stored(store: Path, run_id: str) -> list[str]:
 # --- concurrency ---------------------------------------------------------------------------------
 
 
-def test_concurrency_bounds_the_requests_in_flight(model, tmp_path: Path, capsys) -> None:
-    server = model(latency=0.2)
+def test_concurrency_bounds_the_requests_in_flight(scripted_server, tmp_path: Path, capsys) -> None:
+    server = scripted_server([VALID], latency=0.2)
     source, ids = _model_set(tmp_path, 12)
     code, _, _ = _eval(capsys, str(source), "--concurrency", "4", "--no-cache", *_flags(server, tmp_path))
     assert code == 0
@@ -241,8 +121,8 @@ def test_concurrency_bounds_the_requests_in_flight(model, tmp_path: Path, capsys
 # --- resume after kill -9 ------------------------------------------------------------------------
 
 
-def test_resume_after_sigkill_judges_every_case_exactly_once(model, tmp_path: Path, capsys) -> None:
-    server = model(latency=0.3)
+def test_resume_after_sigkill_judges_every_case_exactly_once(scripted_server, tmp_path: Path, capsys) -> None:
+    server = scripted_server([VALID], latency=0.3)
     source, ids = _model_set(tmp_path, 24)
     store = tmp_path / "store.sqlite"
     argv = [str(source), "--concurrency", "4", "--no-cache", *_flags(server, tmp_path)]
@@ -289,11 +169,12 @@ def _mixed_set(tmp_path: Path) -> tuple[Path, list[str]]:
     return _write(tmp_path / "mixed.jsonl", lines), [json.loads(line)["id"] for line in lines]
 
 
-def _even_valid(index: int, tag: str | None) -> _Answer:
+def _even_valid(index: int, request: Request) -> Reply:
+    tag = request.tag
     number = int(tag[1:]) if tag and tag[1:].isdigit() else 0
     if number % 2:
-        return _Answer(verdict=(False, f"the step is only partly done ({tag})"))
-    return _Answer(verdict=(True, f"the step is done ({tag})"))
+        return content(False, f"the step is only partly done ({tag})")
+    return content(True, f"the step is done ({tag})")
 
 
 def _comparable(metrics: Any) -> Any:
@@ -305,8 +186,8 @@ def _comparable(metrics: Any) -> Any:
     return metrics
 
 
-def test_shards_partition_the_set_and_merge_equals_one_full_run(model, tmp_path: Path, capsys) -> None:
-    server = model(answer=_even_valid)
+def test_shards_partition_the_set_and_merge_equals_one_full_run(scripted_server, tmp_path: Path, capsys) -> None:
+    server = scripted_server(_even_valid)
     source, ids = _mixed_set(tmp_path)
     assert _eval(capsys, str(source), "--no-cache", *_flags(server, tmp_path, "full.json"))[0] == 0
     parts = []
@@ -332,8 +213,9 @@ def test_shards_partition_the_set_and_merge_equals_one_full_run(model, tmp_path:
 # --- the verdict cache ---------------------------------------------------------------------------
 
 
-def test_unchanged_rerun_makes_no_model_request_and_no_cache_asks_again(model, tmp_path: Path, capsys) -> None:
-    server = model()
+def test_unchanged_rerun_makes_no_model_request_and_no_cache_asks_again(scripted_server, tmp_path: Path,
+                                                                        capsys) -> None:
+    server = scripted_server([VALID])
     source, ids = _model_set(tmp_path, 5)
     cache = ["--cache", str(tmp_path / "cache.sqlite")]
     assert _eval(capsys, str(source), *cache, *_flags(server, tmp_path, "first.json"))[0] == 0
@@ -351,8 +233,8 @@ def test_unchanged_rerun_makes_no_model_request_and_no_cache_asks_again(model, t
     assert not any(c["cached"] for c in _report(tmp_path / "third.json")["cases"])
 
 
-def test_llm_unavailable_is_not_cached(model, tmp_path: Path, capsys) -> None:
-    server = model(answer=lambda index, tag: _Answer(500, {"error": {"message": "synthetic outage"}}))
+def test_llm_unavailable_is_not_cached(scripted_server, tmp_path: Path, capsys) -> None:
+    server = scripted_server([Reply(500, {"error": {"message": "synthetic outage"}})])
     source, ids = _model_set(tmp_path, 3)
     flags = ["--cache", str(tmp_path / "cache.sqlite"), "--retries", "0"]
     _eval(capsys, str(source), *flags, *_flags(server, tmp_path, "first.json"))
@@ -367,8 +249,9 @@ def test_llm_unavailable_is_not_cached(model, tmp_path: Path, capsys) -> None:
 
 @pytest.mark.parametrize("changed", [["--model", "openai/other"], ["--samples", "3"], ["--temperature", "0.5"]],
                          ids=["model", "samples", "temperature"])
-def test_changed_model_or_prompt_settings_miss_the_cache(model, tmp_path: Path, capsys, changed: list[str]) -> None:
-    server = model()
+def test_changed_model_or_prompt_settings_miss_the_cache(scripted_server, tmp_path: Path, capsys,
+                                                         changed: list[str]) -> None:
+    server = scripted_server([VALID])
     source, ids = _model_set(tmp_path, 3)
     cache = ["--cache", str(tmp_path / "cache.sqlite")]
     assert _eval(capsys, str(source), *cache, *_flags(server, tmp_path, "first.json"))[0] == 0
@@ -384,13 +267,9 @@ def test_changed_model_or_prompt_settings_miss_the_cache(model, tmp_path: Path, 
 # --- one shared pause after a 429 ----------------------------------------------------------------
 
 
-def test_a_429_pauses_every_worker_then_all_complete(model, tmp_path: Path, capsys) -> None:
-    def first_is_429(index: int, tag: str | None) -> _Answer:
-        if index == 0:
-            return _Answer(429, {"error": {"message": "synthetic rate limit"}}, headers=(("Retry-After", "1"),))
-        return _Answer()
-
-    server = model(latency=0.3, answer=first_is_429)
+def test_a_429_pauses_every_worker_then_all_complete(scripted_server, tmp_path: Path, capsys) -> None:
+    first_is_429 = Reply(429, {"error": {"message": "synthetic rate limit"}}, headers=(("Retry-After", "1"),))
+    server = scripted_server([first_is_429, VALID], latency=0.3)
     source, ids = _model_set(tmp_path, 24)
 
     code, _, _ = _eval(capsys, str(source), "--concurrency", "8", "--no-cache", *_flags(server, tmp_path))
@@ -399,16 +278,16 @@ def test_a_429_pauses_every_worker_then_all_complete(model, tmp_path: Path, caps
     report = _report(tmp_path / "out.json")
     assert all(c["valid"] and c["decidedBy"] == "semantic" for c in report["cases"])
     assert server.count == 25  # every case once, the rate-limited one twice
-    limited = server.seen[0].at
-    later = [s.at - limited for s in server.seen[8:]]  # after the first wave of 8
+    limited = server.requests[0].at
+    later = [s.at - limited for s in server.requests[8:]]  # after the first wave of 8
     assert min(later) >= 0.9, sorted(later)[:5]  # nobody asked while the provider said wait
 
 
 # --- progress ------------------------------------------------------------------------------------
 
 
-def test_short_run_on_a_non_tty_prints_nothing_to_stderr(model, tmp_path: Path, capsys) -> None:
-    server = model()
+def test_short_run_on_a_non_tty_prints_nothing_to_stderr(scripted_server, tmp_path: Path, capsys) -> None:
+    server = scripted_server([VALID])
     source, _ = _model_set(tmp_path, 3)
     code, _, err = _eval(capsys, str(source), "--no-cache", *_flags(server, tmp_path))
     assert code == 0
@@ -457,10 +336,10 @@ def test_progress_off_a_tty_writes_plain_lines_now_and_then() -> None:
 # --- record and replay ---------------------------------------------------------------------------
 
 
-def test_record_then_replay_offline_gives_the_same_verdicts(model, tmp_path: Path, capsys,
+def test_record_then_replay_offline_gives_the_same_verdicts(scripted_server, tmp_path: Path, capsys,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUDGE_API_KEY", "sk-synthetic-secret-4242")
-    server = model(answer=_even_valid)
+    server = scripted_server(_even_valid)
     source, ids = _model_set(tmp_path, 4)
     cassette = tmp_path / "cassette"
     flags = _flags(server, tmp_path, "recorded.json")
@@ -492,8 +371,8 @@ def test_record_then_replay_offline_gives_the_same_verdicts(model, tmp_path: Pat
 # --- bad input and refused resumes ---------------------------------------------------------------
 
 
-def test_bad_lines_are_reported_by_number_and_the_rest_runs(model, tmp_path: Path, capsys) -> None:
-    server = model()
+def test_bad_lines_are_reported_by_number_and_the_rest_runs(scripted_server, tmp_path: Path, capsys) -> None:
+    server = scripted_server([VALID])
     lines = [_line("valid/a", "a"), _line("valid/b", "b"), '{"id": "broken", "step": ',
              _line("valid/c", "c"), json.dumps({"id": "no-label", "step": {}, "result": {}}),
              _line("valid/a", "a-again")]
@@ -511,8 +390,8 @@ def test_bad_lines_are_reported_by_number_and_the_rest_runs(model, tmp_path: Pat
         assert f"line {number}" in out
 
 
-def test_resume_with_other_settings_is_refused_in_one_line(model, tmp_path: Path, capsys) -> None:
-    server = model()
+def test_resume_with_other_settings_is_refused_in_one_line(scripted_server, tmp_path: Path, capsys) -> None:
+    server = scripted_server([VALID])
     source, _ = _model_set(tmp_path, 2)
     assert _eval(capsys, str(source), "--no-cache", "--run-id", "r1", *_flags(server, tmp_path))[0] == 0
     count = server.count
