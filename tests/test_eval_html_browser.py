@@ -101,9 +101,9 @@ def _visible_ids(driver) -> list[str]:
 
 
 def _wrong_ids(report: dict) -> list[str]:
-    from judge.eval.report.format import wrong_cases
+    from judge.eval.report.model import EvalReport
 
-    return [case["id"] for case in wrong_cases(report)]
+    return [case.case_id for case in EvalReport.from_json(report).wrong]
 
 
 def test_page_renders_the_report(page) -> None:
