@@ -66,7 +66,7 @@ class _Judgement:
     reason: str = ""
     deciding: Finding | None = None
     ctx: StepContext | None = None
-    records: tuple[ExecutionEvidence, ...] = ()
+    records: tuple[ExecutionEvidence, ...] = ()  # the attached execution evidence, once it keeps its contract
     report: SemanticReport | None = None
     pending: bool = False  # the rules let it through and the semantic stage must run
 
@@ -75,7 +75,6 @@ class _Judgement:
                        deciding=deciding, pending=False)
 
     def verdict(self) -> Verdict:
-        ctx = self.ctx
         return Verdict(
             valid=self.valid,
             reason=self.reason,
@@ -84,8 +83,8 @@ class _Judgement:
             stages=self.stages,
             judge_version=__version__,
             semantic_review=self.report,
-            evidence_method=ctx.evidence_method if ctx else None,
-            execution_evidence=ctx.executions if ctx else self.records,
+            evidence_method=self.ctx.evidence_method if self.ctx else None,
+            execution_evidence=self.records,
         )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CATALOG", "RuleInfo", "STAGE_OF", "ids"]
+__all__ = ["CATALOG", "RuleInfo", "ids"]
 
 SCHEMA_INVALID = "schema_invalid"
 INVALID_MODE = "invalid_mode"
@@ -127,7 +127,3 @@ CATALOG: tuple[RuleInfo, ...] = (
 
 def ids() -> frozenset[str]:
     return frozenset(info.id for info in CATALOG)
-
-
-# The deterministic id wins for `reversal`, which both the rules and the semantic stage give.
-STAGE_OF = {info.id: info.stage for info in reversed(CATALOG)}

@@ -29,11 +29,13 @@ def segment_problem(value: str) -> str | None:
     return None
 
 
-def check_segment(value: str, field: str) -> str:
-    """``value`` unchanged when it is a safe file-name segment; otherwise a one-line InputError."""
+def check_segment(value: str, field: str | None = None) -> str:
+    """``value`` unchanged when it is a safe file-name segment; otherwise a one-line InputError naming
+    ``field``, the input it came from (a bare "path segment" when it came from none)."""
     problem = segment_problem(value)
     if problem:
-        raise InputError(f"{value[:80]!r} {problem}; use a plain name such as step-1", field=field)
+        message = f"{value[:80]!r} {problem}; use a plain name such as step-1"
+        raise InputError(message, field=field) if field else InputError(f"path segment {message}")
     return value
 
 
@@ -44,7 +46,7 @@ def confined(root: Path, *segments: str) -> Path:
     that points elsewhere (an executor can plant one in the work tree).
     """
     for segment in segments:
-        check_segment(segment, "path segment")
+        check_segment(segment)
     real_root = root.resolve()
     target = real_root.joinpath(*segments).resolve()
     if target != real_root and not target.is_relative_to(real_root):
