@@ -96,6 +96,26 @@ class StepContext:
         return tuple(path for path in changed if path != EVIDENCE_DIR and not path.startswith(EVIDENCE_DIR + "/"))
 
     @cached_property
+    def work(self) -> PatchFacts | None:
+        """What the step changed, the thing to judge: git's diff from base to the work tree when a workspace was
+        read (evidence files left out), else the executor's patch. None when there is no change to judge."""
+        if self.git is None:
+            return self.patch
+        keep = set(self.work_files)
+        files = tuple(change for change in self.git.work.files if keep.intersection(change.paths))
+        return PatchFacts(files) if files else None
+
+    @cached_property
+    def work_text(self) -> str:
+        """The text of ``work``: git's diff of the work files, or the executor's patch."""
+        return self.git.diff(self.work_files) if self.git is not None else (self.result.patch or "")
+
+    @property
+    def work_paths(self) -> tuple[str, ...]:
+        """Every path the step changed by git (with a workspace) and every path the result says it writes."""
+        return tuple(dict.fromkeys((self.work.paths if self.work else ()) + self.written_paths))
+
+    @cached_property
     def evidence_method(self) -> EvidenceMethod | None:
         """How the step proved it worked (seed 000's order); None when no repository was given."""
         if self.git is None:

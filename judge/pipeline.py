@@ -149,8 +149,8 @@ def _skip_reason(ctx: StepContext, config: JudgeConfig) -> str | None:
         return "semantic review skipped: no model configured"
     if not ctx.result.success:
         return "semantic review skipped: the step reports failure, there is no change to judge"
-    if not ctx.has_patch:
-        return "semantic review skipped: there is no patch to judge"
+    if not ctx.work:
+        return "semantic review skipped: there is no change to judge"
     return None
 
 

@@ -26,6 +26,7 @@ FILES_TOUCHED_INCOMPLETE = "files_touched_incomplete"
 CHANGED_BUT_UNCLAIMED = "changed_but_unclaimed"
 CLAIMED_BUT_UNCHANGED = "claimed_but_unchanged"
 PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
+PATCH_MISMATCH = "patch_mismatch"
 EVIDENCE_FILE_INVALID = "evidence_file_invalid"
 NO_WORK_EVIDENCE = "no_work_evidence"
 LEDGER_MISSING_OPERATION = "ledger_missing_operation"
@@ -79,11 +80,13 @@ CATALOG: tuple[RuleInfo, ...] = (
     RuleInfo(FILES_TOUCHED_INCOMPLETE, 'rules',
              '`filesTouched` is absent or misses a file of `filesWritten`'),
     RuleInfo(CHANGED_BUT_UNCLAIMED, 'rules',
-             '*(workspace)* git shows a file changed since `--base` (committed, staged, unstaged or untracked-not-ignored) that neither `filesWritten` nor the patch claims; for `success: false`, any change left behind'),
+             '*(workspace)* a file differs between `--base` and the work tree (committed, staged, unstaged or untracked-not-ignored; compared byte for byte by judge) that neither `filesWritten` nor the patch claims; for `success: false`, any change left behind'),
     RuleInfo(CLAIMED_BUT_UNCHANGED, 'rules',
-             '*(workspace)* `filesWritten` or the patch claims a file git shows unchanged since `--base`'),
+             '*(workspace)* `filesWritten` or the patch claims a file whose bytes and mode in the work tree are those of `--base`'),
     RuleInfo(PATCH_DOES_NOT_APPLY, 'rules',
-             '*(workspace)* the patch does not apply cleanly to `--base` (`git apply --check` in a throwaway index)'),
+             '*(workspace)* the patch does not apply cleanly to `--base` (git apply, in a scratch repository with no config)'),
+    RuleInfo(PATCH_MISMATCH, 'rules',
+             '*(workspace)* the patch applies to `--base` but does not give the work tree\'s bytes: the reason names the file, the first line that differs, what the patch gives and what the file holds'),
     RuleInfo(EVIDENCE_FILE_INVALID, 'rules',
              '*(workspace)* `.orchestrator/evidence/<stepId>.json` exists but breaks `schemas/evidence-file.schema.json`, names another step, is a symlink or leads outside the repository, or was committed before `--base` and left unchanged; a signal when files changed anyway'),
     RuleInfo(NO_WORK_EVIDENCE, 'rules',
@@ -111,7 +114,7 @@ CATALOG: tuple[RuleInfo, ...] = (
     RuleInfo(SUPERFICIAL_ONLY, 'rules',
              'in `apply` mode, every change is whitespace or comments (see below)'),
     RuleInfo(WORKSPACE_UNREADABLE, 'pipeline',
-             'the API was given a `Workspace` judge cannot read (not a repository, unknown base, unreadable ledger): fail closed'),
+             'the API was given a `Workspace` judge cannot read or will not trust (not a repository, `.git` a file or a link, a base that is not a full commit id, a corrupt or forged object, unreadable ledger): fail closed'),
     RuleInfo(STEP_NOT_IMPLEMENTED, 'semantic',
              '*(semantic)* apply mode: the model finds the step not, or only partly, implemented'),
     RuleInfo(OVERREACH, 'semantic',

@@ -58,8 +58,8 @@ def test_hidden_file_is_caught_on_the_command_line(capsys, case):
 
 @pytest.mark.parametrize("flags, message", [
     (["--repo", "{tmp}/nope", "--base", "HEAD"], "no such directory"),
-    (["--repo", "{tmp}", "--base", "HEAD"], "not a git work tree"),
-    (["--repo", "{repo}", "--base", "0123456789abcdef"], "not a commit"),
+    (["--repo", "{tmp}", "--base", "HEAD"], "not the top of a git work tree"),
+    (["--repo", "{repo}", "--base", "0123456789abcdef"], "not a full commit id"),
     (["--repo", "{repo}"], "--repo and --base go together"),
     (["--base", "HEAD"], "--repo and --base go together"),
     (["--ledger", "{tmp}/missing.jsonl"], "no such file"),

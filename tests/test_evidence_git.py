@@ -91,6 +91,8 @@ def test_repository_without_commits_asks_for_the_empty_tree(tmp_path):
     repo = Repo(tmp_path / "fresh")
     with pytest.raises(InputError, match=EMPTY_TREE):
         read_git_facts(repo.root, "HEAD")
+    with pytest.raises(InputError, match=EMPTY_TREE):
+        read_git_facts(repo.root, "1" * 40)
 
 
 def test_path_with_spaces_and_unicode(tmp_path):
@@ -99,15 +101,11 @@ def test_path_with_spaces_and_unicode(tmp_path):
     assert facts(repo).changed == ("docs/user guide.md", "new file.txt", "ünï.txt")
 
 
-def test_repo_given_as_a_subdirectory_reads_from_the_top(repo):
+def test_repo_given_as_a_subdirectory_is_refused(repo):
+    # The work tree is the directory the caller named: judge never searches upwards for a .git.
     repo.write({"src/app.py": APP_FIXED})
-    got = read_git_facts(repo.root / "src", repo.base)
-    assert got.changed == ("src/app.py",) and got.root == str(repo.root.resolve())
-
-
-def test_base_may_be_a_branch_name_or_short_id(repo):
-    repo.write({"src/app.py": APP_FIXED})
-    assert facts(repo, base="main").base == facts(repo, base=repo.base[:8]).base == repo.base
+    with pytest.raises(InputError, match="not the top of a git work tree"):
+        read_git_facts(repo.root / "src", repo.base)
 
 
 # --- the patch check ----------------------------------------------------------------------------
@@ -179,14 +177,30 @@ def test_missing_directory_is_input_error(tmp_path):
 
 
 def test_directory_that_is_not_a_repository_is_input_error(tmp_path):
-    with pytest.raises(InputError, match="not a git work tree"):
-        read_git_facts(tmp_path, "HEAD")
+    with pytest.raises(InputError, match="not the top of a git work tree"):
+        read_git_facts(tmp_path, EMPTY_TREE)
 
 
-@pytest.mark.parametrize("base", ["deadbeef", "no-such-branch", "--output=/tmp/x", "HEAD~5"])
-def test_unknown_base_is_input_error(repo, base):
-    with pytest.raises(InputError, match="not a commit"):
+@pytest.mark.parametrize("base", ["deadbeef", "no-such-branch", "--output=/tmp/x", "HEAD~5", "main", "HEAD"])
+def test_base_that_is_not_a_full_id_is_refused(repo, base):
+    # A ref name or short id is the repository's to define (a branch can be named like a short sha).
+    with pytest.raises(InputError, match="not a full commit id.*git rev-parse"):
         facts(repo, base=base)
+
+
+def test_full_id_of_no_object_is_refused(repo):
+    with pytest.raises(InputError, match="no such commit"):
+        facts(repo, base="0" * 40)
+
+
+def test_full_id_of_a_tree_or_blob_is_refused(repo):
+    tree = git(repo.root, "rev-parse", f"{repo.base}^{{tree}}").strip()
+    with pytest.raises(InputError, match="names a tree, not a commit"):
+        facts(repo, base=tree)
+
+
+def test_uppercase_full_id_is_the_same_commit(repo):
+    assert facts(repo, base=repo.base.upper()).base == repo.base
 
 
 def test_repository_fsmonitor_command_is_never_run(repo, tmp_path):
@@ -277,7 +291,7 @@ def test_committed_gitignore_still_counts(repo):
 def test_new_gitignore_that_ignores_itself_is_reported(repo, folder):
     repo.write({f"{folder}/.gitignore": "*\n", f"{folder}/backdoor.py": "import os\n"})
     got = facts(repo)
-    assert f"{folder}/.gitignore" in got.untracked and f"{folder}/.gitignore" in got.hidden
+    assert f"{folder}/.gitignore" in got.untracked
 
 
 def test_stat_identical_edit_with_forgiving_stat_config_is_seen(repo):

@@ -221,7 +221,7 @@ def test_index_flags_and_info_exclude_do_not_blind_the_check(repo):
     verdict = check(repo, result)
     assert (verdict.valid, verdict.rule) == (False, "changed_but_unclaimed")
     assert verdict.findings[0].files == ("src/backdoor.py", "vendor/secret.py")
-    assert "git status" in verdict.reason  # says why a plain `git status` did not show them
+    assert "vendor/secret.py (unstaged)" in verdict.reason and "src/backdoor.py (untracked)" in verdict.reason
 
 
 def test_extra_claimed_file_in_files_written_and_patch(repo):

@@ -28,8 +28,9 @@ class SemanticOutcome:
 
 async def review(ctx: StepContext, signals: tuple[Finding, ...], config: JudgeConfig) -> SemanticOutcome:
     prompt = load_prompt(PROMPT_VERSION)
-    patch_text, note = reduce_patch(ctx.result.patch or "", ctx.patch, config.max_patch_tokens) if ctx.patch \
-        else (ctx.result.patch or "", "")
+    # The model judges the work: git's diff of the work tree when a workspace was read, else the patch.
+    patch_text, note = reduce_patch(ctx.work_text, ctx.work, config.max_patch_tokens) if ctx.work \
+        else (ctx.work_text, "")
     summary = ctx.result.summary or ""
     files = list(ctx.result.files_written or ())
     untrusted = "\n".join([summary, *files, patch_text])
@@ -158,6 +159,8 @@ def _trusted_text(signal: Finding) -> str:
 
 def _facts(ctx: StepContext) -> list[str]:
     """Counts only: the names are the executor's and appear, fenced, in the data part."""
-    if not ctx.patch:
+    work = ctx.work
+    if not work:
         return []
-    return [f"the patch changes {len(ctx.patch.files)} file(s): +{ctx.patch.added_count} -{ctx.patch.removed_count} lines"]
+    source = "the work tree's diff from base" if ctx.git is not None else "the patch"
+    return [f"{source} changes {len(work.files)} file(s): +{work.added_count} -{work.removed_count} lines"]

@@ -28,7 +28,7 @@ ASKS_FOR_COSMETICS = re.compile(
 
 
 def zero_impact(ctx: StepContext) -> Iterator[Finding]:
-    patch = ctx.patch
+    patch = ctx.work
     if not (ctx.result.success and patch):
         return
     if any(f.added_count or f.removed_count or f.changes_without_lines for f in patch.files):
@@ -43,7 +43,7 @@ def zero_impact(ctx: StepContext) -> Iterator[Finding]:
 
 
 def superficial_only(ctx: StepContext) -> Iterator[Finding]:
-    patch = ctx.patch
+    patch = ctx.work
     if not (ctx.result.success and ctx.result.mode == "apply" and patch):
         return
     if not (patch.added_count or patch.removed_count):

@@ -34,6 +34,7 @@ RULES: tuple[Rule, ...] = (
     workspace.changed_but_unclaimed,
     workspace.claimed_but_unchanged,
     workspace.patch_does_not_apply,
+    workspace.patch_mismatch,
     workspace.evidence_file_invalid,
     workspace.no_work_evidence,
     workspace.ledger_missing_operation,

@@ -29,11 +29,11 @@ PARTIAL_THRESHOLD = 0.3
 
 
 def reversal(ctx: StepContext) -> Iterator[Finding]:
-    if not (ctx.result.success and ctx.result.mode == "fix_regression" and ctx.patch):
+    if not (ctx.result.success and ctx.result.mode == "fix_regression" and ctx.work):
         return
     if ctx.apply_patch is None:
         return
-    fraction = undone_fraction(ctx.apply_patch, ctx.patch)
+    fraction = undone_fraction(ctx.apply_patch, ctx.work)
     if fraction is None or fraction < PARTIAL_THRESHOLD:
         return
     percent = f"{fraction:.0%}"

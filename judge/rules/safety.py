@@ -13,7 +13,7 @@ __all__ = ["unsafe_path"]
 
 
 def unsafe_path(ctx: StepContext) -> Iterator[Finding]:
-    unsafe = [(path, why) for path in ctx.claimed_paths if (why := unsafe_reason(path))]
+    unsafe = [(path, why) for path in dict.fromkeys(ctx.claimed_paths + ctx.work_paths) if (why := unsafe_reason(path))]
     if unsafe:
         listed = "; ".join(f"{path!r} ({why})" for path, why in unsafe[:5])
         yield Finding(

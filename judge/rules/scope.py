@@ -17,7 +17,7 @@ def scope_excluded(ctx: StepContext) -> Iterator[Finding]:
     patterns = ctx.step.excluded_paths
     if not patterns:
         return
-    hits = [path for path in ctx.written_paths if matches_any(path, patterns)]
+    hits = [path for path in ctx.work_paths if matches_any(path, patterns)]
     if hits:
         yield Finding(
             rule=ids.SCOPE_EXCLUDED,
@@ -31,7 +31,7 @@ def scope_outside_allowed(ctx: StepContext) -> Iterator[Finding]:
     patterns = ctx.step.allowed_files
     if patterns is None:
         return
-    outside = [path for path in ctx.written_paths if not matches_any(path, patterns)]
+    outside = [path for path in ctx.work_paths if not matches_any(path, patterns)]
     if outside:
         yield Finding(
             rule=ids.SCOPE_OUTSIDE_ALLOWED,
@@ -54,7 +54,7 @@ def scope_fix_regression(ctx: StepContext) -> Iterator[Finding]:
     allowed = {normalize_path(p) for p in ctx.step.apply_files}
     if ctx.apply_patch is not None:
         allowed.update(ctx.apply_patch.paths)
-    outside = [path for path in ctx.written_paths if path not in allowed]
+    outside = [path for path in ctx.work_paths if path not in allowed]
     if outside:
         yield Finding(
             rule=ids.SCOPE_FIX_REGRESSION,

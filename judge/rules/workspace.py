@@ -14,6 +14,7 @@ from judge.workspace.evidence_file import evidence_path
 from judge.context import StepContext
 from judge.rules.phrasing import names, pronoun
 from judge.verdict import Finding
+from judge.workspace.git import Mismatch
 
 __all__ = [
     "changed_but_unclaimed",
@@ -23,7 +24,11 @@ __all__ = [
     "ledger_missing_operation",
     "no_work_evidence",
     "patch_does_not_apply",
+    "patch_mismatch",
 ]
+
+_SHOWN_MISMATCHES = 3
+
 
 def changed_but_unclaimed(ctx: StepContext) -> Iterator[Finding]:
     git = ctx.git
@@ -41,7 +46,7 @@ def changed_but_unclaimed(ctx: StepContext) -> Iterator[Finding]:
     )
     yield Finding(
         rule=ids.CHANGED_BUT_UNCLAIMED,
-        message=f"git shows {names(shown)} changed since base {_short(git.base)} but the result does not claim "
+        message=f"the work tree shows {names(shown)} changed since base {_short(git.base)} but the result does not claim "
         f"{pronoun(hidden)} in filesWritten or the patch. {todo}.",
         files=tuple(hidden),
     )
@@ -60,7 +65,7 @@ def claimed_but_unchanged(ctx: StepContext) -> Iterator[Finding]:
     if phantom:
         yield Finding(
             rule=ids.CLAIMED_BUT_UNCHANGED,
-            message=f"the result claims {names(phantom)} in filesWritten or the patch, but git shows no change to "
+            message=f"the result claims {names(phantom)} in filesWritten or the patch, but the work tree shows no change to "
             f"{pronoun(phantom)} since base {_short(git.base)} (committed, staged, unstaged or untracked). "
             f"Make the change in the work tree, or take {pronoun(phantom)} out of filesWritten and the patch.",
             files=tuple(phantom),
@@ -78,6 +83,28 @@ def patch_does_not_apply(ctx: StepContext) -> Iterator[Finding]:
         f"Return the diff of your work against the base, e.g. the output of `git diff {base}` with untracked files added.",
         files=ctx.patch_paths,
     )
+
+
+def patch_mismatch(ctx: StepContext) -> Iterator[Finding]:
+    git = ctx.git
+    if git is None or not git.mismatches:
+        return
+    shown = [_mismatch_text(m) for m in git.mismatches[:_SHOWN_MISMATCHES]]
+    more = len(git.mismatches) - len(shown)
+    files = tuple(m.path for m in git.mismatches)
+    yield Finding(
+        rule=ids.PATCH_MISMATCH,
+        message=f"the patch is not what the work tree holds: {'; '.join(shown)}"
+        f"{f'; and {more} more file(s)' if more > 0 else ''}. The work is judged, not the patch: report the patch of "
+        f"what you actually changed (`git diff {_short(git.base)}` with untracked files added), or undo the changes "
+        "the patch does not show.",
+        files=files,
+    )
+
+
+def _mismatch_text(mismatch: Mismatch) -> str:
+    where = f" from line {mismatch.line}" if mismatch.line else ""
+    return f"in {mismatch.path}{where} the patch gives {mismatch.claimed} but the file holds {mismatch.actual}"
 
 
 def evidence_file_invalid(ctx: StepContext) -> Iterator[Finding]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from judge.errors import InputError, field_ref
 from judge.workspace.evidence_file import EvidenceFileFacts, read_evidence_file
-from judge.workspace.git import GitFacts, read_git_facts, resolve_repository, tracked_at
+from judge.workspace.git import GitFacts, read_git_facts, resolve_repository
 from judge.workspace.ledger import LedgerFacts, check_ledger, read_ledger
 
 __all__ = ["Workspace", "WorkspaceFacts"]
@@ -77,6 +77,6 @@ def _ledger_needs() -> InputError:
 def _evidence_file(git: GitFacts, step_id: str) -> EvidenceFileFacts | None:
     facts = read_evidence_file(git.root, step_id)
     # A committed evidence file that this step did not touch was left by an earlier run: it proves nothing now.
-    if facts is not None and facts.valid and facts.path not in git.changed and tracked_at(git.root, git.base, facts.path):
+    if facts is not None and facts.valid and facts.path not in git.changed and facts.path in git.base_paths:
         return replace(facts, problem="it is unchanged since base, so an earlier run left it")
     return facts

@@ -1,0 +1,120 @@
+"""The executor's patch as a claim about the work: applied to base by git in the sterile GIT_DIR, then compared file by file with the work tree's bytes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pygit2
+
+from judge.errors import MalformedPatch
+from judge.patch.grammar import BINARY_PLACEHOLDER
+from judge.patch.parse import parse_patch
+from judge.patch.transport import undo_transport_crlf
+from judge.workspace.git import Mismatch
+from judge.workspace.objects import FileState, ObjectStore
+from judge.workspace.sterile import SterileGit
+from judge.workspace.worktree import GITLINK, WorkFile
+
+__all__ = ["ClaimCheck", "check_claim"]
+
+_SHOWN_LINES = 3
+_SHOWN_CHARS = 240
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    patch_error: str | None  # why the patch does not apply to base; None when it does (or cannot be read at all)
+    mismatches: tuple[Mismatch, ...] = ()
+
+
+def check_claim(git: SterileGit, store: ObjectStore, base_tree: pygit2.Tree, base: dict[str, FileState],
+                work: dict[str, WorkFile | None], changed: set[str], patch: str) -> ClaimCheck:
+    """Apply ``patch`` to ``base_tree`` and compare each file both it and the work changed with the work tree.
+
+    Binary files given as a bare ``Binary files ... differ`` line carry no content: they are left
+    out of the apply and of the comparison (the path rules still see them).
+    """
+    text, placeholders = _without_binary_placeholders(undo_transport_crlf(patch))
+    if not text.strip():
+        return ClaimCheck(None)
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:  # a lone surrogate such as \ud800: no bytes on disk can match it
+        return ClaimCheck(f"the patch holds {text[exc.start]!r} at character {exc.start}, which is not valid UTF-8 text")
+    try:
+        paths = {p for change in parse_patch(text).files for p in (change.old_path, change.new_path) if p}
+    except MalformedPatch:
+        return ClaimCheck(None)  # the malformed_patch rule says why, with the line
+    for path in paths:
+        state = base.get(path)
+        if state is not None and state[0] != GITLINK:
+            store.write_blob(store.blob(state[1]))  # verified here, so git reads only checked content
+    index_path = str(git.path / "claim-index")
+    index = pygit2.Index(index_path)
+    index.read_tree(base_tree)
+    index.write()
+    proc = git.run("apply", "--cached", "--whitespace=nowarn", "-", data=data, index=index_path)
+    if proc.returncode != 0 and b"\ndiff --git " not in b"\n" + data:
+        # a plain `diff -u` patch may carry no a/ b/ prefixes: try it as written before calling it broken
+        retry = git.run("apply", "--cached", "--whitespace=nowarn", "-p0", "-", data=data, index=index_path)
+        proc = proc if retry.returncode != 0 else retry
+    if proc.returncode != 0:
+        return ClaimCheck(_first_lines(proc.stderr) or f"git apply exited {proc.returncode}")
+    claimed = {entry.path: (entry.mode, str(entry.id)) for entry in pygit2.Index(index_path)}
+    touched = {p for p in set(claimed) | set(base) if claimed.get(p) != base.get(p)}
+    mismatches = []
+    for path in sorted((touched & changed) - placeholders):
+        found = work.get(path)
+        if claimed.get(path) != (found.state if found else None):
+            mismatches.append(_mismatch(store, path, claimed.get(path), found))
+    return ClaimCheck(None, tuple(mismatches))
+
+
+def _mismatch(store: ObjectStore, path: str, claimed: FileState | None, found: WorkFile | None) -> Mismatch:
+    if claimed is None or found is None:
+        gives = "no file (it deletes it)" if claimed is None else "a file"
+        holds = "no file" if found is None else "a file"
+        return Mismatch(path, 0, gives, holds)
+    if claimed[0] != found.mode:
+        return Mismatch(path, 0, f"mode {claimed[0]:o}", f"mode {found.mode:o}")
+    if found.data is None or claimed[0] == GITLINK:
+        return Mismatch(path, 0, f"commit {claimed[1]}", f"commit {found.object_id}")
+    diff = pygit2.Patch.create_from(store.blob(claimed[1]), found.data, context_lines=0)
+    for hunk in diff.hunks:
+        gives = [line.content for line in hunk.lines if line.origin == "-"]
+        holds = [line.content for line in hunk.lines if line.origin == "+"]
+        return Mismatch(path, max(hunk.old_start, 1), _excerpt(gives), _excerpt(holds))
+    return Mismatch(path, 0, "other bytes", "other bytes")  # e.g. binary content
+
+
+def _excerpt(lines: list[str]) -> str:
+    if not lines:
+        return "nothing"
+    shown = "".join(lines[:_SHOWN_LINES]).rstrip("\n")
+    more = f" (+{len(lines) - _SHOWN_LINES} more lines)" if len(lines) > _SHOWN_LINES else ""
+    return repr(shown[:_SHOWN_CHARS]) + more
+
+
+def _without_binary_placeholders(patch: str) -> tuple[str, set[str]]:
+    """The patch less its `Binary files a/x and b/x differ` sections, and the paths they name.
+
+    git refuses them ("without full index line"); that is the diff format's limit, not a lie,
+    and the file itself is still checked against the work tree by the path rules.
+    """
+    sections = re.split(r"(?m)^(?=diff --git )", patch)
+    kept, skipped = [], set()
+    for section in sections:
+        if BINARY_PLACEHOLDER.search(section) and "\nGIT binary patch\n" not in section:
+            try:
+                skipped.update(p for change in parse_patch(section).files for p in change.paths)
+            except MalformedPatch:
+                pass
+        else:
+            kept.append(section)
+    return "".join(kept), skipped
+
+
+def _first_lines(stderr: bytes, limit: int = 3) -> str:
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    return "; ".join(lines[:limit])[:500]

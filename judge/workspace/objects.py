@@ -1,0 +1,231 @@
+"""The repository's objects and refs read as untrusted data: libgit2 on the object database alone, every object verified against its id.
+
+Why libgit2 (pygit2) and not git: git always reads the repository's config, and the config is
+the executor's to write (filters, hooks, includes, promisor fetches, core.worktree). Opened on
+its object database alone, libgit2 reads no config, runs no program, fetches nothing, knows no
+replace refs or grafts, and checks every object it reads against its id, so a forged object is
+an error rather than a fact. HEAD, the refs and the index are small files judge reads itself,
+refusing anything that is not a plain file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from judge.errors import InputError, field_ref
+from judge.workspace.git import EMPTY_TREE
+
+__all__ = ["FileState", "ObjectStore", "git_dir", "read_head", "read_index"]
+
+_FULL_ID = re.compile(r"[0-9a-f]{40}")
+_REF_NAME = re.compile(r"refs/[A-Za-z0-9._/+@-]+")
+_SMALL_FILE_LIMIT = 64 * 1024 * 1024  # packed-refs of a huge repository stays well under this
+
+# (mode, object id): one path's content in a tree, the index or the work tree.
+FileState = tuple[int, str]
+
+
+def git_dir(root: str) -> Path:
+    """``root``/.git, when it is a plain directory; InputError otherwise (a .git file or link is never followed)."""
+    path = Path(root) / ".git"
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise InputError(f"{root}: not the top of a git work tree (it has no .git directory)", field="repo") from None
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "a file"
+        raise InputError(f"{root}: .git is {kind}, not a directory; judge does not follow it to another git "
+                         "directory (it could lead to a decoy). Judge a clone whose .git is a plain directory",
+                         field="repo")
+    return path
+
+
+class ObjectStore:
+    """The repository's objects (read-only, verified) behind a scratch object directory that takes every write."""
+
+    def __init__(self, gitdir: Path, scratch_objects: str) -> None:
+        objects = gitdir / "objects"
+        _plain_directory(objects)
+        alternates = objects / "info" / "alternates"
+        if os.path.lexists(alternates):
+            _read_small(alternates)  # refuses a fifo or a device before libgit2 blocks on it
+        odb = pygit2.Odb(scratch_objects)
+        odb.add_disk_alternate(str(objects))
+        self.repo = pygit2.Repository()
+        self.repo.set_odb(odb)
+        self.odb = odb
+        self._scratch = scratch_objects
+
+    def resolve_base(self, base: str, unborn: bool = False) -> tuple[str, pygit2.Tree]:
+        """(the commit or empty-tree id, its tree); InputError unless ``base`` is a full id naming a commit.
+
+        ``unborn``: the repository has no commit yet, so the message points at the empty tree.
+        """
+        given = base.strip()
+        empty = f" (the repository has no commits: give {field_ref('base')} {EMPTY_TREE}, git's empty tree)" \
+            if unborn else ""
+        if not _FULL_ID.fullmatch(given.lower()):
+            raise InputError(f"{base[:80]!r} is not a full commit id: give the full 40-character id of the commit the "
+                             f"step started from (`git rev-parse {given[:40] or 'HEAD'}` prints it){empty}. judge does "
+                             "not resolve ref names or short ids, which the repository itself can redefine",
+                             field="base")
+        object_id = given.lower()
+        if object_id == EMPTY_TREE:
+            return object_id, self.repo[self.repo.TreeBuilder().write()]
+        found = self.get(object_id, field="base")
+        if found is None:
+            raise InputError(f"{object_id}: no such commit in the repository; give the commit the step started "
+                             f"from{empty}", field="base")
+        if not isinstance(found, pygit2.Commit):
+            raise InputError(f"{object_id} names a {found.type_str}, not a commit; give the commit the step started "
+                             "from", field="base")
+        return object_id, self.tree_of(found)
+
+    def get(self, object_id: str, field: str = "repo") -> Any:
+        """The object, None when the repository lacks it; InputError when it does not match its id."""
+        try:
+            return self.repo.get(object_id)
+        except (pygit2.GitError, ValueError) as exc:
+            raise InputError(f"object {object_id} cannot be read ({exc}); the repository is corrupt or was "
+                             "tampered with", field=field) from None
+
+    def tree_of(self, commit: pygit2.Commit) -> pygit2.Tree:
+        try:
+            return commit.tree
+        except (pygit2.GitError, KeyError) as exc:
+            raise InputError(f"the tree of commit {commit.id} cannot be read ({exc}); the repository is corrupt or "
+                             "was tampered with", field="repo") from None
+
+    def commit_tree(self, object_id: str | None) -> pygit2.Tree | None:
+        """The tree of the commit ``object_id`` (None for None); InputError when it is missing or not a commit."""
+        if object_id is None:
+            return None
+        found = self.get(object_id)
+        if not isinstance(found, pygit2.Commit):
+            raise InputError(f"HEAD names {object_id}, which is not a commit in the repository", field="repo")
+        return self.tree_of(found)
+
+    def files(self, tree: pygit2.Tree | None) -> dict[str, FileState]:
+        """Every file of ``tree`` (gitlinks included) by path, each object verified as it is read."""
+        if tree is None:
+            return {}
+        index = pygit2.Index()
+        try:
+            index.read_tree(tree)
+        except pygit2.GitError as exc:
+            raise InputError(f"tree {tree.id} cannot be read ({exc}); the repository is corrupt or was tampered "
+                             "with", field="repo") from None
+        return {entry.path: (_normal_mode(entry.mode), str(entry.id)) for entry in index}
+
+    def blob(self, object_id: str) -> bytes:
+        found = self.get(object_id)
+        if not isinstance(found, pygit2.Blob):
+            raise InputError(f"blob {object_id} is missing from the repository", field="repo")
+        return found.data
+
+    def write_blob(self, data: bytes) -> str:
+        """Stores ``data`` in the scratch object directory (never the repository's) as a loose object; its id.
+
+        Written by hand: libgit2 skips a write when any backend, the repository's included, has
+        the object, and git, which sees only the scratch directory, must find it there.
+        """
+        header = b"blob %d\0" % len(data)
+        object_id = hashlib.sha1(header + data).hexdigest()
+        folder = os.path.join(self._scratch, object_id[:2])
+        path = os.path.join(folder, object_id[2:])
+        if not os.path.exists(path):
+            os.makedirs(folder, exist_ok=True)
+            with open(path, "wb") as handle:
+                handle.write(zlib.compress(header + data, 1))
+        return object_id
+
+
+def read_head(gitdir: Path) -> str | None:
+    """The commit HEAD names; None when HEAD is a branch with no commit yet (a new repository)."""
+    if (gitdir / "reftable").exists():
+        raise InputError(f"{gitdir}: the repository keeps its refs in a reftable, which judge cannot read yet",
+                         field="repo")
+    head = _read_small(gitdir / "HEAD").decode("ascii", "replace").strip()
+    if head.startswith("ref:"):
+        return _ref(gitdir, head[4:].strip())
+    if _FULL_ID.fullmatch(head):
+        return head
+    raise InputError(f"{gitdir}/HEAD holds neither a ref nor a commit id", field="repo")
+
+
+def read_index(gitdir: Path) -> dict[str, FileState]:
+    """The staged files by path (any stage), or {} when there is no index."""
+    path = gitdir / "index"
+    if not os.path.lexists(path):
+        return {}
+    _read_small(path, limit=None, content=False)
+    try:
+        index = pygit2.Index(str(path))
+        return {entry.path: (_normal_mode(entry.mode), str(entry.id)) for entry in index}
+    except (pygit2.GitError, ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path} cannot be read ({exc}); judge reads the index only to find staged files, "
+                         "so a repository whose index it cannot read is refused", field="repo") from None
+
+
+def _ref(gitdir: Path, name: str) -> str | None:
+    if not _REF_NAME.fullmatch(name) or ".." in name.split("/") or "//" in name:
+        raise InputError(f"{gitdir}/HEAD names {name[:80]!r}, which is not a branch", field="repo")
+    loose = gitdir / name
+    if os.path.lexists(loose):
+        value = _read_small(loose).decode("ascii", "replace").strip()
+        if not _FULL_ID.fullmatch(value):
+            raise InputError(f"{loose} holds no commit id", field="repo")
+        return value
+    packed = gitdir / "packed-refs"
+    if os.path.lexists(packed):
+        for line in _read_small(packed).decode("utf-8", "replace").splitlines():
+            object_id, _, ref = line.partition(" ")
+            if ref == name and _FULL_ID.fullmatch(object_id):
+                return object_id
+    return None
+
+
+def _normal_mode(mode: int) -> int:
+    """Trees may hold legacy modes such as 100664: git compares a regular file's mode by its executable bit only."""
+    if stat.S_ISREG(mode):
+        return 0o100755 if mode & 0o100 else 0o100644
+    return mode
+
+
+def _plain_directory(path: Path) -> None:
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise InputError(f"{path} cannot be read ({exc.strerror})", field="repo") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{path} is not a directory", field="repo")
+
+
+def _read_small(path: Path, limit: int | None = _SMALL_FILE_LIMIT, content: bool = True) -> bytes:
+    """A plain file's bytes, without following a link or blocking on a fifo; InputError for anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise InputError(f"{path} cannot be read ({exc.strerror}); judge reads only plain files in .git",
+                         field="repo") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{path} is not a plain file; judge reads only plain files in .git", field="repo")
+        if not content:
+            return b""
+        if limit is not None and info.st_size > limit:
+            raise InputError(f"{path} is larger than {limit} bytes", field="repo")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read()
+    finally:
+        os.close(fd)

@@ -1,0 +1,109 @@
+"""Reads one workspace: base and HEAD from the object store, every candidate path from the work tree, the diff between them, the claim checked against it."""
+
+from __future__ import annotations
+
+import pygit2
+
+from judge.errors import InputError, MalformedPatch
+from judge.patch.model import PatchFacts
+from judge.patch.parse import parse_patch
+from judge.workspace.claim import check_claim
+from judge.workspace.git import GitFacts
+from judge.workspace.objects import FileState, ObjectStore, git_dir, read_head, read_index
+from judge.workspace.sterile import SterileGit
+from judge.workspace.worktree import GITLINK, WorkFile, WorkTree
+
+__all__ = ["read_workspace"]
+
+
+def read_workspace(root: str, base: str, patch: str | None) -> GitFacts:
+    gitdir = git_dir(root)
+    with SterileGit() as git:
+        store = ObjectStore(gitdir, git.objects)
+        head = read_head(gitdir)
+        base_id, base_tree = store.resolve_base(base, unborn=head is None)
+        head_tree = store.commit_tree(head)
+        base_files = store.files(base_tree)
+        head_files = base_files if head_tree is not None and head_tree.id == base_tree.id else store.files(head_tree)
+        index_files = read_index(gitdir)
+        tree = WorkTree(root)
+        listed = tree.listed(git)
+        nested = {path.rstrip("/") for path in listed if path.endswith("/")}
+        candidates = set(base_files) | set(head_files) | set(index_files) | nested
+        candidates.update(path for path in listed if not path.endswith("/"))
+
+        work: dict[str, WorkFile | None] = {}
+        changed: list[str] = []
+        for path in sorted(candidates):
+            tracked = base_files.get(path) or head_files.get(path) or index_files.get(path)
+            found = tree.read(path, tracked if tracked and tracked[0] == GITLINK else None)
+            if path in nested and found is None:
+                continue  # a nested repository with no commit: `git add` could not take it either
+            if (found.state if found else None) != base_files.get(path):
+                work[path] = found
+                changed.append(path)
+        file_diffs = _diffs(store, base_tree, work)
+        claim = check_claim(git, store, base_tree, base_files, work, set(changed), patch) \
+            if patch and patch.strip() else None
+    return GitFacts(
+        root=root,
+        base=base_id,
+        head=head,
+        changed=tuple(changed),
+        committed=_differ(changed, base_files, head_files),
+        staged=_differ(changed, head_files, index_files),
+        unstaged=tuple(p for p in changed if p in index_files and index_files[p] != _state(work[p])),
+        untracked=tuple(p for p in changed if p not in index_files),
+        file_diffs=file_diffs,
+        work=_parsed("".join(text for _, text in file_diffs)),
+        patch_error=claim.patch_error if claim else None,
+        mismatches=claim.mismatches if claim else (),
+        base_paths=frozenset(base_files),
+    )
+
+
+def _diffs(store: ObjectStore, base_tree: pygit2.Tree, work: dict[str, WorkFile | None]) -> tuple[tuple[str, str], ...]:
+    """Each changed file's diff from base, as git would print it (libgit2's diff, on a tree of the work)."""
+    if not work:
+        return ()
+    index = pygit2.Index()
+    index.read_tree(base_tree)
+    for path, found in work.items():  # removals first: a file may have become a directory, or the reverse
+        if found is None and path in index:
+            index.remove(path)
+    for path, found in work.items():
+        if found is not None:
+            if found.data is not None:
+                store.write_blob(found.data)
+            _remove_conflicts(index, path)
+            index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=found.object_id), found.mode))
+    work_tree = store.repo[index.write_tree(store.repo)]
+    diff = store.repo.diff(base_tree, work_tree)
+    return tuple((patch.delta.new_file.path if patch.delta.status_char() != "D" else patch.delta.old_file.path,
+                  patch.data.decode("utf-8", "surrogateescape")) for patch in diff)
+
+
+def _parsed(diff: str) -> PatchFacts:
+    try:
+        return parse_patch(diff) if diff else PatchFacts(())
+    except MalformedPatch as exc:  # git's own diff: a failure here is judge's to fix, and never a pass
+        raise InputError(f"judge could not read the diff of the work tree it computed ({exc})", field="repo") from None
+
+
+def _remove_conflicts(index: pygit2.Index, path: str) -> None:
+    """Drops base entries a new path cannot sit beside: a file where it needs a directory, or the reverse."""
+    parts = path.split("/")
+    for depth in range(1, len(parts)):
+        prefix = "/".join(parts[:depth])
+        if prefix in index:
+            index.remove(prefix)
+    if any(entry.path.startswith(path + "/") for entry in index):
+        index.remove_all([path + "/*"])
+
+
+def _state(found: WorkFile | None) -> FileState | None:
+    return found.state if found else None
+
+
+def _differ(paths: list[str], one: dict[str, FileState], other: dict[str, FileState]) -> tuple[str, ...]:
+    return tuple(p for p in paths if one.get(p) != other.get(p))

@@ -1,0 +1,149 @@
+"""The work tree as raw bytes: which paths to look at, and each one's mode and content, read without following a link or running anything.
+
+Files are hashed by judge itself, byte for byte and case-sensitively, with their real
+executable bit and symlink status: no filter, no attribute, no core.* setting can make a
+change look like none. Only listing the files not ignored by a .gitignore is left to git
+(its ignore rules are the reference), in the sterile GIT_DIR, which never reads a file's content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from judge.errors import InputError
+from judge.workspace.objects import FileState, read_head
+from judge.workspace.sterile import SterileGit
+
+__all__ = ["GITLINK", "WorkFile", "WorkTree", "blob_id"]
+
+GITLINK = 0o160000
+_SYMLINK = 0o120000
+_GITIGNORE = ".gitignore"
+
+
+@dataclass(frozen=True)
+class WorkFile:
+    """One path's state in the work tree; ``data`` is the content (None for a submodule's commit)."""
+
+    mode: int
+    object_id: str
+    data: bytes | None
+
+    @property
+    def state(self) -> FileState:
+        return self.mode, self.object_id
+
+
+def blob_id(data: bytes) -> str:
+    """git's object id for a blob holding ``data``."""
+    digest = hashlib.sha1(b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()
+
+
+class WorkTree:
+    """The directory the caller named, read as it is on disk."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._real_dirs: dict[str, bool] = {"": True}
+
+    def listed(self, git: SterileGit) -> list[str]:
+        """Paths not ignored by a .gitignore (a .gitignore itself always), nested repositories as ``dir/``."""
+        proc = git.run("ls-files", "-z", "--others", f"--exclude-per-directory={_GITIGNORE}",
+                       f"--exclude=!{_GITIGNORE}", work_tree=self.root, index=str(git.path / "empty-index"))
+        if proc.returncode != 0:
+            message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise InputError(f"{self.root}: the work tree cannot be listed ({message[0] if message else 'git failed'})",
+                             field="repo")
+        return [p.decode("utf-8", "surrogateescape") for p in proc.stdout.split(b"\0") if p]
+
+    def read(self, path: str, gitlink: FileState | None = None) -> WorkFile | None:
+        """``path``'s state, or None when no file is there (a directory, a fifo, or a link on the way).
+
+        ``gitlink`` is the submodule entry git tracks at ``path``: a directory there is that
+        submodule, and its checked-out commit (not its files: judge does not recurse) is its state.
+        """
+        parent, _, _ = path.rpartition("/")
+        if not self._real_dir(parent):
+            return None
+        full = os.path.join(self.root, path)
+        try:
+            info = os.lstat(full)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise InputError(f"{path} cannot be read ({exc.strerror})", field="repo") from None
+        if stat.S_ISLNK(info.st_mode):
+            target = os.readlink(os.fsencode(full))
+            return WorkFile(_SYMLINK, blob_id(target), target)
+        if stat.S_ISREG(info.st_mode):
+            data = _read_plain(full, path)
+            if data is None:
+                return None
+            return WorkFile(0o100755 if info.st_mode & 0o100 else 0o100644, blob_id(data), data)
+        if stat.S_ISDIR(info.st_mode):
+            return self._submodule(path, gitlink)
+        return None
+
+    def _submodule(self, path: str, gitlink: FileState | None) -> WorkFile | None:
+        dot_git = os.path.join(self.root, path, ".git")
+        if not os.path.lexists(dot_git):
+            # Not checked out (an empty directory): git counts that as unchanged, and so does judge.
+            return WorkFile(GITLINK, gitlink[1], None) if gitlink else None
+        gitdir = self._submodule_gitdir(path, dot_git)
+        head = read_head(gitdir)
+        if head is None:
+            return WorkFile(GITLINK, gitlink[1], None) if gitlink else None
+        return WorkFile(GITLINK, head, None)
+
+    def _submodule_gitdir(self, path: str, dot_git: str) -> Path:
+        """The submodule's git directory: its own .git, or the one its .git file names inside this repository's .git."""
+        info = os.lstat(dot_git)
+        if stat.S_ISDIR(info.st_mode):
+            return Path(dot_git)
+        data = _read_plain(dot_git, f"{path}/.git") if stat.S_ISREG(info.st_mode) else None
+        text = (data or b"").decode("utf-8", "replace").strip()
+        target = os.path.realpath(os.path.join(self.root, path, text[len("gitdir:"):].strip())) \
+            if text.startswith("gitdir:") else ""
+        modules = os.path.realpath(os.path.join(self.root, ".git", "modules"))
+        if not target or not target.startswith(modules + os.sep):
+            raise InputError(f"{path}/.git does not point inside the repository's .git/modules; judge does not follow "
+                             "a submodule's .git elsewhere", field="repo")
+        return Path(target)
+
+    def _real_dir(self, relative: str) -> bool:
+        """True when every component of ``relative`` is a real directory (no symbolic link on the way)."""
+        known = self._real_dirs.get(relative)
+        if known is not None:
+            return known
+        parent, _, _ = relative.rpartition("/")
+        real = self._real_dir(parent)
+        if real:
+            try:
+                real = stat.S_ISDIR(os.lstat(os.path.join(self.root, relative)).st_mode)
+            except OSError:
+                real = False
+        self._real_dirs[relative] = real
+        return real
+
+
+def _read_plain(full: str, path: str) -> bytes | None:
+    """A plain file's bytes, opened without following a link or blocking on a fifo; None when it is not one."""
+    try:
+        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        if isinstance(exc, (FileNotFoundError, NotADirectoryError)) or exc.errno == getattr(os, "ELOOP", -1):
+            return None
+        raise InputError(f"{path} cannot be read ({exc.strerror})", field="repo") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
