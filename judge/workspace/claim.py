@@ -61,13 +61,15 @@ def check_claim(git: SterileGit, store: ObjectStore, base_tree: pygit2.Tree, bas
         proc = proc if retry.returncode != 0 else retry
     if proc.returncode != 0:
         return ClaimCheck(_first_lines(proc.stderr) or f"git apply exited {proc.returncode}")
-    claimed = {entry.path: (entry.mode, str(entry.id)) for entry in pygit2.Index(index_path)}
-    touched = {p for p in set(claimed) | set(base) if claimed.get(p) != base.get(p)}
+    claimed = pygit2.Index(index_path)
+    deltas = list(base_tree.diff_to_index(claimed).deltas)
+    touched = {d.new_file.path for d in deltas} | {d.old_file.path for d in deltas}
     mismatches = []
     for path in sorted((touched & changed) - placeholders):
+        gives = (claimed[path].mode, str(claimed[path].id)) if path in claimed else None
         found = work.get(path)
-        if claimed.get(path) != (found.state if found else None):
-            mismatches.append(_mismatch(store, path, claimed.get(path), found))
+        if gives != (found.state if found else None):
+            mismatches.append(_mismatch(store, path, gives, found))
     return ClaimCheck(None, tuple(mismatches))
 
 

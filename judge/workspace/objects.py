@@ -14,6 +14,7 @@ import hashlib
 import os
 import re
 import stat
+import struct
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = ["FileState", "ObjectStore", "git_dir", "read_head", "read_index"]
 
 _FULL_ID = re.compile(r"[0-9a-f]{40}")
 _REF_NAME = re.compile(r"refs/[A-Za-z0-9._/+@-]+")
+_TREE = 0o040000
 _SMALL_FILE_LIMIT = 64 * 1024 * 1024  # packed-refs of a huge repository stays well under this
 
 # (mode, object id): one path's content in a tree, the index or the work tree.
@@ -115,16 +117,22 @@ class ObjectStore:
         return self.tree_of(found)
 
     def files(self, tree: pygit2.Tree | None) -> dict[str, FileState]:
-        """Every file of ``tree`` (gitlinks included) by path, each object verified as it is read."""
-        if tree is None:
-            return {}
-        index = pygit2.Index()
+        """Every file of ``tree`` (gitlinks included) by path, each tree verified as it is read."""
+        found: dict[str, FileState] = {}
+        if tree is not None:
+            self._walk(tree, "", found)
+        return found
+
+    def _walk(self, tree: pygit2.Tree, prefix: str, found: dict[str, FileState]) -> None:
         try:
-            index.read_tree(tree)
-        except pygit2.GitError as exc:
+            for entry in tree:
+                if entry.filemode == _TREE:
+                    self._walk(self.repo[entry.id], f"{prefix}{entry.name}/", found)
+                else:
+                    found[prefix + entry.name] = (_normal_mode(entry.filemode), str(entry.id))
+        except (pygit2.GitError, KeyError) as exc:
             raise InputError(f"tree {tree.id} cannot be read ({exc}); the repository is corrupt or was tampered "
                              "with", field="repo") from None
-        return {entry.path: (_normal_mode(entry.mode), str(entry.id)) for entry in index}
 
     def blob(self, object_id: str) -> bytes:
         found = self.get(object_id)
@@ -163,17 +171,64 @@ def read_head(gitdir: Path) -> str | None:
 
 
 def read_index(gitdir: Path) -> dict[str, FileState]:
-    """The staged files by path (any stage), or {} when there is no index."""
+    """The staged files by path (every stage), or {} when there is no index.
+
+    Read by judge (index versions 2 to 4): only paths, modes and ids are needed, and no
+    extension is honoured (a split index's shared part is refused, not followed).
+    """
     path = gitdir / "index"
     if not os.path.lexists(path):
         return {}
-    _read_small(path, limit=None, content=False)
+    data = _read_small(path, limit=None)
     try:
-        index = pygit2.Index(str(path))
-        return {entry.path: (_normal_mode(entry.mode), str(entry.id)) for entry in index}
-    except (pygit2.GitError, ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path} cannot be read ({exc}); judge reads the index only to find staged files, "
-                         "so a repository whose index it cannot read is refused", field="repo") from None
+        return _index_entries(data)
+    except (struct.error, ValueError, IndexError) as exc:
+        raise InputError(f"{path} cannot be read ({exc}); judge reads the index to find staged files, so a "
+                         "repository whose index it cannot read is refused", field="repo") from None
+
+
+def _index_entries(data: bytes) -> dict[str, FileState]:
+    signature, version, count = struct.unpack_from(">4sLL", data, 0)
+    if signature != b"DIRC" or version not in (2, 3, 4):
+        raise ValueError(f"not a git index of version 2, 3 or 4 (signature {signature!r}, version {version})")
+    found: dict[str, FileState] = {}
+    offset, previous = 12, b""
+    for _ in range(count):
+        start = offset
+        mode, = struct.unpack_from(">L", data, offset + 24)
+        object_id = data[offset + 40:offset + 60].hex()
+        flags, = struct.unpack_from(">H", data, offset + 60)
+        offset += 62
+        if version >= 3 and flags & 0x4000:
+            offset += 2  # extended flags (skip-worktree, intent-to-add): not trusted, not needed
+        if version == 4:
+            strip, offset = _varint(data, offset)
+            if strip > len(previous):
+                raise ValueError("a path prefix longer than the previous path")
+            end = data.index(b"\0", offset)
+            name = previous[:len(previous) - strip] + data[offset:end]
+            offset = end + 1
+        else:
+            end = data.index(b"\0", offset)
+            name = data[offset:end]
+            offset = start + ((end - start) // 8 + 1) * 8  # NUL-padded to a multiple of 8
+        if offset > len(data) - 20:
+            raise ValueError("an entry runs past the end of the file")
+        previous = name
+        found[name.decode("utf-8", "surrogateescape")] = (_normal_mode(mode), object_id)
+    return found
+
+
+def _varint(data: bytes, offset: int) -> tuple[int, int]:
+    """git's offset varint (index v4's prefix length)."""
+    byte = data[offset]
+    value = byte & 0x7F
+    offset += 1
+    while byte & 0x80:
+        byte = data[offset]
+        value = ((value + 1) << 7) | (byte & 0x7F)
+        offset += 1
+    return value, offset
 
 
 def _ref(gitdir: Path, name: str) -> str | None:
@@ -196,6 +251,7 @@ def _ref(gitdir: Path, name: str) -> str | None:
 
 def _normal_mode(mode: int) -> int:
     """Trees may hold legacy modes such as 100664: git compares a regular file's mode by its executable bit only."""
+    mode = int(mode)
     if stat.S_ISREG(mode):
         return 0o100755 if mode & 0o100 else 0o100644
     return mode

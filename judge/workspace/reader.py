@@ -68,17 +68,17 @@ def _diffs(store: ObjectStore, base_tree: pygit2.Tree, work: dict[str, WorkFile 
         return ()
     index = pygit2.Index()
     index.read_tree(base_tree)
-    for path, found in work.items():  # removals first: a file may have become a directory, or the reverse
+    # Removals first: where a file became a directory (or the reverse) the old path reads as gone, so
+    # once removals are done no new path collides with an old one.
+    for path, found in work.items():
         if found is None and path in index:
             index.remove(path)
     for path, found in work.items():
         if found is not None:
             if found.data is not None:
                 store.write_blob(found.data)
-            _remove_conflicts(index, path)
             index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=found.object_id), found.mode))
-    work_tree = store.repo[index.write_tree(store.repo)]
-    diff = store.repo.diff(base_tree, work_tree)
+    diff = base_tree.diff_to_index(index)
     return tuple((patch.delta.new_file.path if patch.delta.status_char() != "D" else patch.delta.old_file.path,
                   patch.data.decode("utf-8", "surrogateescape")) for patch in diff)
 
@@ -88,17 +88,6 @@ def _parsed(diff: str) -> PatchFacts:
         return parse_patch(diff) if diff else PatchFacts(())
     except MalformedPatch as exc:  # git's own diff: a failure here is judge's to fix, and never a pass
         raise InputError(f"judge could not read the diff of the work tree it computed ({exc})", field="repo") from None
-
-
-def _remove_conflicts(index: pygit2.Index, path: str) -> None:
-    """Drops base entries a new path cannot sit beside: a file where it needs a directory, or the reverse."""
-    parts = path.split("/")
-    for depth in range(1, len(parts)):
-        prefix = "/".join(parts[:depth])
-        if prefix in index:
-            index.remove(prefix)
-    if any(entry.path.startswith(path + "/") for entry in index):
-        index.remove_all([path + "/*"])
 
 
 def _state(found: WorkFile | None) -> FileState | None:

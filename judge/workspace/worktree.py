@@ -8,6 +8,7 @@ change look like none. Only listing the files not ignored by a .gitignore is lef
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -73,19 +74,22 @@ class WorkTree:
             return None
         full = os.path.join(self.root, path)
         try:
-            info = os.lstat(full)
+            # O_NOFOLLOW: a link is read as a link; O_NONBLOCK: a fifo cannot make judge wait.
+            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
-            raise InputError(f"{path} cannot be read ({exc.strerror})", field="repo") from None
-        if stat.S_ISLNK(info.st_mode):
+            if exc.errno != errno.ELOOP:
+                raise InputError(f"{path} cannot be read ({exc.strerror})", field="repo") from None
             target = os.readlink(os.fsencode(full))
             return WorkFile(_SYMLINK, blob_id(target), target)
-        if stat.S_ISREG(info.st_mode):
-            data = _read_plain(full, path)
-            if data is None:
-                return None
-            return WorkFile(0o100755 if info.st_mode & 0o100 else 0o100644, blob_id(data), data)
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISREG(info.st_mode):
+                data = _read_all(fd, info.st_size)
+                return WorkFile(0o100755 if info.st_mode & 0o100 else 0o100644, blob_id(data), data)
+        finally:
+            os.close(fd)
         if stat.S_ISDIR(info.st_mode):
             return self._submodule(path, gitlink)
         return None
@@ -137,13 +141,20 @@ def _read_plain(full: str, path: str) -> bytes | None:
     try:
         fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
-        if isinstance(exc, (FileNotFoundError, NotADirectoryError)) or exc.errno == getattr(os, "ELOOP", -1):
+        if isinstance(exc, (FileNotFoundError, NotADirectoryError)) or exc.errno == errno.ELOOP:
             return None
         raise InputError(f"{path} cannot be read ({exc.strerror})", field="repo") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read()
+        info = os.fstat(fd)
+        return _read_all(fd, info.st_size) if stat.S_ISREG(info.st_mode) else None
     finally:
         os.close(fd)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, max(size + 1, 65536))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
