@@ -150,7 +150,7 @@ def _skip_reason(ctx: StepContext, config: JudgeConfig) -> str | None:
     if not ctx.result.success:
         return "semantic review skipped: the step reports failure, there is no change to judge"
     if not ctx.work:
-        return "semantic review skipped: there is no change to judge"
+        return f"semantic review skipped: there is no {'change' if ctx.git else 'patch'} to judge"
     return None
 
 

@@ -25,6 +25,9 @@ import pygit2
 from judge.errors import InputError, field_ref
 from judge.workspace.git import EMPTY_TREE
 
+# libgit2's default, set anyway: judge's trust in an object rests on it matching its id.
+pygit2.settings.enable_strict_hash_verification(True)
+
 __all__ = ["FileState", "ObjectStore", "git_dir", "read_head", "read_index"]
 
 _FULL_ID = re.compile(r"[0-9a-f]{40}")

@@ -17,6 +17,15 @@ __all__ = ["read_workspace"]
 
 
 def read_workspace(root: str, base: str, patch: str | None) -> GitFacts:
+    """Every git fact for the work tree ``root`` against ``base``; InputError when any of it cannot be read."""
+    try:
+        return _read(root, base, patch)
+    except pygit2.GitError as exc:  # a missing or unreadable object anywhere on the way
+        raise InputError(f"{root}: the repository cannot be read ({exc}); it is corrupt or was tampered with",
+                         field="repo") from None
+
+
+def _read(root: str, base: str, patch: str | None) -> GitFacts:
     gitdir = git_dir(root)
     with SterileGit() as git:
         store = ObjectStore(gitdir, git.objects)
