@@ -93,7 +93,7 @@ class StepContext:
     def work_files(self) -> tuple[str, ...]:
         """Files git shows changed that are work: evidence files prove work but are not the work itself."""
         changed = self.git.changed if self.git else ()
-        return tuple(path for path in changed if path != EVIDENCE_DIR and not path.startswith(EVIDENCE_DIR + "/"))
+        return tuple(path for path in changed if not _is_evidence(path))
 
     @cached_property
     def work(self) -> PatchFacts | None:
@@ -101,8 +101,7 @@ class StepContext:
         read (evidence files left out), else the executor's patch. None when there is no change to judge."""
         if self.git is None:
             return self.patch
-        keep = set(self.work_files)
-        files = tuple(change for change in self.git.work.files if keep.intersection(change.paths))
+        files = tuple(change for change in self.git.work.files if not all(map(_is_evidence, change.paths)))
         return PatchFacts(files) if files else None
 
     @cached_property
@@ -126,6 +125,10 @@ class StepContext:
         if evidence is not None and evidence.valid:
             return "evidence_file"
         return "expects_no_changes" if self.step.expects_no_changes else "none"
+
+
+def _is_evidence(path: str) -> bool:
+    return path == EVIDENCE_DIR or path.startswith(EVIDENCE_DIR + "/")
 
 
 def _normalized(paths: tuple[str, ...] | None) -> tuple[str, ...]:

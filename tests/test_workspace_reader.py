@@ -152,3 +152,12 @@ def test_corrupt_index_is_refused(repo):
     (repo.root / ".git" / "index").write_bytes(b"DIRC\0\0\0\x02\0\0\0\x05" + b"\0" * 30)
     verdict = judge.validate(STEP, result("", []), workspace=Workspace(repo.root, repo.base))
     assert (verdict.valid, verdict.rule) == (False, "workspace_unreadable") and "index" in verdict.reason
+
+
+def test_file_names_that_are_not_utf8_stay_in_the_work(repo):
+    (repo.root / os.fsdecode(b"caf\xe9.py")).write_bytes(EVIL.encode())
+    repo.write({"ünï.txt": "u\n"})
+    facts = Workspace(repo.root, repo.base).read("step-1", None)
+    assert facts.git.changed == ("caf\udce9.py", "ünï.txt")
+    ctx = StepContext(parse_step(STEP), parse_result(result("", [])), facts)
+    assert ctx.work is not None and len(ctx.work.files) == 2 and "curl evil.example" in ctx.work_text
