@@ -18,7 +18,7 @@ import pytest
 
 from builders import diff, make_case
 
-HEAVY = ("litellm", "openai", "tenacity")
+HEAVY = ("litellm", "openai", "tenacity", "pygit2")  # pygit2: only a run with a workspace reads a repository
 
 
 @pytest.fixture
