@@ -161,3 +161,20 @@ def test_file_names_that_are_not_utf8_stay_in_the_work(repo):
     assert facts.git.changed == ("caf\udce9.py", "ünï.txt")
     ctx = StepContext(parse_step(STEP), parse_result(result("", [])), facts)
     assert ctx.work is not None and len(ctx.work.files) == 2 and "curl evil.example" in ctx.work_text
+
+
+def test_patch_whose_hunks_cancel_out_does_not_stand_for_a_changed_file(repo):
+    # The header names the file, so it is "claimed"; the hunk removes and re-adds one line, so applied it changes nothing.
+    cancel = ("diff --git a/src/calc/ops.py b/src/calc/ops.py\n--- a/src/calc/ops.py\n+++ b/src/calc/ops.py\n"
+              "@@ -1,2 +1,2 @@\n-def add(a, b):\n+def add(a, b):\n     return a + b\n")
+    repo.write({"src/calc/ops.py": OPS + EVIL})
+    verdict = check(repo, result(cancel, ["src/calc/ops.py"]))
+    assert verdict.rule == "patch_mismatch" and "curl evil.example" in verdict.reason
+
+
+def test_patch_deleting_a_file_the_work_tree_kept_is_patch_mismatch(repo):
+    (repo.root / "README.md").unlink()
+    deletion = repo.diff(repo.base)
+    repo.write({"README.md": "# calc\nmore\n"})
+    verdict = check(repo, result(deletion, ["README.md"]))
+    assert verdict.rule == "patch_mismatch" and "the patch gives no file but the file holds a file" in verdict.reason

@@ -14,7 +14,7 @@ from judge.patch.transport import undo_transport_crlf
 from judge.workspace.git import Mismatch
 from judge.workspace.objects import FileState, ObjectStore
 from judge.workspace.sterile import SterileGit
-from judge.workspace.worktree import GITLINK, WorkFile
+from judge.workspace.worktree import GITLINK, WorkFile, WorkTree
 
 __all__ = ["ClaimCheck", "check_claim"]
 
@@ -29,8 +29,10 @@ class ClaimCheck:
 
 
 def check_claim(git: SterileGit, store: ObjectStore, base_tree: pygit2.Tree, base: dict[str, FileState],
-                work: dict[str, WorkFile | None], changed: set[str], patch: str) -> ClaimCheck:
-    """Apply ``patch`` to ``base_tree`` and compare each file both it and the work changed with the work tree.
+                work: dict[str, WorkFile | None], tree: WorkTree, patch: str) -> ClaimCheck:
+    """Apply ``patch`` to ``base_tree`` and compare each file it names or changes with the work tree.
+
+    ``work`` holds the files that differ from ``base`` (None: gone), already read from ``tree``.
 
     Binary files given as a bare ``Binary files ... differ`` line carry no content: they are left
     out of the apply and of the comparison (the path rules still see them).
@@ -65,24 +67,28 @@ def check_claim(git: SterileGit, store: ObjectStore, base_tree: pygit2.Tree, bas
     deltas = list(base_tree.diff_to_index(claimed).deltas)
     touched = {d.new_file.path for d in deltas} | {d.old_file.path for d in deltas}
     mismatches = []
-    for path in sorted((touched & changed) - placeholders):
-        gives = (claimed[path].mode, str(claimed[path].id)) if path in claimed else None
-        found = work.get(path)
-        if gives != (found.state if found else None):
-            mismatches.append(_mismatch(store, path, gives, found))
+    # Every file the patch names, not only those it changes: a header whose hunks cancel out must not
+    # stand for a file the work tree changed.
+    for path in sorted((paths | touched) - placeholders):
+        gives = (int(claimed[path].mode), str(claimed[path].id)) if path in claimed else None
+        found = work[path] if path in work else tree.read(path)  # an ignored file, such as evidence, is read too
+        holds = found.state if found else None
+        if gives != holds:
+            mismatches.append(_mismatch(store, path, gives, found, holds))
     return ClaimCheck(None, tuple(mismatches))
 
 
-def _mismatch(store: ObjectStore, path: str, claimed: FileState | None, found: WorkFile | None) -> Mismatch:
-    if claimed is None or found is None:
-        gives = "no file (it deletes it)" if claimed is None else "a file"
-        holds = "no file" if found is None else "a file"
-        return Mismatch(path, 0, gives, holds)
-    if claimed[0] != found.mode:
-        return Mismatch(path, 0, f"mode {claimed[0]:o}", f"mode {found.mode:o}")
-    if found.data is None or claimed[0] == GITLINK:
-        return Mismatch(path, 0, f"commit {claimed[1]}", f"commit {found.object_id}")
-    diff = pygit2.Patch.create_from(store.blob(claimed[1]), found.data, context_lines=0)
+def _mismatch(store: ObjectStore, path: str, claimed: FileState | None, found: WorkFile | None,
+              holds: FileState | None) -> Mismatch:
+    """What differs: presence, mode, a submodule's commit, or the first lines that differ."""
+    if claimed is None or holds is None:
+        return Mismatch(path, 0, "no file" if claimed is None else "a file", "no file" if holds is None else "a file")
+    if claimed[0] != holds[0]:
+        return Mismatch(path, 0, f"mode {claimed[0]:o}", f"mode {holds[0]:o}")
+    if claimed[0] == GITLINK:
+        return Mismatch(path, 0, f"commit {claimed[1]}", f"commit {holds[1]}")
+    actual = found.data if found is not None and found.data is not None else store.blob(holds[1])
+    diff = pygit2.Patch.create_from(store.blob(claimed[1]), actual, context_lines=0)
     for hunk in diff.hunks:
         gives = [line.content for line in hunk.lines if line.origin == "-"]
         holds = [line.content for line in hunk.lines if line.origin == "+"]

@@ -52,7 +52,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
                 work[path] = found
                 changed.append(path)
         file_diffs = _diffs(store, base_tree, work)
-        claim = check_claim(git, store, base_tree, base_files, work, set(changed), patch) \
+        claim = check_claim(git, store, base_tree, base_files, work, tree, patch) \
             if patch and patch.strip() else None
     return GitFacts(
         root=root,
