@@ -220,8 +220,17 @@ class RawSnapshot:
     entries: tuple[tuple, ...]
 
     def diff(self, other: "RawSnapshot") -> list[str]:
+        """The paths that differ, each marked: ``added``, ``removed``, ``changed`` or ``mtime only``."""
         mine, theirs = dict((e[0], e) for e in self.entries), dict((e[0], e) for e in other.entries)
-        return sorted(p for p in set(mine) | set(theirs) if mine.get(p) != theirs.get(p))
+        out = []
+        for path in sorted(set(mine) | set(theirs)):
+            a, b = mine.get(path), theirs.get(path)
+            if a == b:
+                continue
+            what = ("added" if a is None else "removed" if b is None
+                    else "mtime only" if (a[1], a[3]) == (b[1], b[3]) else "changed")
+            out.append(f"{path} ({what})")
+        return out
 
 
 def raw_snapshot(root: Path, skip: tuple[str, ...] = ("ran", "cli")) -> RawSnapshot:
