@@ -66,9 +66,11 @@ def assert_not_valid(case: Case, vector: str, *, process: bool = False) -> tuple
     return api, cli
 
 
-def assert_refused(case: Case, vector: str) -> None:
-    api, cli = judge_it(case, vector)
-    assert api.refused and cli.refused, f"{vector}: not refused: {api}; {cli}"
+def assert_refused(case: Case, vector: str, markers: Markers | None = None, base: str | None = None) -> list[Outcome]:
+    """Refused: workspace_unreadable (or an InputError) from the API, exit 2 from the command line."""
+    api, cli = judge_it(case, vector, markers, base)
+    assert api.refused and cli.rule == "exit 2", f"{vector}: not refused: {api}; {cli}"
+    return [api, cli]
 
 
 def git_status(case: Case, add: tuple[str, ...] = ()) -> str:
@@ -253,8 +255,7 @@ def test_dot_git_elsewhere_with_a_filter_is_refused_and_never_run(tmp_path, link
                            "core.fsmonitor": markers.cmd("core.fsmonitor") + "; false"})
     write_file(elsewhere / "info" / "attributes", "* filter=x\n")
     _link_dot_git(case, elsewhere, link)
-    api, cli = judge_it(case, f".git {link} to a gitdir with a filter", markers)
-    assert api.rule == "workspace_unreadable" and cli.rule == "exit 2", f".git {link}: not refused: {api}; {cli}"
+    assert_refused(case, f".git {link} to a gitdir with a filter", markers)
 
 
 def _link_dot_git(case: Case, gitdir, link: str) -> None:
@@ -387,9 +388,7 @@ def test_base_must_be_a_full_object_id(tmp_path, named):
     elif named == "short-sha+tag":
         write_file(case.gitdir / "refs" / "tags" / short, decoy + "\n")
     base = {"branch-name": "main", "HEAD": "HEAD"}.get(named, short)
-    api, cli = judge_it(case, f"--base {named}", base=base)
-    for outcome in (api, cli):
-        assert outcome.refused, f"--base {named} ({base}): not refused: {outcome}"
+    for outcome in assert_refused(case, f"--base {named} ({base})", base=base):
         assert re.search(r"full|40", outcome.reason, re.I), \
             f"--base {named}: the refusal does not ask for the full sha: {outcome}"
 
