@@ -1,14 +1,14 @@
 """Hostile scenario repositories: a small project, an honest change, and the tools to plant what an executor could.
 
-Every payload is planted by writing bytes (never by running git after it), so the test's own git
-commands cannot run it; from then on only judge runs. ``raw_snapshot`` proves judge wrote nothing
+Payloads are planted by writing bytes. A planted command comes after the test's own last git
+command, so only judge could run it; a hidden-change scenario (which plants no command) may run
+git after planting, to prove plain git is fooled. ``raw_snapshot`` proves judge wrote nothing
 without running git at all, and ``Markers`` records which planted command ran.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import json
 import os
@@ -49,7 +49,7 @@ FILES = {
     "scripts/setup.sh": "#!/bin/sh\necho setup\n",
 }
 OPS_PATH = "src/calc/ops.py"
-STEP = {"id": "step-1", "description": "Add a sub(a, b) function next to add() in src/calc/ops.py", "mode": "apply"}
+STEP = {"id": "step-1", "description": "Add a sub(a, b) function after add() and mul() in src/calc/ops.py", "mode": "apply"}
 SUMMARY = "Added sub(a, b) to src/calc/ops.py; it returns a - b"
 
 
@@ -107,7 +107,7 @@ def calc_case(tmp: Path, extra: dict[str, str] | None = None, *, evil: bool = Fa
     return case
 
 
-def make_tree(repo: Path, base: str, files: dict[str, str | bytes], removed: tuple[str, ...] = ()) -> str:
+def make_tree(repo: Path, base: str, files: dict[str, str | bytes]) -> str:
     """The id of base's tree with ``files`` replaced (written to the object database, index untouched)."""
     with tempfile.TemporaryDirectory(prefix="hostile-index-") as scratch:
         env = {"GIT_INDEX_FILE": os.path.join(scratch, "index")}
@@ -116,8 +116,6 @@ def make_tree(repo: Path, base: str, files: dict[str, str | bytes], removed: tup
             data = content.encode() if isinstance(content, str) else content
             oid = run_git(repo, "hash-object", "-w", "--stdin", data=data).strip()
             run_git(repo, "update-index", "--add", "--cacheinfo", f"100644,{oid},{path}", env=env)
-        for path in removed:
-            run_git(repo, "update-index", "--force-remove", path, env=env)
         return run_git(repo, "write-tree", env=env).strip()
 
 
@@ -172,10 +170,6 @@ def loose_object_path(gitdir: Path, oid: str) -> Path:
 
 def loose_object_bytes(kind: str, content: bytes) -> bytes:
     return zlib.compress(f"{kind} {len(content)}\0".encode() + content)
-
-
-def real_object_id(kind: str, content: bytes) -> str:
-    return hashlib.sha1(f"{kind} {len(content)}\0".encode() + content).hexdigest()
 
 
 def forge_loose_object(gitdir: Path, oid: str, kind: str, content: bytes) -> None:
