@@ -178,3 +178,14 @@ def test_patch_deleting_a_file_the_work_tree_kept_is_patch_mismatch(repo):
     repo.write({"README.md": "# calc\nmore\n"})
     verdict = check(repo, result(deletion, ["README.md"]))
     assert verdict.rule == "patch_mismatch" and "the patch gives no file but the file holds a file" in verdict.reason
+
+
+def test_a_temporary_directory_inside_the_repository_is_refused(repo, monkeypatch):
+    import tempfile
+
+    inside = repo.root / "tmp"
+    inside.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(inside))
+    verdict = judge.validate(STEP, result("", []), workspace=Workspace(repo.root, repo.base))
+    assert (verdict.valid, verdict.rule) == (False, "workspace_unreadable") and "TMPDIR" in verdict.reason
+    assert list(inside.iterdir()) == []

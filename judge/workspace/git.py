@@ -80,7 +80,7 @@ def resolve_repository(repo: str | os.PathLike[str], base: str) -> tuple[str, st
 
     root = _root(repo)
     gitdir = git_dir(root)
-    with SterileGit() as git:
+    with SterileGit(outside=root) as git:
         return root, ObjectStore(gitdir, git.objects).resolve_base(base, unborn=read_head(gitdir) is None)[0]
 
 

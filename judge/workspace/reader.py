@@ -27,7 +27,7 @@ def read_workspace(root: str, base: str, patch: str | None) -> GitFacts:
 
 def _read(root: str, base: str, patch: str | None) -> GitFacts:
     gitdir = git_dir(root)
-    with SterileGit() as git:
+    with SterileGit(outside=root) as git:
         store = ObjectStore(gitdir, git.objects)
         head = read_head(gitdir)
         base_id, base_tree = store.resolve_base(base, unborn=head is None)

@@ -35,8 +35,13 @@ class SterileGit:
     Use as a context manager; the directory is removed on exit.
     """
 
-    def __init__(self) -> None:
-        self.path = Path(tempfile.mkdtemp(prefix="judge-git-"))
+    def __init__(self, outside: str | None = None) -> None:
+        """``outside``: the judged repository, which the scratch directory must never be inside."""
+        scratch = os.path.realpath(tempfile.gettempdir())
+        if outside is not None and (scratch + os.sep).startswith(os.path.realpath(outside) + os.sep):
+            raise InputError(f"the temporary directory {scratch} is inside the repository; judge never writes there: "
+                             "set TMPDIR to a directory outside it", field="repo")
+        self.path = Path(tempfile.mkdtemp(prefix="judge-git-", dir=scratch))
         for name in ("objects", "refs", "info"):
             (self.path / name).mkdir()
         (self.path / "HEAD").write_text("ref: refs/heads/judge\n", encoding="ascii")
