@@ -189,3 +189,21 @@ def test_a_temporary_directory_inside_the_repository_is_refused(repo, monkeypatc
     verdict = judge.validate(STEP, result("", []), workspace=Workspace(repo.root, repo.base))
     assert (verdict.valid, verdict.rule) == (False, "workspace_unreadable") and "TMPDIR" in verdict.reason
     assert list(inside.iterdir()) == []
+
+
+PYTEST_MARKER = "# Created by pytest automatically.\n*\n"
+
+
+def test_a_tool_cache_marker_is_no_change_but_a_copied_one_is(repo):
+    # An honest executor that ran pytest, in a repository that does not ignore .pytest_cache/.
+    repo.write({"src/calc/ops.py": OPS_HONEST, ".pytest_cache/.gitignore": PYTEST_MARKER,
+                ".pytest_cache/v/cache/lastfailed": "{}\n", "tests/.mypy_cache/.gitignore": "# Automatically created by mypy\n*\n"})
+    verdict = check(repo, result(repo.diff(repo.base), ["src/calc/ops.py"]))
+    assert verdict.valid, verdict.reason
+    # The same bytes in a directory of the executor's choosing hide nothing.
+    repo.write({"src/calc/.gitignore": PYTEST_MARKER, "src/calc/backdoor.py": EVIL})
+    assert read_git_facts(repo.root, repo.base).changed == ("src/calc/.gitignore", "src/calc/ops.py")
+    # Nor does a marker with a rule added.
+    (repo.root / "src/calc/.gitignore").unlink()
+    repo.write({".pytest_cache/.gitignore": PYTEST_MARKER + "!x\n"})
+    assert ".pytest_cache/.gitignore" in read_git_facts(repo.root, repo.base).changed

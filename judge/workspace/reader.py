@@ -36,7 +36,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         head_files = base_files if head_tree is not None and head_tree.id == base_tree.id else store.files(head_tree)
         index_files = read_index(gitdir)
         tree = WorkTree(root)
-        listed = tree.listed(git)
+        listed = tree.listed(git, set(base_files) | set(head_files) | set(index_files))
         nested = {path.rstrip("/") for path in listed if path.endswith("/")}
         candidates = set(base_files) | set(head_files) | set(index_files) | nested
         candidates.update(path for path in listed if not path.endswith("/"))

@@ -24,6 +24,16 @@ __all__ = ["GITLINK", "WorkFile", "WorkTree", "blob_id"]
 GITLINK = 0o160000
 _SYMLINK = 0o120000
 _GITIGNORE = ".gitignore"
+# The `*` .gitignore a tool writes into its own cache directory, byte for byte, by the directory's name
+# (None: any directory holding a pyvenv.cfg). Running pytest is no change to report; a marker copied
+# into any other directory, or with other bytes, still is.
+_TOOL_CACHES = {
+    b"# Created by pytest automatically.\n*\n": ".pytest_cache",
+    b"# Automatically created by mypy\n*\n": ".mypy_cache",
+    b"# Automatically created by ruff.\n*\n": ".ruff_cache",
+    b"# Created by venv; see https://docs.python.org/3/library/venv.html\n*\n": None,
+    b"# created by virtualenv automatically\n*\n": None,
+}
 
 
 @dataclass(frozen=True)
@@ -53,15 +63,32 @@ class WorkTree:
         self.root = root
         self._real_dirs: dict[str, bool] = {"": True}
 
-    def listed(self, git: SterileGit) -> list[str]:
-        """Paths not ignored by a .gitignore (a .gitignore itself always), nested repositories as ``dir/``."""
+    def listed(self, git: SterileGit, tracked: set[str]) -> list[str]:
+        """Paths not ignored by a .gitignore, nested repositories as ``dir/``.
+
+        A .gitignore is listed even when it ignores itself (a planted ``*`` would otherwise hide
+        itself and its neighbours), unless it is a tool's cache marker and not in ``tracked``.
+        """
         proc = git.run("ls-files", "-z", "--others", f"--exclude-per-directory={_GITIGNORE}",
                        f"--exclude=!{_GITIGNORE}", work_tree=self.root, index=str(git.path / "empty-index"))
         if proc.returncode != 0:
             message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise InputError(f"{self.root}: the work tree cannot be listed ({message[0] if message else 'git failed'})",
                              field="repo")
-        return [p.decode("utf-8", "surrogateescape") for p in proc.stdout.split(b"\0") if p]
+        listed = [p.decode("utf-8", "surrogateescape") for p in proc.stdout.split(b"\0") if p]
+        return [p for p in listed if p in tracked or not self._tool_cache_marker(p)]
+
+    def _tool_cache_marker(self, path: str) -> bool:
+        folder, _, name = path.rpartition("/")
+        if name != _GITIGNORE or not folder:
+            return False
+        data = _read_plain(os.path.join(self.root, path), path)
+        if data not in _TOOL_CACHES:
+            return False
+        expected = _TOOL_CACHES[data]
+        if expected is None:
+            return os.path.isfile(os.path.join(self.root, folder, "pyvenv.cfg"))
+        return folder.rpartition("/")[2] == expected
 
     def read(self, path: str, gitlink: FileState | None = None) -> WorkFile | None:
         """``path``'s state, or None when no file is there (a directory, a fifo, or a link on the way).
