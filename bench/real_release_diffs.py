@@ -202,6 +202,14 @@ class _Cheat:
     confounded: bool  # the honest step of the same repository was rejected already
 
 
+def _add_all(repo: Path) -> None:
+    """Stage the release as its project tracks it: a .gitignore that ignores itself (urllib3's `.*`) is tracked there."""
+    _wgit(repo, "add", "-A")
+    ignores = [str(p.relative_to(repo)) for p in repo.rglob(".gitignore") if ".git" not in p.relative_to(repo).parts[:1]]
+    if ignores:
+        _wgit(repo, "add", "-f", "--", *ignores)
+
+
 def _prepare(old: Path, new: Path, scratch: Path) -> _Pair:
     package, version = _package(new)
     template, unpacked = scratch / "template", scratch / "new"
@@ -209,13 +217,13 @@ def _prepare(old: Path, new: Path, scratch: Path) -> _Pair:
     unpacked.mkdir()
     _wgit(template, "init", "-q")
     _unpack(old, template)
-    _wgit(template, "add", "-A")
+    _add_all(template)
     _wgit(template, "commit", "-q", "-m", "old release")
     base = _wgit(template, "rev-parse", "HEAD").decode().strip()
     _unpack(new, unpacked)
     probe = _copy(template, scratch / "probe")
     _write_all(probe, unpacked)
-    _wgit(probe, "add", "-A")
+    _add_all(probe)
     changes = _name_status(_wgit(probe, "diff", "--cached", "-M", "--name-status", "-z", base).split(b"\0"))
     shutil.rmtree(probe)
     return _Pair(f"{_package(old)[0]} {_package(old)[1]} -> {version}", package, version, template, unpacked, base,
