@@ -14,7 +14,7 @@ from judge.patch.transport import undo_transport_crlf
 from judge.workspace.git import Mismatch
 from judge.workspace.objects import FileState, ObjectStore
 from judge.workspace.sterile import SterileGit
-from judge.workspace.worktree import GITLINK, WorkFile, WorkTree
+from judge.workspace.worktree import GITLINK, WorkFile, WorkTree, is_binary
 
 __all__ = ["ClaimCheck", "check_claim"]
 
@@ -34,48 +34,61 @@ def check_claim(git: SterileGit, store: ObjectStore, base_tree: pygit2.Tree, bas
 
     ``work`` holds the files that differ from ``base`` (None: gone), already read from ``tree``.
 
-    Binary files given as a bare ``Binary files ... differ`` line carry no content: they are left
-    out of the apply and of the comparison (the path rules still see them).
+    A binary file given as a bare ``Binary files ... differ`` line carries no content: it is left
+    out of the apply and of the comparison (the path rules still see it). A text file given so is
+    compared like any other, and found not to match.
     """
     text, placeholders = _without_binary_placeholders(undo_transport_crlf(patch))
-    if not text.strip():
-        return ClaimCheck(None)
-    try:
-        data = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError as exc:  # a lone surrogate such as \ud800: no bytes on disk can match it
-        return ClaimCheck(f"the patch holds {text[exc.start]!r} at character {exc.start}, which is not valid UTF-8 text")
-    try:
-        paths = {p for change in parse_patch(text).files for p in (change.old_path, change.new_path) if p}
-    except MalformedPatch:
-        return ClaimCheck(None)  # the malformed_patch rule says why, with the line
-    for path in paths:
-        state = base.get(path)
-        if state is not None and state[0] != GITLINK:
-            store.write_blob(store.blob(state[1]))  # verified here, so git reads only checked content
     index_path = str(git.path / "claim-index")
     index = pygit2.Index(index_path)
     index.read_tree(base_tree)
     index.write()
-    proc = git.run("apply", "--cached", "--whitespace=nowarn", "-", data=data, index=index_path)
-    if proc.returncode != 0 and b"\ndiff --git " not in b"\n" + data:
-        # a plain `diff -u` patch may carry no a/ b/ prefixes: try it as written before calling it broken
-        retry = git.run("apply", "--cached", "--whitespace=nowarn", "-p0", "-", data=data, index=index_path)
-        proc = proc if retry.returncode != 0 else retry
-    if proc.returncode != 0:
-        return ClaimCheck(_first_lines(proc.stderr) or f"git apply exited {proc.returncode}")
+    paths: set[str] = set()
+    if text.strip():
+        try:
+            data = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError as exc:  # a lone surrogate such as \ud800: no bytes on disk can match it
+            return ClaimCheck(f"the patch holds {text[exc.start]!r} at character {exc.start}, which is not valid "
+                              "UTF-8 text")
+        try:
+            paths = {p for change in parse_patch(text).files for p in (change.old_path, change.new_path) if p}
+        except MalformedPatch:
+            return ClaimCheck(None)  # the malformed_patch rule says why, with the line
+        error = _apply(git, store, base, paths, data, index_path)
+        if error is not None:
+            return ClaimCheck(error)
     claimed = pygit2.Index(index_path)
     deltas = list(base_tree.diff_to_index(claimed).deltas)
     touched = {d.new_file.path for d in deltas} | {d.old_file.path for d in deltas}
     mismatches = []
     # Every file the patch names, not only those it changes: a header whose hunks cancel out must not
     # stand for a file the work tree changed.
-    for path in sorted((paths | touched) - placeholders):
+    for path in sorted(paths | touched | placeholders):
         gives = (int(claimed[path].mode), str(claimed[path].id)) if path in claimed else None
         found = work[path] if path in work else tree.read(path)  # an ignored file, such as evidence, is read too
         holds = found.state if found else None
+        if path in placeholders and (found is None or found.data is None or is_binary(found.data)):
+            continue  # `Binary files ... differ` carries no content to compare; a text file it cannot stand for
         if gives != holds:
             mismatches.append(_mismatch(store, path, gives, found, holds))
     return ClaimCheck(None, tuple(mismatches))
+
+
+def _apply(git: SterileGit, store: ObjectStore, base: dict[str, FileState], paths: set[str], data: bytes,
+           index_path: str) -> str | None:
+    """Applies the patch to the index of base at ``index_path``; why it does not apply, or None."""
+    for path in paths:
+        state = base.get(path)
+        if state is not None and state[0] != GITLINK:
+            store.write_blob(store.blob(state[1]))  # verified here, so git reads only checked content
+    proc = git.run("apply", "--cached", "--whitespace=nowarn", "-", data=data, index=index_path)
+    if proc.returncode != 0 and b"\ndiff --git " not in b"\n" + data:
+        # a plain `diff -u` patch may carry no a/ b/ prefixes: try it as written before calling it broken
+        retry = git.run("apply", "--cached", "--whitespace=nowarn", "-p0", "-", data=data, index=index_path)
+        proc = proc if retry.returncode != 0 else retry
+    if proc.returncode != 0:
+        return _first_lines(proc.stderr) or f"git apply exited {proc.returncode}"
+    return None
 
 
 def _mismatch(store: ObjectStore, path: str, claimed: FileState | None, found: WorkFile | None,

@@ -33,6 +33,7 @@ __all__ = ["FileState", "ObjectStore", "git_dir", "read_head", "read_index"]
 _FULL_ID = re.compile(r"[0-9a-f]{40}")
 _REF_NAME = re.compile(r"refs/[A-Za-z0-9._/+@-]+")
 _TREE = 0o040000
+_ALTERNATES_DEPTH = 5  # libgit2's own limit
 _SMALL_FILE_LIMIT = 64 * 1024 * 1024  # packed-refs of a huge repository stays well under this
 
 # (mode, object id): one path's content in a tree, the index or the work tree.
@@ -59,10 +60,7 @@ class ObjectStore:
 
     def __init__(self, gitdir: Path, scratch_objects: str) -> None:
         objects = gitdir / "objects"
-        _plain_directory(objects)
-        alternates = objects / "info" / "alternates"
-        if os.path.lexists(alternates):
-            _read_small(alternates)  # refuses a fifo or a device before libgit2 blocks on it
+        _check_object_directories(objects)
         odb = pygit2.Odb(scratch_objects)
         odb.add_disk_alternate(str(objects))
         self.repo = pygit2.Repository()
@@ -122,20 +120,19 @@ class ObjectStore:
     def files(self, tree: pygit2.Tree | None) -> dict[str, FileState]:
         """Every file of ``tree`` (gitlinks included) by path, each tree verified as it is read."""
         found: dict[str, FileState] = {}
-        if tree is not None:
-            self._walk(tree, "", found)
+        pending = [(tree, "")] if tree is not None else []
+        while pending:  # a loop, not recursion: a tree may nest thousands deep
+            current, prefix = pending.pop()
+            try:
+                for entry in current:
+                    if entry.filemode == _TREE:
+                        pending.append((self.repo[entry.id], f"{prefix}{entry.name}/"))
+                    else:
+                        found[prefix + entry.name] = (_normal_mode(entry.filemode), str(entry.id))
+            except (pygit2.GitError, KeyError) as exc:
+                raise InputError(f"tree {current.id} cannot be read ({exc}); the repository is corrupt or was "
+                                 "tampered with", field="repo") from None
         return found
-
-    def _walk(self, tree: pygit2.Tree, prefix: str, found: dict[str, FileState]) -> None:
-        try:
-            for entry in tree:
-                if entry.filemode == _TREE:
-                    self._walk(self.repo[entry.id], f"{prefix}{entry.name}/", found)
-                else:
-                    found[prefix + entry.name] = (_normal_mode(entry.filemode), str(entry.id))
-        except (pygit2.GitError, KeyError) as exc:
-            raise InputError(f"tree {tree.id} cannot be read ({exc}); the repository is corrupt or was tampered "
-                             "with", field="repo") from None
 
     def blob(self, object_id: str) -> bytes:
         found = self.get(object_id)
@@ -258,6 +255,33 @@ def _normal_mode(mode: int) -> int:
     if stat.S_ISREG(mode):
         return 0o100755 if mode & 0o100 else 0o100644
     return mode
+
+
+def _check_object_directories(objects: Path, depth: int = 0) -> None:
+    """Refuses anything in an object directory (and its alternates) that is not a plain file or directory.
+
+    libgit2 opens object files with a blocking open(): a fifo where an object or a pack should be
+    would stop judge for good, so none may be there when it starts.
+    """
+    _plain_directory(objects)
+    with os.scandir(objects) as entries:
+        for entry in entries:
+            if entry.name == "info" or not entry.is_dir(follow_symlinks=False):
+                continue
+            with os.scandir(entry.path) as files:
+                for item in files:
+                    if not (item.is_file(follow_symlinks=False) or item.is_dir(follow_symlinks=False)):
+                        raise InputError(f"{item.path} is not a plain file; judge reads only plain files in .git",
+                                         field="repo")
+    alternates = objects / "info" / "alternates"
+    if not os.path.lexists(alternates):
+        return
+    if depth >= _ALTERNATES_DEPTH:
+        raise InputError(f"{alternates}: alternates nest deeper than {_ALTERNATES_DEPTH}", field="repo")
+    for line in _read_small(alternates).decode("utf-8", "surrogateescape").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            _check_object_directories(Path(os.path.join(objects, line)), depth + 1)
 
 
 def _plain_directory(path: Path) -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pygit2
+from pygit2.enums import DiffOption
 
 from judge.errors import InputError, MalformedPatch
 from judge.patch.model import PatchFacts
 from judge.patch.parse import parse_patch
+from judge.patch.shape import syntax_for
 from judge.workspace.claim import check_claim
 from judge.workspace.git import GitFacts
 from judge.workspace.objects import FileState, ObjectStore, git_dir, read_head, read_index
@@ -20,6 +22,8 @@ def read_workspace(root: str, base: str, patch: str | None) -> GitFacts:
     """Every git fact for the work tree ``root`` against ``base``; InputError when any of it cannot be read."""
     try:
         return _read(root, base, patch)
+    except RecursionError:
+        raise InputError(f"{root}: the repository nests too deep to read", field="repo") from None
     except pygit2.GitError as exc:  # a missing or unreadable object anywhere on the way
         raise InputError(f"{root}: the repository cannot be read ({exc}); it is corrupt or was tampered with",
                          field="repo") from None
@@ -40,14 +44,19 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         nested = {path.rstrip("/") for path in listed if path.endswith("/")}
         candidates = set(base_files) | set(head_files) | set(index_files) | nested
         candidates.update(path for path in listed if not path.endswith("/"))
+        for path in sorted(nested):
+            tracked = base_files.get(path) or head_files.get(path) or index_files.get(path)
+            if tree.read(path, tracked if tracked and tracked[0] == GITLINK else None) is None:
+                # A nested repository with no commit is no submodule: its files are plain new files.
+                candidates.discard(path)
+                candidates.update(tree.files_under(path))
+        _refuse_outside_paths(candidates)
 
         work: dict[str, WorkFile | None] = {}
         changed: list[str] = []
         for path in sorted(candidates):
             tracked = base_files.get(path) or head_files.get(path) or index_files.get(path)
             found = tree.read(path, tracked if tracked and tracked[0] == GITLINK else None)
-            if path in nested and found is None:
-                continue  # a nested repository with no commit: `git add` could not take it either
             if (found.state if found else None) != base_files.get(path):
                 work[path] = found
                 changed.append(path)
@@ -87,9 +96,28 @@ def _diffs(store: ObjectStore, base_tree: pygit2.Tree, work: dict[str, WorkFile 
             if found.data is not None:
                 store.write_blob(found.data)
             index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=found.object_id), found.mode))
-    diff = base_tree.diff_to_index(index)
-    return tuple((patch.delta.new_file.path if patch.delta.status_char() != "D" else patch.delta.old_file.path,
-                  patch.data.decode("utf-8", "surrogateescape")) for patch in diff)
+    texts = {_path_of(patch): patch for patch in base_tree.diff_to_index(index)}
+    # A NUL byte makes git call a file binary and show no line of it; in a file of a known programming
+    # language that hides a change from every reader, so such files are shown as text.
+    code = [path for path, patch in texts.items() if patch.delta.is_binary and syntax_for(path).knows_tokens
+            and syntax_for(path).name != "JSON"]
+    if code:
+        forced = {_path_of(patch): patch for patch in base_tree.diff_to_index(index, DiffOption.FORCE_TEXT)}
+        texts.update((path, forced[path]) for path in code if path in forced)
+    return tuple((path, patch.data.decode("utf-8", "surrogateescape")) for path, patch in sorted(texts.items()))
+
+
+def _path_of(patch: pygit2.Patch) -> str:
+    return patch.delta.old_file.path if patch.delta.status_char() == "D" else patch.delta.new_file.path
+
+
+def _refuse_outside_paths(paths: set[str]) -> None:
+    """The index, HEAD and base name files; one that is not inside the work tree is refused, never opened."""
+    for path in paths:
+        parts = path.split("/")
+        if path.startswith("/") or "\0" in path or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts):
+            raise InputError(f"the repository names a file {path[:200]!r}, which is not inside the work tree; "
+                             "judge does not read it", field="repo")
 
 
 def _parsed(diff: str) -> PatchFacts:

@@ -19,9 +19,10 @@ from judge.errors import InputError
 from judge.workspace.objects import FileState, read_head
 from judge.workspace.sterile import SterileGit
 
-__all__ = ["GITLINK", "WorkFile", "WorkTree", "blob_id"]
+__all__ = ["GITLINK", "MAX_FILE_BYTES", "WorkFile", "WorkTree", "blob_id", "is_binary"]
 
 GITLINK = 0o160000
+MAX_FILE_BYTES = 1 << 30
 _SYMLINK = 0o120000
 _GITIGNORE = ".gitignore"
 # The `*` .gitignore a tool writes into its own cache directory, byte for byte, by the directory's name
@@ -54,6 +55,11 @@ def blob_id(data: bytes) -> str:
     digest = hashlib.sha1(b"blob %d\0" % len(data))
     digest.update(data)
     return digest.hexdigest()
+
+
+def is_binary(data: bytes) -> bool:
+    """git's test: a NUL byte in the first 8,000 bytes."""
+    return b"\0" in data[:8000]
 
 
 class WorkTree:
@@ -113,6 +119,10 @@ class WorkTree:
         try:
             info = os.fstat(fd)
             if stat.S_ISREG(info.st_mode):
+                if info.st_size > MAX_FILE_BYTES:
+                    raise InputError(f"{path} is {info.st_size} bytes, more than judge reads "
+                                     f"({MAX_FILE_BYTES} bytes); keep files that large out of the work tree",
+                                     field="repo")
                 data = _read_all(fd, info.st_size)
                 return WorkFile(0o100755 if info.st_mode & 0o100 else 0o100644, blob_id(data), data)
         finally:
@@ -152,15 +162,37 @@ class WorkTree:
         known = self._real_dirs.get(relative)
         if known is not None:
             return known
-        parent, _, _ = relative.rpartition("/")
-        real = self._real_dir(parent)
-        if real:
-            try:
-                real = stat.S_ISDIR(os.lstat(os.path.join(self.root, relative)).st_mode)
-            except OSError:
-                real = False
-        self._real_dirs[relative] = real
+        unknown = [relative]  # a loop, not recursion: a work tree may nest thousands deep
+        while True:
+            parent = unknown[-1].rpartition("/")[0]
+            if parent in self._real_dirs:
+                break
+            unknown.append(parent)
+        real = self._real_dirs[unknown[-1].rpartition("/")[0]]
+        for path in reversed(unknown):
+            if real:
+                try:
+                    real = stat.S_ISDIR(os.lstat(os.path.join(self.root, path)).st_mode)
+                except OSError:
+                    real = False
+            self._real_dirs[path] = real
         return real
+
+    def files_under(self, folder: str) -> list[str]:
+        """Every file and link below ``folder`` (its own .git left out), links not followed."""
+        found, pending = [], [folder]
+        while pending:
+            current = pending.pop()
+            with os.scandir(os.path.join(self.root, current)) as entries:
+                for entry in entries:
+                    path = f"{current}/{entry.name}"
+                    if entry.name == ".git":
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(path)
+                    else:
+                        found.append(path)
+        return found
 
 
 def _read_plain(full: str, path: str) -> bytes | None:
