@@ -99,7 +99,7 @@ def test_hunk_that_starts_inside_a_doc_comment_is_still_read_as_comment():
 
 
 @pytest.mark.parametrize("description", ["Fix the typo in the comment of parse_port()", "nit: tidy the header",
-                                         "Explain why parse_port() clamps", "Remove trailing whitespace"])
+                                         "Explain why parse_port() clamps", "Document parse_port()"])
 def test_steps_that_ask_for_words_not_code_only_signal(description):
     step, result = make_case(diff("python_comment_only.diff"), step={"description": description})
     assert judge.validate(step, result).valid
@@ -110,3 +110,67 @@ def test_steps_that_ask_for_words_not_code_only_signal(description):
 def test_behaviour_steps_that_share_a_cosmetic_word_still_reject_cosmetic_patches(description):
     step, result = make_case(diff("python_comment_only.diff"), step={"description": description})
     assert judge.validate(step, result).rule == "superficial_only"
+
+
+def _case(path: str, body: str, description: str = "Make parse_port() reject out-of-range ports") -> tuple[dict, dict]:
+    patch = f"--- a/{path}\n+++ b/{path}\n{body}"
+    return make_case(patch, filesWritten=[path], filesTouched=[path], step={"description": description})
+
+
+MOVED_STATEMENT = ("@@ -1,5 +1,5 @@\n def parse_port(value):\n+    log(value)\n     port = int(value)\n"
+                   "     check(port)\n-    log(value)\n     return port\n")
+SWAPPED_BLOCKS = ("@@ -1,4 +1,4 @@\n-init();\n-load();\n+load();\n+init();\n run();\n end();\n")
+
+
+@pytest.mark.parametrize("path, body", [("src/app.py", MOVED_STATEMENT), ("src/app.js", SWAPPED_BLOCKS)],
+                         ids=["python-statement-moved-across-unchanged-lines", "js-blocks-swapped"])
+def test_moved_code_is_a_behaviour_change(path, body):
+    verdict = judge.validate(*_case(path, body))
+    assert verdict.valid, verdict.reason
+
+
+CONTINUATION_REINDENT = ("@@ -1,3 +1,3 @@\n def parse_port(value):\n     return clamp(int(value),\n"
+                         "-                 1, 65535)\n+                  1, 65535)\n")
+BACKSLASH_REINDENT = ("@@ -1,3 +1,3 @@\n def total(a, b):\n     return a + \\\n-        b\n+            b\n")
+REWRAPPED_CALL = ("@@ -1,2 +1,3 @@\n def parse_port(value):\n-    return clamp(int(value), 1, 65535)\n"
+                  "+    return clamp(int(value),\n+                 1, 65535)\n")
+
+
+@pytest.mark.parametrize("body", [CONTINUATION_REINDENT, BACKSLASH_REINDENT, REWRAPPED_CALL],
+                         ids=["inside-brackets", "after-backslash", "call-rewrapped"])
+def test_python_continuation_lines_carry_no_significant_indentation(body):
+    assert judge.validate(*_case("src/app.py", body)).rule == "superficial_only"
+    step, result = _case("src/app.py", body, description="Reformat src/app.py with black")
+    verdict = judge.validate(step, result)
+    assert verdict.valid and [s.rule for s in verdict.signals] == ["superficial_only"]
+
+
+def test_reindenting_a_python_block_is_still_code():
+    body = "@@ -1,3 +1,3 @@\n if ready:\n     start()\n-stop()\n+    stop()\n"
+    assert judge.validate(*_case("src/app.py", body)).valid
+
+
+@pytest.mark.parametrize("description", ["Annotate parse_port() with type hints", "Uncomment the retry in parse_port()",
+                                         "Fix the pylint warnings in src/app.py", "Configure autodoc for the API",
+                                         "Parse the XML document header"])
+def test_cosmetic_words_count_only_as_whole_words(description):
+    step, result = make_case(diff("python_comment_only.diff"), step={"description": description})
+    assert judge.validate(step, result).rule == "superficial_only"
+
+
+WHITESPACE_ONLY = "@@ -1,2 +1,3 @@\n def parse_port(value):\n+\n     return int(value)\n"
+
+
+def test_the_exemption_matches_the_kind_of_edit():
+    # A documentation step exempts comment edits, not whitespace; a formatting step the reverse.
+    assert judge.validate(*_case("src/app.py", WHITESPACE_ONLY, "Document parse_port()")).rule == "superficial_only"
+    assert judge.validate(*_case("src/app.py", WHITESPACE_ONLY, "Remove blank lines and fix spacing")).valid
+    step, result = make_case(diff("python_comment_only.diff"), step={"description": "Remove trailing whitespace"})
+    assert judge.validate(step, result).rule == "superficial_only"
+
+
+def test_adding_trailing_whitespace_is_never_cosmetic_work():
+    adds = "@@ -1,2 +1,2 @@\n-def parse_port(value):\n+def parse_port(value):  \n     return int(value)\n"
+    removes = "@@ -1,2 +1,2 @@\n-def parse_port(value):  \n+def parse_port(value):\n     return int(value)\n"
+    assert judge.validate(*_case("src/app.py", adds, "Remove trailing whitespace")).rule == "superficial_only"
+    assert judge.validate(*_case("src/app.py", removes, "Remove trailing whitespace")).valid

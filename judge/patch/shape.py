@@ -35,7 +35,8 @@ from pathlib import PurePosixPath
 
 from judge.patch.model import FileChange, Hunk
 
-__all__ = ["Syntax", "syntax_for", "is_superficial_hunk", "is_superficial_file"]
+__all__ = ["Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk", "superficial_kinds",
+           "syntax_for"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class Syntax:
     hash_at_word_start: bool = False  # `#` opens a comment only at line start or after whitespace
     comment_at_line_start: bool = False  # comments only as the first thing on a line
     indent_matters: bool = False
+    brackets_continue: bool = False  # inside brackets or after a backslash, a line's indentation means nothing
     knows_tokens: bool = True  # False: only trailing whitespace and blank lines are understood
     not_judged: re.Pattern[str] | None = None  # a line like this anywhere in the hunk: not judged
 
@@ -55,7 +57,7 @@ class Syntax:
 _HASH = ("#",)
 _SLASH = ("//",)
 _C_BLOCK = ("/*", "*/")
-_PYTHON = Syntax("Python", _HASH, multiline_quotes=('"""', "'''"), indent_matters=True)
+_PYTHON = Syntax("Python", _HASH, multiline_quotes=('"""', "'''"), indent_matters=True, brackets_continue=True)
 _YAML = Syntax("YAML", _HASH, hash_at_word_start=True, indent_matters=True,
                not_judged=re.compile(r"[:\-]\s*[|>][-+0-9]*\s*(#.*)?$"))
 _MAKE = Syntax("Makefile", _HASH, indent_matters=True)
@@ -115,10 +117,27 @@ def syntax_for(path: str) -> Syntax:
 
 def is_superficial_file(change: FileChange) -> bool:
     """True when an in-place edit of an existing text file changes no code, only whitespace/comments."""
+    return superficial_kinds(change) is not None
+
+
+def superficial_kinds(change: FileChange) -> frozenset[str] | None:
+    """The kinds of edit (``whitespace``, ``comment``) when the change touches nothing else; None when it does."""
     if change.changes_without_lines or not change.hunks:
-        return False
+        return None
     syntax = syntax_for(change.path)
-    return all(is_superficial_hunk(hunk, syntax) for hunk in change.hunks)
+    kinds = set()
+    for hunk in change.hunks:
+        if not is_superficial_hunk(hunk, syntax):
+            return None
+        kinds.add("whitespace" if _without_space(hunk, "-") == _without_space(hunk, "+") else "comment")
+    return frozenset(kinds)
+
+
+def adds_trailing_whitespace(change: FileChange) -> bool:
+    """More added than removed lines end in a space or tab: never the cosmetic work a step asks for."""
+    def count(sign: str) -> int:
+        return sum(1 for h in change.hunks for line in h.body if line[0] == sign and line[1:] != line[1:].rstrip())
+    return count("+") > count("-")
 
 
 def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
@@ -130,24 +149,39 @@ def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
     return old is not None and old == new
 
 
+def _without_space(hunk: Hunk, sign: str) -> str:
+    return "".join("".join(line[1:].split()) for line in hunk.body if line[0] == sign)
+
+
 @dataclass(frozen=True)
 class _State:
     in_block: bool = False
     quote: str = ""
+    depth: int = 0  # open brackets (Python): the next line continues this one
+    continued: bool = False  # the line ended in a backslash (Python)
 
 
 def _side_shape(hunk: Hunk, sign: str, syntax: Syntax) -> str | None:
-    """The shape of one side's changed lines, reading its context too; None when it ends inside a string."""
+    """The shape of one side of the hunk, context lines included; None when it ends inside a string.
+
+    The whole side counts, not only its changed lines: a statement moved across unchanged lines
+    changes the order of the code, which the changed lines alone would not show.
+    """
     shapes: list[str] = []
     state = _State(in_block=_opens_inside_block_comment(hunk, sign, syntax))
     for line in hunk.body:
         if line[0] not in (" ", sign):
             continue
+        joins = syntax.brackets_continue and (state.depth > 0 or state.continued) and not state.quote
         if syntax.knows_tokens:
-            shape, state = _line_shape(line[1:], syntax, state)
+            shape, state = _line_shape(line[1:], syntax, state, joins)
         else:
             shape = line[1:].rstrip()
-        if line[0] == sign and shape.strip():
+        if not shape.strip():
+            continue
+        if joins and shapes:
+            shapes[-1] += shape  # a continuation line is part of the line it continues
+        else:
             shapes.append(shape)
     if state.quote:
         return None
@@ -168,10 +202,14 @@ def _opens_inside_block_comment(hunk: Hunk, sign: str, syntax: Syntax) -> bool:
     return close >= 0 and not (0 <= text.find(opener) < close)
 
 
-def _line_shape(line: str, syntax: Syntax, state: _State) -> tuple[str, _State]:
-    """The line without comments and insignificant whitespace, and the state it leaves open."""
-    in_block, quote = state.in_block, state.quote
-    out: list[str] = [line[: len(line) - len(line.lstrip())]] if syntax.indent_matters and not quote else []
+def _line_shape(line: str, syntax: Syntax, state: _State, continuation: bool = False) -> tuple[str, _State]:
+    """The line without comments and insignificant whitespace, and the state it leaves open.
+
+    ``continuation``: the line continues the one before it, so its indentation is not significant.
+    """
+    in_block, quote, depth = state.in_block, state.quote, state.depth
+    keeps_indent = syntax.indent_matters and not quote and not continuation
+    out: list[str] = [line[: len(line) - len(line.lstrip())]] if keeps_indent else []
     first_code = len(line) - len(line.lstrip())
     i, pending_space = 0, False
     while i < len(line):
@@ -207,11 +245,14 @@ def _line_shape(line: str, syntax: Syntax, state: _State) -> tuple[str, _State]:
         if pending_space and out and _is_word(out[-1][-1:]) and _is_word(char):
             out.append(" ")
         pending_space = False
+        if syntax.brackets_continue and char in "([{)]}":
+            depth = depth + 1 if char in "([{" else max(depth - 1, 0)
         out.append(char)
         i += 1
     if quote and quote not in syntax.multiline_quotes:
         quote = ""  # a one-line string closes at the line end
-    return "".join(out), _State(in_block, quote)
+    continued = syntax.brackets_continue and not quote and line.endswith("\\") and "#" not in line
+    return "".join(out), _State(in_block, quote, depth, continued)
 
 
 def _opening_quote(line: str, i: int, syntax: Syntax) -> str:
