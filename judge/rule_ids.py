@@ -40,6 +40,7 @@ ZERO_IMPACT = "zero_impact"
 REVERSAL = "reversal"
 PARTIAL_REVERSAL = "partial_reversal"
 SUPERFICIAL_ONLY = "superficial_only"
+JUNK_FILES = "junk_files"
 WORKSPACE_UNREADABLE = "workspace_unreadable"
 STEP_NOT_IMPLEMENTED = "step_not_implemented"
 OVERREACH = "overreach"
@@ -105,6 +106,8 @@ CATALOG: tuple[RuleInfo, ...] = (
              '`allowedFiles` is given and a written file matches none of it'),
     RuleInfo(SCOPE_FIX_REGRESSION, 'rules',
              'a `fix_regression` writes a file that is neither in `applyFiles` nor in `applyPatch`'),
+    RuleInfo(JUNK_FILES, 'rules',
+             'the change creates files no step asks for — bytecode (`*.pyc`, `__pycache__/`), build output (top-level `build/`, `dist/`, `target/`, `*.egg-info/`), installed packages (`node_modules/`), virtualenvs, tool caches, databases (`*.sqlite`, `*.db`), editor and OS files (`.DS_Store`, `*.swp`), coverage data — unless `allowedFiles` or the description names them'),
     RuleInfo(ZERO_IMPACT, 'rules',
              '`success: true` and the patch adds and removes no line, and creates, deletes, renames, copies, chmods no file and changes no binary'),
     RuleInfo(REVERSAL, 'rules',

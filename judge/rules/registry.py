@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from judge.rules import declarations, execution, impact, mode, outcome, reversal, safety, scope, structure, workspace
+from judge.rules import declarations, execution, impact, junk, mode, outcome, reversal, safety, scope, structure, workspace
 from judge.context import StepContext
 from judge.verdict import Finding
 
@@ -44,6 +44,7 @@ RULES: tuple[Rule, ...] = (
     scope.scope_excluded,
     scope.scope_outside_allowed,
     scope.scope_fix_regression,
+    junk.junk_files,
     impact.zero_impact,
     reversal.reversal,
     impact.superficial_only,
