@@ -75,6 +75,9 @@ def _unpack(sdist: Path, into: Path) -> None:
             parts = Path(member.name).parts[1:]  # drop the `name-version/` top folder
             if not parts or not (member.isfile() or member.isdir()):
                 continue
+            if parts == ("PKG-INFO",) or any(part.endswith(".egg-info") for part in parts):
+                continue  # written by the sdist build, never part of the project's repository
+
             target = into.joinpath(*parts)
             if member.isdir():
                 target.mkdir(parents=True, exist_ok=True)
