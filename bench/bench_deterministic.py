@@ -29,7 +29,6 @@ import platform
 import pstats
 import random
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -168,8 +167,8 @@ def throughput(cases: list[tuple[str, dict, dict]], seconds: float, warmup: floa
 
 # --------------------------------------------------------------------------- the 5 MB patch
 
-_WORDS = ["user", "order", "invoice", "session", "token", "payload", "account", "retry", "cache", "config",
-          "request", "response", "header_map", "timeout", "limit", "cursor", "batch", "event", "metric", "report"]
+WORDS = ["user", "order", "invoice", "session", "token", "payload", "account", "retry", "cache", "config",
+         "request", "response", "header_map", "timeout", "limit", "cursor", "batch", "event", "metric", "report"]
 
 _PY_LINES = [
     "def handle_{w}_{n}(request, timeout={k}):",
@@ -213,7 +212,7 @@ _TS_LINES = [
 
 
 def _code_line(rng: random.Random, templates: list[str]) -> str:
-    word = rng.choice(_WORDS)
+    word = rng.choice(WORDS)
     camel = "".join(part.capitalize() for part in word.split("_"))
     return rng.choice(templates).format(w=word, W=camel, n=rng.randrange(1000), k=rng.randrange(1, 500))
 

@@ -62,6 +62,7 @@ if str(ROOT) not in sys.path:
 
 import judge  # noqa: E402
 from judge.workspace.git import read_git_facts  # noqa: E402
+from bench_deterministic import WORDS, judge_command  # noqa: E402  (the 5 MB patch's vocabulary; the CLI to run)
 
 TARGET_SECONDS = 0.5
 SEED = 20240909
@@ -112,9 +113,6 @@ def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> bytes:
 
 # --------------------------------------------------------------------------- the repository
 
-_WORDS = ["user", "order", "invoice", "session", "token", "payload", "account", "retry", "cache", "config",
-          "request", "response", "header_map", "timeout", "limit", "cursor", "batch", "event", "metric", "report"]
-
 _BODY = [
     "    value_{n} = request.get(\"{w}\", {k})",
     "    result = compute_{w}(value, retries={k}, strict=True)",
@@ -140,7 +138,7 @@ _BODY = [
 def _line_pool(rng: random.Random, size: int = 4000) -> list[str]:
     pool = []
     for _ in range(size):
-        word = rng.choice(_WORDS)
+        word = rng.choice(WORDS)
         camel = "".join(part.capitalize() for part in word.split("_"))
         pool.append(rng.choice(_BODY).format(w=word, W=camel, n=rng.randrange(1000), k=rng.randrange(1, 500)))
     return pool
@@ -153,7 +151,7 @@ def module_text(rng: random.Random, pool: list[str], path: str) -> str:
     target = rng.randint(1000, 5000)
     size = sum(len(line) + 1 for line in out)
     while size < target:
-        word = rng.choice(_WORDS)
+        word = rng.choice(WORDS)
         lines = ["", f"def handle_{word}_{rng.randrange(10000)}(request, items, limit={rng.randrange(1, 500)}):",
                  *rng.choices(pool, k=rng.randint(4, 14)), f"    return {word}_{rng.randrange(1000)}"]
         out.extend(lines)
@@ -224,7 +222,7 @@ def build_repository(root: Path, files: int, changed: int, ignored_build: int, s
             write(f"{leaf}/__pycache__/module_{k:03d}.cpython-311.pyc", rng.randbytes(rng.randint(500, 3000)))
             ignored += 1
     for relative in ("app.log", "debug.log", "src/pkg_00/worker.log"):
-        write(relative, "".join(f"INFO {rng.choice(_WORDS)} {n}\n" for n in range(50)))
+        write(relative, "".join(f"INFO {rng.choice(WORDS)} {n}\n" for n in range(50)))
         ignored += 1
     for k in range(10):
         write(f".cache/entry_{k:02d}.bin", rng.randbytes(1024))
@@ -302,16 +300,6 @@ def timed(run: Callable[[], Any], repeat: int) -> list[float]:
         run()
         times.append(time.perf_counter() - start)
     return times
-
-
-def judge_command() -> list[str]:
-    script = Path(sys.executable).parent / "judge"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("judge")
-    if found:
-        return [found]
-    return [sys.executable, "-c", "import sys; from judge.cli.main import main; sys.exit(main())"]
 
 
 def child_environment() -> dict[str, str]:

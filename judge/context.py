@@ -109,7 +109,7 @@ class StepContext:
         """The text of ``work``: git's diff of the work files, or the executor's patch."""
         return self.git.diff(self.work_files) if self.git is not None else (self.result.patch or "")
 
-    @property
+    @cached_property
     def work_paths(self) -> tuple[str, ...]:
         """Every path the step changed by git (with a workspace) and every path the result says it writes."""
         return tuple(dict.fromkeys((self.work.paths if self.work else ()) + self.written_paths))

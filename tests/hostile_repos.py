@@ -107,6 +107,16 @@ def calc_case(tmp: Path, extra: dict[str, str] | None = None, *, evil: bool = Fa
     return case
 
 
+def repo_with_submodule(tmp: Path) -> Repo:
+    """The calc project with a real submodule `sub` (a local upstream holding lib.py) committed as base."""
+    upstream = Repo(tmp / "upstream", {"lib.py": "X = 1\n"})
+    repo = Repo(tmp / "repo", FILES)
+    run_git(repo.root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream.root), "sub")
+    repo.commit("add the sub module")
+    repo.base = repo.head()
+    return repo
+
+
 def make_tree(repo: Path, base: str, files: dict[str, str | bytes]) -> str:
     """The id of base's tree with ``files`` replaced (written to the object database, index untouched)."""
     with tempfile.TemporaryDirectory(prefix="hostile-index-") as scratch:

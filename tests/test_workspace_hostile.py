@@ -20,7 +20,8 @@ import pytest
 from hostile_repos import (
     EVIL_LINE, FILES, INIT, OPS, OPS_EVIL, OPS_HONEST, OPS_PATH, README, STEP, Case, Markers, Outcome, add_config,
     calc_case, config_text, copy_tree, forge_loose_object, loose_object_path, make_commit, make_tree, new_file_patch,
-    object_id, quote_config, raw_snapshot, read_loose_object, result_for, run_api, run_cli, run_git, with_evil,
+    object_id, quote_config, raw_snapshot, read_loose_object, repo_with_submodule, result_for, run_api, run_cli, run_git,
+    with_evil,
     write_bytes, write_file,
 )
 from judge import EMPTY_TREE
@@ -266,11 +267,7 @@ def _link_dot_git(case: Case, gitdir, link: str) -> None:
 
 
 def _with_submodule(tmp_path) -> Case:
-    upstream = Repo(tmp_path / "upstream", {"lib.py": "X = 1\n"})
-    repo = Repo(tmp_path / "repo", FILES)
-    git(repo.root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream.root), "sub")
-    repo.commit("add the sub module")
-    repo.base = repo.head()
+    repo = repo_with_submodule(tmp_path)
     repo.write({OPS_PATH: OPS_HONEST})
     return Case(tmp_path, repo, repo.diff())
 

@@ -27,7 +27,8 @@ import pytest
 import judge
 from hostile_repos import (
     EVIL_LINE, FILES, INIT, OPS, OPS_HONEST, OPS_PATH, README, STEP, Case, Outcome, calc_case,
-    loose_object_path, new_file_patch, object_id, raw_snapshot, result_for, run_api, run_cli, write_file,
+    loose_object_path, new_file_patch, object_id, raw_snapshot, repo_with_submodule, result_for, run_api, run_cli,
+    write_file,
 )
 from judge import EMPTY_TREE, Workspace
 from judge.context import StepContext
@@ -182,11 +183,7 @@ def test_binary_placeholder_beside_the_honest_section_hides_the_evil_line(tmp_pa
 def test_submodule_work_tree_edit_is_not_seen(tmp_path):
     # Documented limit ("compared by their checked-out commit"), but concrete: git status shows ` M sub`,
     # judge says valid while sub/lib.py holds an unclaimed evil line.
-    upstream = Repo(tmp_path / "upstream", {"lib.py": "X = 1\n"})
-    repo = Repo(tmp_path / "repo", FILES)
-    git(repo.root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream.root), "sub")
-    repo.commit("add the sub module")
-    repo.base = repo.head()
+    repo = repo_with_submodule(tmp_path)
     repo.write({OPS_PATH: OPS_HONEST})
     case = Case(tmp_path, repo, repo.diff())
     write_file(repo.root / "sub" / "lib.py", EVIL_LINE)
@@ -471,11 +468,7 @@ def test_traditional_patch_whose_names_disagree_is_not_a_pass(tmp_path):
 
 
 def test_claim_inside_a_submodule_does_not_apply(tmp_path):
-    upstream = Repo(tmp_path / "upstream", {"lib.py": "X = 1\n"})
-    repo = Repo(tmp_path / "repo", FILES)
-    git(repo.root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream.root), "sub")
-    repo.commit("add the sub module")
-    repo.base = repo.head()
+    repo = repo_with_submodule(tmp_path)
     write_file(repo.root / "sub" / "lib.py", "X = 2\n")
     patch = "diff --git a/sub/lib.py b/sub/lib.py\n--- a/sub/lib.py\n+++ b/sub/lib.py\n@@ -1 +1 @@\n-X = 1\n+X = 2\n"
     case = Case(tmp_path, repo, patch, result=result_for(patch, ["sub/lib.py"]))

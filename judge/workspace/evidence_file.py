@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from judge.errors import ContractViolation
 from judge.contract.schema import parse_evidence_file
 from judge.errors import InputError
 from judge.workspace.confine import confined, segment_problem
+from judge.workspace.plainfile import TooLarge, read_plain
 from judge.contract.models import EvidenceFile
 
 __all__ = ["EVIDENCE_DIR", "EvidenceFileFacts", "evidence_path", "read_evidence_file"]
@@ -68,16 +68,13 @@ def _read_json(location: Path) -> object:
     if location.is_symlink():
         raise ValueError("it is a symlink; write the evidence file itself")
     try:
-        fd = os.open(location, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        data = read_plain(location, _MAX_BYTES)
     except OSError as exc:
         raise ValueError(f"it cannot be read ({exc.strerror or exc})") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
+    except TooLarge:
+        raise ValueError(f"it is larger than {_MAX_BYTES // 1024} KiB") from None
+    if data is None:
         raise ValueError("it is not a regular file")
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(_MAX_BYTES + 1)
-    if len(data) > _MAX_BYTES:
-        raise ValueError(f"it is larger than {_MAX_BYTES // 1024} KiB")
     try:
         return json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:

@@ -16,7 +16,6 @@ import re
 import stat
 import struct
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ import pygit2
 
 from judge.errors import InputError, field_ref
 from judge.workspace.git import EMPTY_TREE
+from judge.workspace.plainfile import TooLarge, read_plain
 
 # libgit2's default, set anyway: judge's trust in an object rests on it matching its id.
 pygit2.settings.enable_strict_hash_verification(True)
@@ -293,22 +293,15 @@ def _plain_directory(path: Path) -> None:
         raise InputError(f"{path} is not a directory", field="repo")
 
 
-def _read_small(path: Path, limit: int | None = _SMALL_FILE_LIMIT, content: bool = True) -> bytes:
+def _read_small(path: Path, limit: int | None = _SMALL_FILE_LIMIT) -> bytes:
     """A plain file's bytes, without following a link or blocking on a fifo; InputError for anything else."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        data = read_plain(path, limit)
     except OSError as exc:
         raise InputError(f"{path} cannot be read ({exc.strerror}); judge reads only plain files in .git",
                          field="repo") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{path} is not a plain file; judge reads only plain files in .git", field="repo")
-        if not content:
-            return b""
-        if limit is not None and info.st_size > limit:
-            raise InputError(f"{path} is larger than {limit} bytes", field="repo")
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read()
-    finally:
-        os.close(fd)
+    except TooLarge:
+        raise InputError(f"{path} is larger than {limit} bytes", field="repo") from None
+    if data is None:
+        raise InputError(f"{path} is not a plain file; judge reads only plain files in .git", field="repo")
+    return data

@@ -40,13 +40,14 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         head_files = base_files if head_tree is not None and head_tree.id == base_tree.id else store.files(head_tree)
         index_files = read_index(gitdir)
         tree = WorkTree(root)
-        listed = tree.listed(git, set(base_files) | set(head_files) | set(index_files))
+        known = (base_files, head_files, index_files)
+        tracked = set().union(*known)
+        listed = tree.listed(git, tracked)
         nested = {path.rstrip("/") for path in listed if path.endswith("/")}
-        candidates = set(base_files) | set(head_files) | set(index_files) | nested
+        candidates = tracked | nested
         candidates.update(path for path in listed if not path.endswith("/"))
         for path in sorted(nested):
-            tracked = base_files.get(path) or head_files.get(path) or index_files.get(path)
-            if tree.read(path, tracked if tracked and tracked[0] == GITLINK else None) is None:
+            if tree.read(path, _gitlink(path, known)) is None:
                 # A nested repository with no commit is no submodule: its files are plain new files.
                 candidates.discard(path)
                 candidates.update(tree.files_under(path))
@@ -55,8 +56,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         work: dict[str, WorkFile | None] = {}
         changed: list[str] = []
         for path in sorted(candidates):
-            tracked = base_files.get(path) or head_files.get(path) or index_files.get(path)
-            found = tree.read(path, tracked if tracked and tracked[0] == GITLINK else None)
+            found = tree.read(path, _gitlink(path, known))
             if (found.state if found else None) != base_files.get(path):
                 work[path] = found
                 changed.append(path)
@@ -105,6 +105,12 @@ def _diffs(store: ObjectStore, base_tree: pygit2.Tree, work: dict[str, WorkFile 
         forced = {_path_of(patch): patch for patch in base_tree.diff_to_index(index, DiffOption.FORCE_TEXT)}
         texts.update((path, forced[path]) for path in code if path in forced)
     return tuple((path, patch.data.decode("utf-8", "surrogateescape")) for path, patch in sorted(texts.items()))
+
+
+def _gitlink(path: str, known: tuple[dict[str, FileState], ...]) -> FileState | None:
+    """The submodule entry at ``path`` in the first of base, HEAD and the index that has the path, if any."""
+    tracked = next((files[path] for files in known if path in files), None)
+    return tracked if tracked and tracked[0] == GITLINK else None
 
 
 def _path_of(patch: pygit2.Patch) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from judge.errors import InputError
 from judge.workspace.objects import FileState, read_head
+from judge.workspace.plainfile import read_open, read_plain
 from judge.workspace.sterile import SterileGit
 
 __all__ = ["GITLINK", "MAX_FILE_BYTES", "WorkFile", "WorkTree", "blob_id", "is_binary"]
@@ -123,7 +124,7 @@ class WorkTree:
                     raise InputError(f"{path} is {info.st_size} bytes, more than judge reads "
                                      f"({MAX_FILE_BYTES} bytes); keep files that large out of the work tree",
                                      field="repo")
-                data = _read_all(fd, info.st_size)
+                data = read_open(fd, info.st_size)
                 return WorkFile(0o100755 if info.st_mode & 0o100 else 0o100644, blob_id(data), data)
         finally:
             os.close(fd)
@@ -196,24 +197,12 @@ class WorkTree:
 
 
 def _read_plain(full: str, path: str) -> bytes | None:
-    """A plain file's bytes, opened without following a link or blocking on a fifo; None when it is not one."""
+    """A plain file's bytes; None when nothing, a link, or something other than a plain file is there."""
     try:
-        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        return read_plain(full)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
     except OSError as exc:
-        if isinstance(exc, (FileNotFoundError, NotADirectoryError)) or exc.errno == errno.ELOOP:
+        if exc.errno == errno.ELOOP:
             return None
         raise InputError(f"{path} cannot be read ({exc.strerror})", field="repo") from None
-    try:
-        info = os.fstat(fd)
-        return _read_all(fd, info.st_size) if stat.S_ISREG(info.st_mode) else None
-    finally:
-        os.close(fd)
-
-
-def _read_all(fd: int, size: int) -> bytes:
-    chunks = []
-    while True:
-        chunk = os.read(fd, max(size + 1, 65536))
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
