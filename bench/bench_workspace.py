@@ -100,6 +100,8 @@ def clean_git_environment() -> None:
         "GIT_AUTHOR_NAME": "Bench Author", "GIT_AUTHOR_EMAIL": "author@bench.invalid", "GIT_AUTHOR_DATE": FIXED_DATE,
         "GIT_COMMITTER_NAME": "Bench Committer", "GIT_COMMITTER_EMAIL": "committer@bench.invalid",
         "GIT_COMMITTER_DATE": FIXED_DATE,
+        # No background `gc --auto` after building 10,000 objects: it would repack under the timed runs.
+        "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "gc.auto", "GIT_CONFIG_VALUE_0": "0",
     })
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 

@@ -207,3 +207,25 @@ def test_a_tool_cache_marker_is_no_change_but_a_copied_one_is(repo):
     (repo.root / "src/calc/.gitignore").unlink()
     repo.write({".pytest_cache/.gitignore": PYTEST_MARKER + "!x\n"})
     assert ".pytest_cache/.gitignore" in read_git_facts(repo.root, repo.base).changed
+
+
+def test_an_object_folder_removed_while_judge_scans_it_is_no_error(repo, monkeypatch):
+    # Found by the benchmark on a fresh clone: git's background `gc --auto` packed and removed a loose-object
+    # folder between judge listing .git/objects and opening it; the CLI said "internal error".
+    import judge.workspace.objects as objects
+
+    real_scandir = os.scandir
+    gone = []
+
+    def scandir_during_gc(path="."):
+        folder = path if isinstance(path, int) else os.fspath(path)
+        if not gone and not isinstance(folder, int) and os.path.basename(os.path.dirname(folder)) == "objects" and len(os.path.basename(folder)) == 2:
+            gone.append(path)
+            raise FileNotFoundError(2, "No such file or directory", path)
+        return real_scandir(path)
+
+    repo.write({"src/calc/ops.py": OPS_HONEST})
+    honest = result(repo.diff(repo.base), ["src/calc/ops.py"])
+    monkeypatch.setattr(objects.os, "scandir", scandir_during_gc)
+    verdict = judge.validate(STEP, honest, workspace=Workspace(repo.root, repo.base))
+    assert gone and verdict.valid, verdict.reason

@@ -264,15 +264,20 @@ def _check_object_directories(objects: Path, depth: int = 0) -> None:
     would stop judge for good, so none may be there when it starts.
     """
     _plain_directory(objects)
-    with os.scandir(objects) as entries:
-        for entry in entries:
-            if entry.name == "info" or not entry.is_dir(follow_symlinks=False):
-                continue
-            with os.scandir(entry.path) as files:
-                for item in files:
-                    if not (item.is_file(follow_symlinks=False) or item.is_dir(follow_symlinks=False)):
-                        raise InputError(f"{item.path} is not a plain file; judge reads only plain files in .git",
-                                         field="repo")
+    try:
+        with os.scandir(objects) as entries:
+            folders = [entry.path for entry in entries if entry.name != "info" and entry.is_dir(follow_symlinks=False)]
+        for folder in folders:
+            try:
+                with os.scandir(folder) as files:
+                    odd = next((item.path for item in files if not (item.is_file(follow_symlinks=False)
+                                                                    or item.is_dir(follow_symlinks=False))), None)
+            except FileNotFoundError:
+                continue  # a `git gc` running beside judge packed and removed it: nothing left to block on
+            if odd is not None:
+                raise InputError(f"{odd} is not a plain file; judge reads only plain files in .git", field="repo")
+    except OSError as exc:
+        raise InputError(f"{objects} cannot be read ({exc.strerror})", field="repo") from None
     alternates = objects / "info" / "alternates"
     if not os.path.lexists(alternates):
         return
