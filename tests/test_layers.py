@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 
 # Highest first: a module may import its own layer and the layers below it, never one above
 # (ARCHITECTURE.md: cli → eval → pipeline → rules, llm → context → workspace, runs, verdict →
-# contract, config → patch, errors, rule_ids).
+# contract, config → patch, code, errors, rule_ids).
 LAYERS = (
     ("cli",),
     ("eval",),
@@ -20,7 +20,7 @@ LAYERS = (
     ("context",),
     ("workspace", "runs", "verdict"),
     ("contract", "config"),
-    ("patch", "errors", "rule_ids", "version"),
+    ("patch", "code", "errors", "rule_ids", "version"),
 )
 _RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 

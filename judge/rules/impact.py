@@ -2,38 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
+from judge.rules.asks import ASKS_FOR_COMMENTS, ASKS_FOR_FORMATTING
 from judge.rules.phrasing import names
 from judge.patch.shape import adds_trailing_whitespace, superficial_kinds
 from judge.verdict import Finding
 
-__all__ = ["zero_impact", "superficial_only", "ASKS_FOR_COMMENTS", "ASKS_FOR_FORMATTING"]
+__all__ = ["zero_impact", "superficial_only"]
 
-# A step that asks for cosmetic work may be done by cosmetic edits alone; the rule then only signals.
-# Whole words only (`annotate`, `uncomment`, `pylint`, `autodoc` name code work), and by kind: a step
-# about documentation exempts comment edits, one about formatting exempts whitespace edits. Words that
-# also name behaviour ("header", "format dates", "tabs", "note") are left out on purpose: a step about
-# an HTTP header answered by whitespace must still be rejected.
-_BOTH = r"cosmetics?|clean ?up|tidy|nits?"
-ASKS_FOR_COMMENTS = re.compile(
-    r"\b(?:comments?|commented|docstrings?|doc ?strings?|jsdoc|javadoc|documentation|docs?|typos?|spelling|"
-    r"wording|grammar|clarify|reword|rephrase|readme|changelog|license|copyright|todos?|fixme|explain why|"
-    r"^document\w*|"
-    rf"dead code|{_BOTH})\b",
-    re.IGNORECASE | re.MULTILINE,
-)
-ASKS_FOR_FORMATTING = re.compile(
-    r"\b(?:whitespace|white space|indent(?:ation|ed|s)?|re-?indent\w*|reformat\w*|formatting|formatter|"
-    r"format (?:the )?(?:code|files?|sources?|imports|modules?|with)|code style|spacing|trailing (?:whitespace|spaces?)|"
-    r"blank lines?|empty lines?|newlines?|end of file|eol|lint(?:ing|er)?|prettier|black|ruff|isort|autopep8|pep ?8|"
-    r"flake8|yapf|fmt|gofmt|rustfmt|eslint|stylelint|rubocop|pre-commit|reflow|line wrap\w*|line length|"
-    rf"{_BOTH})\b|^style\b",
-    re.IGNORECASE | re.MULTILINE,
-)
 _ASKS = {"comment": ASKS_FOR_COMMENTS, "whitespace": ASKS_FOR_FORMATTING}
 
 

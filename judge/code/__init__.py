@@ -1,0 +1,1 @@
+"""Facts about the code a change touches: which files are tests, and what its hunks define, call and skip."""

@@ -1,0 +1,35 @@
+"""Which files are tests, by path alone, for the test runners of Python, JavaScript/TypeScript, Go and others.
+
+A path is a test file when a runner would collect it by its default rules, or when it lies in a
+folder that only holds tests:
+
+- Python (pytest, unittest): ``test_*.py``, ``*_test.py``, ``conftest.py``, anything under ``tests/``
+  or ``test/``;
+- JavaScript/TypeScript (Jest, Vitest, Mocha, AVA, node:test): ``*.test.*``, ``*.spec.*``, anything under
+  ``__tests__/``, ``test/``, ``tests/`` or ``spec/``;
+- Go ``*_test.go``; Rust ``tests/``; Java/Kotlin ``src/test/``, ``*Test.java``; Ruby ``*_spec.rb``, ``spec/``.
+
+Fixtures and snapshots under those folders count as tests too: editing them changes what a test checks.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["is_test_path"]
+
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "__snapshots__"})
+_TEST_NAME = re.compile(
+    r"^(?:test_.+\.py|.+_test\.py|conftest\.py"
+    r"|.+\.(?:test|spec)\.[cm]?[jt]sx?"
+    r"|.+_test\.go|.+_spec\.rb|.+Tests?\.(?:java|kt|cs|swift|scala)|test_.+\.(?:c|cc|cpp|rs))$"
+)
+
+
+def is_test_path(path: str) -> bool:
+    *folders, name = path.split("/")
+    if any(folder in _TEST_DIRS for folder in folders):
+        return True
+    if len(folders) >= 2 and any(a == "src" and b == "test" for a, b in zip(folders, folders[1:])):
+        return True
+    return bool(_TEST_NAME.match(name))
