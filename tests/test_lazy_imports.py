@@ -18,7 +18,7 @@ import pytest
 
 from builders import diff, make_case
 
-HEAVY = ("litellm", "openai", "tenacity", "pygit2")  # pygit2: only a run with a workspace reads a repository
+HEAVY = ("litellm", "openai", "tenacity", "pygit2", "tree_sitter")  # pygit2: only a run with a workspace reads a repository; tree_sitter: only JS/TS code
 
 
 @pytest.fixture

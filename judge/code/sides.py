@@ -1,0 +1,35 @@
+"""The two sides of a hunk as text: what the file held there before the change and what it holds after.
+
+A side is the hunk's context lines plus that side's changed lines, in order. It is a fragment of
+the file, so a parser may see a block cut at either end; each line keeps whether it was changed,
+so a detector can tell the step's own lines from the code around them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from judge.patch.model import Hunk
+
+__all__ = ["Side", "side_of"]
+
+
+@dataclass(frozen=True)
+class Side:
+    lines: tuple[str, ...]
+    changed: tuple[bool, ...]  # per line: a `-` (old side) or `+` (new side) line, not context
+
+    @property
+    def text(self) -> str:
+        return "".join(line + "\n" for line in self.lines)
+
+    @property
+    def changed_lines(self) -> tuple[str, ...]:
+        return tuple(line for line, changed in zip(self.lines, self.changed) if changed)
+
+
+def side_of(hunk: Hunk, which: Literal["old", "new"]) -> Side:
+    sign = "-" if which == "old" else "+"
+    kept = [line for line in hunk.body if line[0] in (" ", sign)]
+    return Side(tuple(line[1:] for line in kept), tuple(line[0] == sign for line in kept))

@@ -1,0 +1,34 @@
+"""Hunk sides as text, and tree-sitter reading JS/TS fragments cut mid-block."""
+
+from judge.code.sides import side_of
+from judge.code.treesitter import grammar_for, parse, walk
+from judge.patch.parse import parse_patch
+
+PATCH = """\
+--- a/m.py
++++ b/m.py
+@@ -1,3 +1,3 @@
+ def f():
+-    return compute()
++    return None
+ # end
+"""
+
+
+def test_each_side_keeps_context_and_its_own_changed_lines():
+    hunk = parse_patch(PATCH).files[0].hunks[0]
+    old, new = side_of(hunk, "old"), side_of(hunk, "new")
+    assert old.text == "def f():\n    return compute()\n# end\n"
+    assert new.lines == ("def f():", "    return None", "# end") and new.changed == (False, True, False)
+    assert new.changed_lines == ("    return None",)
+
+
+def test_tree_sitter_reads_a_fragment_cut_inside_a_block():
+    tree = parse('    expect(x).toBe(1);\n  });\n  it.only("adds", () => {\n', "typescript")
+    calls = [n.text.decode() for n in walk(tree) if n.type == "member_expression"]
+    assert "it.only" in calls and "expect(x).toBe" in calls
+
+
+def test_grammar_by_suffix():
+    assert (grammar_for("a.ts"), grammar_for("b.tsx"), grammar_for("c.mjs"), grammar_for("d.py")) == (
+        "typescript", "tsx", "javascript", None)
