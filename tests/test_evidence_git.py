@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import judge
 from judge.errors import InputError
 from judge.workspace.git import EMPTY_TREE, read_git_facts
 from scenario_repos import Repo, git, git_env, snapshot  # noqa: F401  (git_env: autouse fixture)
@@ -213,7 +214,9 @@ def test_repository_fsmonitor_command_is_never_run(repo, tmp_path):
     assert not marker.exists()
 
 
-def test_binary_placeholder_sections_are_not_applied_but_text_around_them_is(repo):
+def test_binary_placeholder_is_refused_and_the_patch_is_malformed(repo):
+    # `Binary files ... differ` carries no content: git cannot apply it, and judge rejects the patch
+    # as malformed (naming the file) even though the work tree holds exactly what the executor did.
     (repo.root / "logo.bin").write_bytes(b"\x00\x01")
     repo.commit("binary")
     repo.base = repo.head()
@@ -221,8 +224,13 @@ def test_binary_placeholder_sections_are_not_applied_but_text_around_them_is(rep
     repo.write({"src/app.py": APP_FIXED})
     patch = repo.diff()
     assert "Binary files a/logo.bin and b/logo.bin differ" in patch
-    assert facts(repo, patch).patch_error is None
-    assert "src/app.py" in facts(repo, patch.replace("-    return int(value)", "-    return 0")).patch_error
+    assert "logo.bin" in facts(repo, patch).patch_error
+    step = {"id": "s1", "description": "Validate the port and refresh the logo", "mode": "apply"}
+    result = {"mode": "apply", "success": True, "patch": patch, "summary": "Port range check; new logo.",
+              "filesWritten": ["logo.bin", "src/app.py"], "filesTouched": ["logo.bin", "src/app.py"]}
+    verdict = judge.validate(step, result, workspace=judge.Workspace(repo=str(repo.root), base=repo.base))
+    assert (verdict.valid, verdict.rule) == (False, "malformed_patch") and "logo.bin" in verdict.reason
+    assert "git diff --binary" in verdict.reason
 
 
 def test_full_binary_patch_is_applied(repo):

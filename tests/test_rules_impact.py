@@ -31,13 +31,19 @@ def test_patch_without_added_or_removed_lines_is_zero_impact(patch):
         ("rename_only.diff", ["src/helpers.py", "src/utils.py"]),
         ("mode_only.diff", ["scripts/run.sh"]),
         ("new_empty_file.diff", ["src/__init__.py"]),
-        ("binary_added.diff", ["assets/logo.png"]),
         ("binary_added_git_binary.diff", ["assets/logo.png"]),
     ],
 )
 def test_changes_without_lines_have_impact(fixture, files):
     verdict = judge.validate(*make_case(diff(fixture), filesWritten=files, filesTouched=files))
     assert verdict.valid, verdict.reason
+
+
+def test_binary_file_without_its_content_is_malformed():
+    files = ["assets/logo.png"]
+    verdict = judge.validate(*make_case(diff("binary_added.diff"), filesWritten=files, filesTouched=files))
+    assert (verdict.valid, verdict.rule) == (False, "malformed_patch")
+    assert "assets/logo.png" in verdict.reason and "git diff --binary" in verdict.reason
 
 
 @pytest.mark.parametrize(

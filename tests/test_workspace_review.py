@@ -163,7 +163,7 @@ def test_nested_repository_without_commits_hides_every_file_under_it(tmp_path):
 
 def test_binary_placeholder_for_a_text_file_exempts_it_from_the_claim(tmp_path):
     # The claim is one `Binary files ... differ` line for ops.py, which is text and holds the evil line:
-    # placeholder paths are left out of the comparison, so nothing checks the bytes.
+    # a placeholder carries no bytes to compare, so the patch itself is refused (malformed_patch).
     case = calc_case(tmp_path, evil=True)
     placeholder = (f"diff --git a/{OPS_PATH} b/{OPS_PATH}\nindex 1111111..2222222 100644\n"
                    f"Binary files a/{OPS_PATH} and b/{OPS_PATH} differ\n")
@@ -172,7 +172,7 @@ def test_binary_placeholder_for_a_text_file_exempts_it_from_the_claim(tmp_path):
 
 
 def test_binary_placeholder_beside_the_honest_section_hides_the_evil_line(tmp_path):
-    # The honest text section applies; an extra placeholder for the same path exempts it from the comparison.
+    # The honest text section applies; an extra placeholder for the same path must not exempt it from anything.
     case = calc_case(tmp_path, evil=True)
     case.result = result_for(case.patch + f"diff --git a/{OPS_PATH} b/{OPS_PATH}\n"
                                           f"Binary files a/{OPS_PATH} and b/{OPS_PATH} differ\n")

@@ -388,13 +388,13 @@ def _crlf_fixture(make: ChangeMaker, cases: CaseSet) -> None:
 
 
 def _binary_deletion(make: ChangeMaker, cases: CaseSet) -> None:
-    """Without --binary git prints only "Binary files ... differ", which it cannot apply."""
+    """Without --binary git prints only "Binary files ... differ", which no tool can apply: malformed."""
     binrm = make.change("py", [("rm", "tests/fixtures/sample.bin")], check=False)
     assert "Binary files a/tests/fixtures/sample.bin and /dev/null differ" in binrm.patch
-    cases.add("valid/py-delete-binary-fixture",
+    cases.add("malformed_patch/py-delete-binary-fixture",
               mk_step("Delete the unused binary snapshot fixture tests/fixtures/sample.bin."),
               mk_result(binrm, "Removed tests/fixtures/sample.bin; no test referenced it."),
-              tags=["python"])
+              "malformed_patch", tags=["python"])
 
 
 def _ci_matrix_yaml(make: ChangeMaker, cases: CaseSet) -> None:

@@ -303,7 +303,7 @@ def _renames(make: ChangeMaker, cases: CaseSet) -> None:
 
 
 def _binary_files(make: ChangeMaker, cases: CaseSet) -> None:
-    """`GIT binary patch` (--binary) and `Binary files ... differ`, which git cannot apply."""
+    """`GIT binary patch` (--binary) and `Binary files ... differ`, which no tool can apply: malformed."""
     logo = fake_binary(21, 1400, PNG_MAGIC)
     img = make.change("ts", [
         ("write", "public/logo.png", logo),
@@ -321,9 +321,9 @@ def _binary_files(make: ChangeMaker, cases: CaseSet) -> None:
     fav = fake_binary(22, 318, ICO_MAGIC)
     ico = make.change("ts", [("write", "public/favicon.ico", fav)], check=False)
     assert "Binary files a/public/favicon.ico and b/public/favicon.ico differ" in ico.patch
-    cases.add("valid/ts-binary-favicon-differ",
+    cases.add("malformed_patch/ts-binary-favicon-differ",
               mk_step("Replace public/favicon.ico with the new 16x16 icon from design."),
-              mk_result(ico, "Replaced favicon.ico."), tags=["typescript"])
+              mk_result(ico, "Replaced favicon.ico."), "malformed_patch", tags=["typescript"])
     ico2 = make.change("ts", [("write", "public/favicon.ico", fake_binary(23, 318, ICO_MAGIC))],
                        flags=("--binary",))
     assert "GIT binary patch" in ico2.patch

@@ -35,6 +35,7 @@ class FileChange:
     line: int  # 1-based line where this file's entry starts
     hunks: tuple[Hunk, ...]
     is_binary: bool = False
+    binary_placeholder: bool = False  # a bare `Binary files a/x and b/x differ`: a binary change without its content
     is_rename: bool = False
     is_copy: bool = False
     old_mode: str | None = None

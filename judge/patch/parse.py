@@ -16,7 +16,7 @@ from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
 from judge.errors import MalformedPatch
-from judge.patch.grammar import DEV_NULL, HUNK_HEADER
+from judge.patch.grammar import BINARY_PLACEHOLDER, DEV_NULL, HUNK_HEADER
 from judge.patch.model import FileChange, Hunk, PatchFacts
 from judge.patch.names import entry_start, git_names, plain_diff_creation, strip_prefixes
 from judge.patch.paths import normalize_path, unquote_git_path
@@ -202,6 +202,7 @@ def _file_change(pf, start: int, hunks: list[Hunk], lines: list[str]) -> FileCha
         line=start,
         hunks=tuple(hunks),
         is_binary=bool(pf.is_binary_file),
+        binary_placeholder=any(BINARY_PLACEHOLDER.match(line) for line in info),
         is_rename=is_rename,
         is_copy=is_copy,
         old_mode=_mode(info, "old mode "),

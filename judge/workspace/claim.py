@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import pygit2
 
 from judge.errors import MalformedPatch
-from judge.patch.grammar import BINARY_PLACEHOLDER
 from judge.patch.parse import parse_patch
 from judge.patch.transport import undo_transport_crlf
 from judge.workspace.git import Mismatch
 from judge.workspace.objects import FileState, ObjectStore
 from judge.workspace.sterile import SterileGit
-from judge.workspace.worktree import GITLINK, WorkFile, WorkTree, is_binary
+from judge.workspace.worktree import GITLINK, WorkFile, WorkTree
 
 __all__ = ["ClaimCheck", "check_claim"]
 
@@ -34,11 +32,10 @@ def check_claim(git: SterileGit, store: ObjectStore, base_tree: pygit2.Tree, bas
 
     ``work`` holds the files that differ from ``base`` (None: gone), already read from ``tree``.
 
-    A binary file given as a bare ``Binary files ... differ`` line carries no content: it is left
-    out of the apply and of the comparison (the path rules still see it). A text file given so is
-    compared like any other, and found not to match.
+    A bare ``Binary files ... differ`` line carries no content, so git does not apply it; the
+    malformed_patch rule rejects such a patch before this check is ever read.
     """
-    text, placeholders = _without_binary_placeholders(undo_transport_crlf(patch))
+    text = undo_transport_crlf(patch)
     index_path = str(git.path / "claim-index")
     index = pygit2.Index(index_path)
     index.read_tree(base_tree)
@@ -63,12 +60,10 @@ def check_claim(git: SterileGit, store: ObjectStore, base_tree: pygit2.Tree, bas
     mismatches = []
     # Every file the patch names, not only those it changes: a header whose hunks cancel out must not
     # stand for a file the work tree changed.
-    for path in sorted(paths | touched | placeholders):
+    for path in sorted(paths | touched):
         gives = (int(claimed[path].mode), str(claimed[path].id)) if path in claimed else None
         found = work[path] if path in work else tree.read(path)  # an ignored file, such as evidence, is read too
         holds = found.state if found else None
-        if path in placeholders and (found is None or found.data is None or is_binary(found.data)):
-            continue  # `Binary files ... differ` carries no content to compare; a text file it cannot stand for
         if gives != holds:
             mismatches.append(_mismatch(store, path, gives, found, holds))
     return ClaimCheck(None, tuple(mismatches))
@@ -115,25 +110,6 @@ def _excerpt(lines: list[str]) -> str:
     shown = "".join(lines[:_SHOWN_LINES]).rstrip("\n")
     more = f" (+{len(lines) - _SHOWN_LINES} more lines)" if len(lines) > _SHOWN_LINES else ""
     return repr(shown[:_SHOWN_CHARS]) + more
-
-
-def _without_binary_placeholders(patch: str) -> tuple[str, set[str]]:
-    """The patch less its `Binary files a/x and b/x differ` sections, and the paths they name.
-
-    git refuses them ("without full index line"); that is the diff format's limit, not a lie,
-    and the file itself is still checked against the work tree by the path rules.
-    """
-    sections = re.split(r"(?m)^(?=diff --git )", patch)
-    kept, skipped = [], set()
-    for section in sections:
-        if BINARY_PLACEHOLDER.search(section) and "\nGIT binary patch\n" not in section:
-            try:
-                skipped.update(p for change in parse_patch(section).files for p in change.paths)
-            except MalformedPatch:
-                pass
-        else:
-            kept.append(section)
-    return "".join(kept), skipped
 
 
 def _first_lines(stderr: bytes, limit: int = 3) -> str:
