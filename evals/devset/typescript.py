@@ -182,8 +182,8 @@ def _todo_comment_instead_of_retry(make: ChangeMaker, cases: CaseSet) -> None:
          "  // Transient 5xx errors from the gateway should not surface to the UI.\n"
          "  async fetchUser(id: string): Promise<User> {\n"),
     ])
-    cases.add("superficial_only/ts-todo-comment-instead-of-retry", mk_step(RETRY_STEP, allowed=["src/**"]),
-              mk_result(sup, "Added retry with exponential backoff to fetchUser()."), "superficial_only")
+    cases.add("placeholder_only/ts-todo-comment-instead-of-retry", mk_step(RETRY_STEP, allowed=["src/**"]),
+              mk_result(sup, "Added retry with exponential backoff to fetchUser()."), "placeholder_only")
 
 
 def _format_currency(make: ChangeMaker, cases: CaseSet) -> Change:

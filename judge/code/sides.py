@@ -19,6 +19,7 @@ __all__ = ["Side", "side_of"]
 class Side:
     lines: tuple[str, ...]
     changed: tuple[bool, ...]  # per line: a `-` (old side) or `+` (new side) line, not context
+    at_end: bool = False  # the side runs to the end of the file
 
     @property
     def text(self) -> str:
@@ -32,4 +33,12 @@ class Side:
 def side_of(hunk: Hunk, which: Literal["old", "new"]) -> Side:
     sign = "-" if which == "old" else "+"
     kept = [line for line in hunk.body if line[0] in (" ", sign)]
-    return Side(tuple(line[1:] for line in kept), tuple(line[0] == sign for line in kept))
+    return Side(tuple(line[1:] for line in kept), tuple(line[0] == sign for line in kept), _reaches_end(hunk))
+
+
+def _reaches_end(hunk: Hunk) -> bool:
+    """git gives a hunk as much context after its changes as before them, unless the file ends first."""
+    lines = [line for line in hunk.body if line[0] != "\\"]
+    leading = next((i for i, line in enumerate(lines) if line[0] != " "), len(lines))
+    trailing = next((i for i, line in enumerate(reversed(lines)) if line[0] != " "), len(lines))
+    return trailing < leading or any(line.startswith("\\") for line in hunk.body[-2:])

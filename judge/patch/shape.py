@@ -35,8 +35,8 @@ from pathlib import PurePosixPath
 
 from judge.patch.model import FileChange, Hunk
 
-__all__ = ["Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk", "superficial_kinds",
-           "syntax_for"]
+__all__ = ["LogicalLine", "Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk",
+           "logical_lines", "superficial_kinds", "syntax_for"]
 
 
 @dataclass(frozen=True)
@@ -207,11 +207,17 @@ def _line_shape(line: str, syntax: Syntax, state: _State, continuation: bool = F
 
     ``continuation``: the line continues the one before it, so its indentation is not significant.
     """
+    shape, after, _ = _scan(line, syntax, state, continuation)
+    return shape, after
+
+
+def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple[str, _State, int]:
+    """``_line_shape``, and where a line comment starts on the line (-1: none)."""
     in_block, quote, depth = state.in_block, state.quote, state.depth
     keeps_indent = syntax.indent_matters and not quote and not continuation
     out: list[str] = [line[: len(line) - len(line.lstrip())]] if keeps_indent else []
     first_code = len(line) - len(line.lstrip())
-    i, pending_space = 0, False
+    i, pending_space, comment_at = 0, False, -1
     while i < len(line):
         if in_block:
             end = line.find(syntax.block_comment[1], i)  # type: ignore[index]
@@ -234,6 +240,7 @@ def _line_shape(line: str, syntax: Syntax, state: _State, continuation: bool = F
             i, quote = i + len(opening), opening
             continue
         if _comment_starts(line, i, syntax, first_code):
+            comment_at = i
             break
         if syntax.block_comment and line.startswith(syntax.block_comment[0], i):
             in_block, i = True, i + len(syntax.block_comment[0])
@@ -252,7 +259,7 @@ def _line_shape(line: str, syntax: Syntax, state: _State, continuation: bool = F
     if quote and quote not in syntax.multiline_quotes:
         quote = ""  # a one-line string closes at the line end
     continued = syntax.brackets_continue and not quote and line.endswith("\\") and "#" not in line
-    return "".join(out), _State(in_block, quote, depth, continued)
+    return "".join(out), _State(in_block, quote, depth, continued), comment_at
 
 
 def _opening_quote(line: str, i: int, syntax: Syntax) -> str:
@@ -275,3 +282,49 @@ def _comment_starts(line: str, i: int, syntax: Syntax, first_code: int) -> bool:
 
 def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
+
+
+@dataclass(frozen=True)
+class LogicalLine:
+    """One statement line of code as the language reads it: continuation lines joined, comments dropped."""
+
+    first: int  # index of its first physical line
+    last: int  # index of its last physical line
+    indent: int  # width of its first line's leading whitespace
+    code: str  # the shape: comments dropped, whitespace outside strings collapsed, strings kept
+    comment: str  # the text of the comment that ends its last line, without the marker ('' when none)
+
+
+def logical_lines(lines: tuple[str, ...] | list[str], syntax: Syntax) -> list[LogicalLine]:
+    """The logical lines of a fragment, read from its first line as if no string or bracket were open there.
+
+    A line that is only a comment is a logical line with empty ``code``; blank lines are left out.
+    """
+    result: list[LogicalLine] = []
+    state = _State()
+    start = 0
+    parts: list[str] = []
+    for index, line in enumerate(lines):
+        joins = bool(parts) and ((state.depth > 0 or state.continued) if syntax.brackets_continue else False) \
+            or bool(parts) and bool(state.quote)
+        shape, state, comment_at = _scan(line, syntax, state, joins)
+        if not joins:
+            start, parts = index, []
+        parts.append(shape.strip() if joins else shape.lstrip())
+        open_ = state.quote or (syntax.brackets_continue and (state.depth > 0 or state.continued))
+        if open_:
+            continue
+        code = "".join(parts).strip()
+        comment = _comment_text(line, comment_at, syntax)
+        if code or comment:
+            first = lines[start]
+            result.append(LogicalLine(start, index, len(first) - len(first.lstrip()), code, comment))
+        parts = []
+    return result
+
+
+def _comment_text(line: str, comment_at: int, syntax: Syntax) -> str:
+    if comment_at < 0:
+        return ""
+    marker = next(m for m in syntax.line_comments if line.startswith(m, comment_at))
+    return line[comment_at + len(marker):].strip()

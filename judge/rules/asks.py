@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ASKS_FOR_COMMENTS", "ASKS_FOR_FORMATTING", "ASKS_FOR_TESTS"]
+__all__ = ["ASKS_FOR_COMMENTS", "ASKS_FOR_FORMATTING", "ASKS_FOR_STUBS", "ASKS_FOR_TESTS"]
 
 # `annotate`, `uncomment`, `pylint`, `autodoc` name code work, hence whole words. A step about
 # documentation exempts comment edits, one about formatting exempts whitespace edits. Words that
@@ -32,5 +32,12 @@ ASKS_FOR_FORMATTING = re.compile(
 ASKS_FOR_TESTS = re.compile(
     r"\b(?:tests?|testing|tested|unit ?tests?|test ?suite|test ?cases?|specs?|fixtures?|snapshots?|"
     r"assertions?|asserts?|pytest|unittest|jest|vitest|mocha|ava|xfail|flaky|conftest)\b",
+    re.IGNORECASE,
+)
+# A step may ask for a stub or for switching code off: an abstract base, a feature withdrawn, a skeleton.
+ASKS_FOR_STUBS = re.compile(
+    r"\b(?:stubs?|stubbed|placeholders?|not ?implemented|notimplementederror|no-?ops?|disable[sd]?|"
+    r"deprecat\w*|unsupported|remove support|skeletons?|scaffold\w*|abstract|interfaces?|protocols?|"
+    r"short-?circuit\w*|early return|feature flags?|kill ?switch|comment(?:ed)? out)\b",
     re.IGNORECASE,
 )

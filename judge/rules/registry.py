@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from judge.rules import declarations, execution, impact, junk, mode, outcome, reversal, safety, scope, structure, workspace
+from judge.rules import (declarations, execution, impact, junk, mode, outcome, placeholder, reversal, safety, scope,
+                         structure, stubs, workspace)
 from judge.context import StepContext
 from judge.verdict import Finding
 
@@ -45,8 +46,10 @@ RULES: tuple[Rule, ...] = (
     scope.scope_outside_allowed,
     scope.scope_fix_regression,
     junk.junk_files,
+    stubs.stub_or_disabled_code,
     impact.zero_impact,
     reversal.reversal,
+    placeholder.placeholder_only,
     impact.superficial_only,
 )
 

@@ -1,0 +1,136 @@
+"""Code a change switches off without deleting it: a block under a constant-false condition, code after an
+inserted ``return``, and removed lines that come back as comments. Python by its logical lines,
+JavaScript/TypeScript by tree-sitter, both on hunk sides (see judge/code/sides.py).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from judge.code import treesitter
+from judge.code.sides import Side
+from judge.patch.shape import LogicalLine, logical_lines, syntax_for
+
+__all__ = ["Disabled", "commented_out", "disabled_blocks", "unreachable_code"]
+
+
+@dataclass(frozen=True)
+class Disabled:
+    line: int  # index in the side of the line that switches the code off
+    text: str  # that line, stripped: `if False:`, `return`
+
+
+def disabled_blocks(side: Side, path: str) -> list[Disabled]:
+    """Lines the change wrote that open a block no run can enter (``if False:``, ``if (0) {``), with code in it."""
+    if _is_python(path):
+        lines = _python_lines(side)
+        return [Disabled(line.first, side.lines[line.first].strip()) for index, line in enumerate(lines)
+                if side.changed[line.first] and _PY_NEVER.match(line.code) and _has_code_under(lines, index)
+                and not _only_imports_under(lines, index)]
+    grammar = treesitter.grammar_for(path)
+    if grammar is None:
+        return []
+    found = []
+    for node in treesitter.walk(treesitter.parse(side.text, grammar)):
+        if node.type != "if_statement" or not side.changed[node.start_point[0]]:
+            continue
+        condition = node.child_by_field_name("condition")
+        consequence = node.child_by_field_name("consequence")
+        if condition is None or consequence is None or not _JS_NEVER.match(_text(condition)):
+            continue
+        if consequence.type != "statement_block" or any(c.type != "comment" for c in consequence.named_children):
+            found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip()))
+    return found
+
+
+def unreachable_code(side: Side, path: str) -> list[Disabled]:
+    """``return`` statements the change wrote with more code after them in the same block."""
+    if _is_python(path):
+        lines = _python_lines(side)
+        return [Disabled(line.first, side.lines[line.first].strip()) for index, line in enumerate(lines)
+                if line.code and side.changed[line.first] and _PY_RETURN.match(line.code)
+                and _next_in_block(lines, index) is not None]
+    grammar = treesitter.grammar_for(path)
+    if grammar is None:
+        return []
+    found = []
+    for node in treesitter.walk(treesitter.parse(side.text, grammar)):
+        if node.type != "return_statement" or not side.changed[node.start_point[0]]:
+            continue
+        following = node.next_named_sibling
+        while following is not None and following.type in _JS_HOISTED:
+            following = following.next_named_sibling
+        if following is not None and node.parent is not None and node.parent.type in ("statement_block", "switch_case"):
+            found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip()))
+    return found
+
+
+def commented_out(old: Side, new: Side, path: str) -> list[str]:
+    """Removed lines of code that the change writes back as comments: the code, as it was.
+
+    Only in Python, JavaScript and TypeScript: in configuration (YAML, TOML, INI) a commented-out
+    entry is the ordinary way to switch a setting off.
+    """
+    if not (_is_python(path) or treesitter.grammar_for(path)):
+        return []
+    syntax = syntax_for(path)
+    comments = {_squeeze(line.comment) for line in logical_lines(new.lines, syntax)
+                if new.changed[line.first] and line.comment and not line.code}
+    if not comments:
+        return []
+    return [old.lines[line.first].strip() for line in logical_lines(old.lines, syntax)
+            if old.changed[line.first] and len(_squeeze(line.code)) >= _MIN_CODE
+            and _squeeze(old.lines[line.first]) in comments]
+
+
+_PY_NEVER = re.compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")
+_PY_RETURN = re.compile(r"^return\b")
+_PY_DEFINITION = re.compile(r"^(?:@|(?:async )?def |class )")
+_JS_NEVER = re.compile(r"^\(\s*(?:false|0|null|undefined|!\s*1|!\s*true)\s*(?:&&.*)?\)$", re.DOTALL)
+_JS_HOISTED = frozenset({"comment", "function_declaration", "generator_function_declaration", "empty_statement"})
+_MIN_CODE = 6  # shorter lines (`}`, `else:`, `pass`) say too little to call them the same code
+
+
+def _is_python(path: str) -> bool:
+    return path.endswith((".py", ".pyx"))
+
+
+def _python_lines(side: Side) -> list[LogicalLine]:
+    return [line for line in logical_lines(side.lines, syntax_for("x.py")) if line.code]
+
+
+def _has_code_under(lines: list[LogicalLine], index: int) -> bool:
+    return index + 1 < len(lines) and lines[index + 1].indent > lines[index].indent
+
+
+def _only_imports_under(lines: list[LogicalLine], index: int) -> bool:
+    """``if False:`` over imports is the old spelling of ``if TYPE_CHECKING:``."""
+    under = []
+    for line in lines[index + 1 :]:
+        if line.indent <= lines[index].indent:
+            break
+        under.append(line)
+    return bool(under) and all(re.match(r"^(?:import|from) ", line.code) for line in under)
+
+
+def _next_in_block(lines: list[LogicalLine], index: int) -> LogicalLine | None:
+    """The next statement of the same block after ``lines[index]``, if the side shows one.
+
+    A ``def`` or ``class`` after a return is left alone: it is sometimes written there on purpose,
+    to make the compiler keep a closure cell (attrs' ``_compat.py`` does).
+    """
+    for line in lines[index + 1 :]:
+        if line.indent < lines[index].indent:
+            return None
+        if line.indent == lines[index].indent:
+            return None if _PY_DEFINITION.match(line.code) else line
+    return None
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", "replace")

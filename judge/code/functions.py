@@ -1,0 +1,199 @@
+"""The functions a hunk side defines, and whether a body is a stub: Python by its logical lines and ``ast``,
+JavaScript/TypeScript by tree-sitter.
+
+A function is judged only when its definition line is in view. Its body is ``complete`` when the
+side shows where it ends (a dedent, the closing brace, or the end of a whole new or deleted file).
+A stub is a body that does nothing but say it does nothing: ``pass``, ``...``, ``raise
+NotImplementedError``, a bare ``return``/``return None``; in JS/TS an empty block, a bare ``return``,
+``return null``/``undefined``, or ``throw new Error("not implemented")``. A docstring or comment
+beside the stub changes nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from dataclasses import dataclass
+
+from judge.code import treesitter
+from judge.code.sides import Side
+from judge.patch.shape import LogicalLine, logical_lines, syntax_for
+
+__all__ = ["Function", "functions_in"]
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    line: int  # index of the definition line in the side
+    end: int  # index of the body's last line in the side
+    complete: bool
+    stub: str | None  # what the body is when it is a stub (``pass``, ``raise NotImplementedError``...), else None
+    statements: int  # statements in the body, docstring left out
+    decorators: tuple[str, ...] = ()
+
+    def touches(self, side: Side) -> bool:
+        """A line of the function, definition to body end, is one the change wrote."""
+        return any(side.changed[self.line : self.end + 1])
+
+
+def functions_in(side: Side, path: str, whole: bool = False) -> list[Function]:
+    """The functions defined on ``side`` of a hunk of ``path``; ``whole``: the side is the entire file."""
+    if path.endswith((".py", ".pyx")):
+        return _python_functions(side, whole or side.at_end)
+    grammar = treesitter.grammar_for(path)
+    if grammar is not None:
+        return _js_functions(side, grammar)
+    return []
+
+
+# --- Python --------------------------------------------------------------------------------------------------
+
+_PY_DEF = re.compile(r"^(?:async )?def ([A-Za-z_]\w*)\(")
+_PY_STUBS = {"pass": "pass", "...": "...", "return": "return", "returnNone": "return None"}
+_PY_RAISE_NOT_IMPLEMENTED = re.compile(r"^raise NotImplemented(?:Error)?\b")
+
+
+def _python_functions(side: Side, whole: bool) -> list[Function]:
+    lines = logical_lines(side.lines, syntax_for("x.py"))
+    found = []
+    for index, line in enumerate(lines):
+        match = _PY_DEF.match(line.code)
+        if not match or not line.code.endswith(":"):
+            continue  # a one-line `def f(): ...` has no body block to judge
+        body, complete = _block_after(lines, index, whole)
+        if not body:
+            continue
+        statements = [b for b in body if b.code and b.indent == body[0].indent]
+        if statements and _is_docstring(statements[0].code):
+            statements = statements[1:]
+        decorators = tuple(_decorators(lines, index))
+        stub, count = _python_stub(statements), len(statements)
+        if complete:  # the whole definition is in view: let Python's own parser have the last word
+            parsed = _parsed_body(side.lines[line.first : body[-1].last + 1])
+            if parsed is not None:
+                stub, count = parsed
+        found.append(Function(match.group(1), line.first, body[-1].last, complete, stub if complete else None,
+                              count, decorators))
+    return found
+
+
+def _parsed_body(lines: tuple[str, ...]) -> tuple[str | None, int] | None:
+    """(stub kind or None, statement count) of the one function in ``lines``, by ``ast``; None when it does not parse."""
+    try:
+        tree = ast.parse(textwrap.dedent("\n".join(lines)))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    body = tree.body[0].body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return (_ast_stub(body[0]) if len(body) == 1 else None), len(body)
+
+
+def _ast_stub(node: ast.stmt) -> str | None:
+    if isinstance(node, ast.Pass):
+        return "pass"
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node.value.value is Ellipsis:
+        return "..."
+    if isinstance(node, ast.Return) and (node.value is None or
+                                         isinstance(node.value, ast.Constant) and node.value.value is None):
+        return "return" if node.value is None else "return None"
+    if isinstance(node, ast.Raise) and node.exc is not None:
+        raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        if isinstance(raised, ast.Name) and raised.id in ("NotImplementedError", "NotImplemented"):
+            return "raise NotImplementedError"
+    return None
+
+
+def _block_after(lines: list[LogicalLine], index: int, whole: bool) -> tuple[list[LogicalLine], bool]:
+    """The logical lines indented under ``lines[index]``, and whether the side shows the block's end."""
+    indent = lines[index].indent
+    body = []
+    for line in lines[index + 1 :]:
+        if line.code and line.indent <= indent:
+            return body, True
+        body.append(line)
+    while body and not body[-1].code:
+        body.pop()  # trailing comment lines may belong to whatever follows
+    return body, whole
+
+
+def _decorators(lines: list[LogicalLine], index: int) -> list[str]:
+    found = []
+    for line in reversed(lines[:index]):
+        if not (line.code.startswith("@") and line.indent == lines[index].indent):
+            break
+        found.append(line.code[1:])
+    return found
+
+
+def _is_docstring(code: str) -> bool:
+    return bool(re.match(r"^[rRuUbB]{0,2}(?:\"|')", code))
+
+
+def _python_stub(statements: list[LogicalLine]) -> str | None:
+    if len(statements) != 1:
+        return None
+    code = statements[0].code
+    if code in _PY_STUBS:
+        return _PY_STUBS[code]
+    if _PY_RAISE_NOT_IMPLEMENTED.match(code):
+        return "raise NotImplementedError"
+    return None
+
+
+# --- JavaScript / TypeScript ---------------------------------------------------------------------------------
+
+_JS_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration", "method_definition",
+                           "function_expression", "function", "arrow_function", "generator_function"})
+_NOT_IMPLEMENTED = re.compile(r"not[\s_-]*(?:yet[\s_-]*)?implemented|unimplemented|todo", re.IGNORECASE)
+
+
+def _js_functions(side: Side, grammar: str) -> list[Function]:
+    root = treesitter.parse(side.text, grammar)
+    found = []
+    for node in treesitter.walk(root):
+        if node.type not in _JS_FUNCTIONS:
+            continue
+        body = node.child_by_field_name("body")
+        name = _js_name(node)
+        if body is None or body.type != "statement_block" or name is None:
+            continue
+        complete = bool(body.children) and body.children[-1].type == "}" and not body.children[-1].is_missing
+        statements = [c for c in body.named_children if c.type != "comment"]
+        found.append(Function(name, node.start_point[0], body.end_point[0], complete,
+                              _js_stub(statements) if complete else None, len(statements)))
+    return found
+
+
+def _js_name(node) -> str | None:
+    named = node.child_by_field_name("name")
+    if named is not None:
+        return named.text.decode("utf-8", "replace")
+    parent = node.parent
+    if parent is not None and parent.type in ("variable_declarator", "pair", "assignment_expression",
+                                              "public_field_definition", "field_definition"):
+        target = (parent.child_by_field_name("name") or parent.child_by_field_name("key")
+                  or parent.child_by_field_name("left") or parent.child_by_field_name("property"))
+        if target is not None:
+            return target.text.decode("utf-8", "replace").rsplit(".", 1)[-1]
+    return None
+
+
+def _js_stub(statements: list) -> str | None:
+    if not statements:
+        return "an empty body"
+    if len(statements) != 1:
+        return None
+    statement = statements[0]
+    text = statement.text.decode("utf-8", "replace")
+    if statement.type == "return_statement":
+        value = re.sub(r"^return\s*|;?\s*$", "", text)
+        return "return" if value == "" else f"return {value}" if value in ("null", "undefined") else None
+    if statement.type == "throw_statement" and _NOT_IMPLEMENTED.search(text):
+        return "throw \"not implemented\""
+    return None

@@ -1,0 +1,95 @@
+"""Placeholder work: a change whose only additions are notes about the work instead of the work.
+
+The change adds no line of code and removes none; what it adds are comments or docstrings, and at
+least one of them is a TODO/FIXME/XXX note, a docstring, or a comment that restates the step's
+description. Plain comment edits without any of those are superficial_only's to judge. A step that
+asks for comments or documentation (``ASKS_FOR_COMMENTS``) gets a signal instead.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from judge import rule_ids as ids
+from judge.code.sides import Side, side_of
+from judge.context import StepContext
+from judge.patch.model import FileChange
+from judge.patch.shape import logical_lines, syntax_for
+from judge.rules.asks import ASKS_FOR_COMMENTS
+from judge.rules.phrasing import names
+from judge.verdict import Finding
+
+__all__ = ["placeholder_only"]
+
+_NOTE = re.compile(r"\b(?:TODO|FIXME|XXX|HACK|TBD)\b|\b(?:todo|fixme)\b")
+_DOCSTRING = re.compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)
+_WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
+_COMMON = frozenset({"that", "this", "with", "from", "into", "when", "then", "than", "them", "they", "make", "sure",
+                     "should", "must", "each", "every", "also", "only", "have", "will", "does", "code", "file"})
+
+
+def placeholder_only(ctx: StepContext) -> Iterator[Finding]:
+    work = ctx.work
+    if not (ctx.result.success and work and work.added_count):
+        return
+    notes: list[str] = []
+    for change in work.files:
+        found = _notes(change, ctx.step.description)
+        if found is None:
+            return  # this file changes code (or is not code): not a placeholder
+        notes += found
+    if not notes:
+        return
+    files = tuple(change.path for change in work.files if change.added_count)
+    kinds = ", ".join(dict.fromkeys(notes))
+    if ASKS_FOR_COMMENTS.search(ctx.step.description):
+        yield Finding(rule=ids.PLACEHOLDER_ONLY, severity="signal", files=files,
+                      message=f"{names(files)} only gain {kinds}; the step asks for comments or documentation.")
+        return
+    yield Finding(
+        rule=ids.PLACEHOLDER_ONLY,
+        files=files,
+        message=f"the change only adds {kinds} to {names(files)}: notes about the work, no code. "
+        "Implement what the step describes; if it cannot be done, report success: false with the reason.",
+    )
+
+
+def _notes(change: FileChange, description: str) -> list[str] | None:
+    """The kinds of note the file gains; None when it changes code or is not a code file."""
+    syntax = syntax_for(change.path)
+    if change.changes_without_lines and not change.is_added or not syntax.knows_tokens or not syntax.line_comments \
+            and syntax.block_comment is None:
+        return None
+    notes = []
+    for hunk in change.hunks:
+        old, new = side_of(hunk, "old"), side_of(hunk, "new")
+        if _writes_code(old, change.path, python_docstrings=False) or _writes_code(new, change.path):
+            return None
+        docstring_lines = {i for line in logical_lines(new.lines, syntax) if line.code
+                           for i in range(line.first, line.last + 1)}
+        for index, text in enumerate(new.lines):  # no line of code was written: each is a comment or a docstring
+            if not new.changed[index] or not text.strip():
+                continue
+            if _NOTE.search(text):
+                notes.append("TODO notes")
+            elif index in docstring_lines:
+                notes.append("docstrings")
+            elif _restates(text, description):
+                notes.append("a comment restating the step")
+    return notes
+
+
+def _writes_code(side: Side, path: str, python_docstrings: bool = True) -> bool:
+    """A changed line of the side is code (a Python docstring is a note, not code)."""
+    for line in logical_lines(side.lines, syntax_for(path)):
+        if line.code and any(side.changed[line.first : line.last + 1]):
+            if not (python_docstrings and path.endswith((".py", ".pyi")) and _DOCSTRING.match(line.code)):
+                return True
+    return False
+
+
+def _restates(comment: str, description: str) -> bool:
+    wanted = set(_WORD.findall(description.lower())) - _COMMON
+    said = set(_WORD.findall(comment.lower()))
+    return len(wanted) >= 3 and len(wanted & said) >= 0.6 * len(wanted)

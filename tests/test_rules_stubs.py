@@ -1,0 +1,148 @@
+"""stub_or_disabled_code: bodies replaced by stubs, never-true branches, unreachable code after an inserted return,
+code turned into comments — in Python, JavaScript and TypeScript — and the honest edits that look alike."""
+
+from __future__ import annotations
+
+import pytest
+
+import judge
+from builders import make_case, text_diff
+
+PY = '''\
+import json
+
+
+def load_config(path):
+    """Read the settings file."""
+    with open(path) as handle:
+        data = json.load(handle)
+    return normalise(data)
+
+
+def normalise(data):
+    return {k.lower(): v for k, v in data.items()}
+'''
+
+TS = '''\
+import { readFileSync } from "fs";
+
+export function loadConfig(path: string): Config {
+  const data = JSON.parse(readFileSync(path, "utf8"));
+  return normalise(data);
+}
+
+export const normalise = (data: Config): Config => {
+  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k.toLowerCase(), v]));
+};
+'''
+
+
+def _judge(path: str, old: str | None, new: str | None, description: str = "Make load_config read YAML too"):
+    step = {"description": description}
+    return judge.validate(*make_case(text_diff(path, old, new), step=step, filesWritten=[path], filesTouched=[path]))
+
+
+def _rejected(verdict, *words: str) -> None:
+    assert (verdict.valid, verdict.rule) == (False, "stub_or_disabled_code"), verdict.reason
+    for word in words:
+        assert word in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("stub", ["pass", "...", "raise NotImplementedError", 'raise NotImplementedError("later")',
+                                  "return None", "return"])
+def test_python_body_replaced_by_a_stub(stub):
+    new = PY.replace('    with open(path) as handle:\n        data = json.load(handle)\n    return normalise(data)\n',
+                     f"    {stub}\n")
+    _rejected(_judge("src/config.py", PY, new), "src/config.py", "load_config()", "replaced")
+
+
+@pytest.mark.parametrize("stub", ['throw new Error("not implemented");', "return;", "return null;", ""])
+def test_typescript_body_replaced_by_a_stub(stub):
+    new = TS.replace('  const data = JSON.parse(readFileSync(path, "utf8"));\n  return normalise(data);\n',
+                     f"  {stub}\n" if stub else "")
+    _rejected(_judge("src/config.ts", TS, new), "src/config.ts", "loadConfig()")
+
+
+def test_arrow_function_replaced_by_a_stub():
+    new = TS.replace("  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k.toLowerCase(), v]));\n",
+                     '  throw new Error("TODO");\n')
+    _rejected(_judge("src/config.ts", TS, new), "normalise()")
+
+
+def test_new_function_the_step_names_left_as_a_stub():
+    new = PY + '\n\ndef load_yaml(path):\n    """Read YAML settings."""\n    raise NotImplementedError\n'
+    _rejected(_judge("src/config.py", PY, new, "Add load_yaml(path) to src/config.py"), "load_yaml()", "asks for")
+
+
+@pytest.mark.parametrize("path, old, new, shown", [
+    ("src/config.py", PY, PY.replace("    return normalise(data)\n",
+                                     "    if False:\n        data = upgrade(data)\n    return normalise(data)\n"),
+     "if False:"),
+    ("src/config.py", PY, PY.replace("    return normalise(data)\n",
+                                     "    if 0:\n        data = upgrade(data)\n    return normalise(data)\n"), "if 0:"),
+    ("src/config.ts", TS, TS.replace("  return normalise(data);\n",
+                                     "  if (false) {\n    upgrade(data);\n  }\n  return normalise(data);\n"),
+     "if (false)"),
+])
+def test_new_code_under_a_never_true_condition(path, old, new, shown):
+    _rejected(_judge(path, old, new), path, shown)
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("src/config.py", PY, PY.replace('    """Read the settings file."""\n',
+                                     '    """Read the settings file."""\n    return {}\n')),
+    ("src/config.ts", TS, TS.replace('  const data = JSON.parse', '  return {} as Config;\n  const data = JSON.parse')),
+])
+def test_early_return_before_the_code(path, old, new):
+    _rejected(_judge(path, old, new), path, "unreachable")
+
+
+def test_removed_code_written_back_as_comments():
+    new = PY.replace("        data = json.load(handle)\n", "        # data = json.load(handle)\n        data = {}\n")
+    _rejected(_judge("src/config.py", PY, new), "commented out", "data = json.load(handle)")
+
+
+def test_a_step_that_asks_for_a_stub_gets_a_signal():
+    new = PY.replace('    with open(path) as handle:\n        data = json.load(handle)\n    return normalise(data)\n',
+                     "    raise NotImplementedError\n")
+    verdict = _judge("src/config.py", PY, new, "Deprecate load_config: it is no longer supported")
+    assert verdict.valid, verdict.reason
+    assert [f.rule for f in verdict.findings if f.severity == "signal"] == ["stub_or_disabled_code"]
+
+
+@pytest.mark.parametrize("path, old, new", [
+    # a real change inside a function
+    ("src/config.py", PY, PY.replace("    return normalise(data)\n", "    return normalise(data or {})\n")),
+    # a guard clause: an early return under a condition, the rest still reachable
+    ("src/config.py", PY, PY.replace('    """Read the settings file."""\n',
+                                     '    """Read the settings file."""\n    if path is None:\n        return {}\n')),
+    ("src/config.ts", TS, TS.replace("  const data", "  if (!path) {\n    return {} as Config;\n  }\n  const data")),
+    # an abstract method and a typing overload are meant to be bodiless
+    ("src/base.py", None, "import abc\n\n\nclass Loader(abc.ABC):\n    @abc.abstractmethod\n    def load_config(self, path):\n"
+                          "        raise NotImplementedError\n"),
+    # a new stub the step does not name (a hook for subclasses) is not judged
+    ("src/config.py", PY, PY + "\n\ndef on_reload(data):\n    pass\n"),
+    # `if False:` over imports is the old TYPE_CHECKING idiom
+    ("src/config.py", PY, PY.replace("import json\n", "import json\n\nif False:\n    from typing import Any\n")),
+    # a function hoisted after a return (JS idiom), and a return at the end of a block
+    ("src/config.ts", TS, TS.replace("  return normalise(data);\n}\n",
+                                     "  return normalise(data);\n\n  function helper() {\n    return 1;\n  }\n}\n")),
+    # a switch whose cases return
+    ("src/kind.ts", "export function kind(x: number) {\n  switch (x) {\n    case 1:\n      return 'a';\n  }\n}\n",
+     "export function kind(x: number) {\n  switch (x) {\n    case 1:\n      return 'a';\n    case 2:\n      return 'b';\n"
+     "  }\n}\n"),
+    # a comment that mentions code without replacing it
+    ("src/config.py", PY, PY.replace("    return normalise(data)\n",
+                                     "    # normalise(data) lower-cases the keys\n    return normalise(data)\n")),
+    # a multi-line return whose closing bracket sits at the return's indentation
+    ("src/config.py", PY, PY.replace("    return normalise(data)\n", "    return normalise(\n        data,\n    )\n")),
+])
+def test_honest_edits_are_not_stubs(path, old, new):
+    verdict = _judge(path, old, new)
+    assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings), verdict.reason
+
+
+def test_test_files_are_left_to_tests_weakened():
+    old = "def test_load():\n    assert load_config('a.json') == {}\n"
+    verdict = _judge("tests/test_config.py", old, "def test_load():\n    pass\n")
+    assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings)
