@@ -1,0 +1,327 @@
+"""Test units of a JavaScript/TypeScript hunk side (Jest, Vitest, Mocha, AVA, node:test), through tree-sitter.
+
+A test is a call of ``it``/``test``/``specify`` (and ``xit``, ``fit``, ``it.each(...)``...) with a
+title; a group is a call of ``describe``/``context``/``suite``. The side's open brackets are closed
+at its end before parsing, so a test cut by the hunk's end is still a call; tree-sitter recovers
+from the closers a side that starts inside a block leaves unmatched. Comments and strings are
+leaves of the tree: ``// it.skip(`` and ``"it.only("`` are never calls.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from judge.code._tests_lexer import JS, mask
+from judge.code.sides import Side
+from judge.code.tests import Check, Mark, TestUnit, normalised
+from judge.code.treesitter import captures, parse
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+__all__ = ["units"]
+
+_TESTS = {"it", "test", "specify", "xit", "xtest", "xspecify", "fit"}
+_GROUPS = {"describe", "context", "suite", "xdescribe", "xcontext", "fdescribe"}
+_SKIPPING = {"skip": "skip", "todo": "skip", "failing": "skip", "fails": "skip", "only": "only"}
+_PREFIXED = {"xit": "skip", "xtest": "skip", "xspecify": "skip", "xdescribe": "skip", "xcontext": "skip",
+             "fit": "only", "fdescribe": "only"}
+_AVA = {"is", "not", "deepEqual", "notDeepEqual", "like", "true", "false", "truthy", "falsy", "throws",
+        "throwsAsync", "notThrows", "notThrowsAsync", "regex", "notRegex", "snapshot", "assert", "pass", "fail",
+        "equal", "notEqual", "same", "notSame", "ok", "notOk", "match", "notMatch", "strictEqual", "deepStrictEqual",
+        "rejects", "resolves", "error"}  # not `plan`: it counts assertions, it is not one
+_SELF_SKIP = {("this", "skip"), ("t", "skip"), ("t", "todo"), ("ctx", "skip"), ("context", "skip")}
+_FUNCTIONS = {"arrow_function", "function_expression", "function", "generator_function"}
+_LITERALS = {"number", "string", "template_string", "true", "false", "null", "undefined", "regex"}
+_SAME = {"toBe", "toEqual", "toStrictEqual", "is", "deepEqual", "equal", "strictEqual", "deepStrictEqual", "same",
+         "eql"}
+_TRUTHY = {"toBeTruthy", "toBeDefined", "ok", "true", "truthy", "assert", "isTrue", "isOk"}
+_COMPARISONS = {"==", "===", "!=", "!==", "<", ">", "<=", ">="}
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_BRACKETS = re.compile(r"[()\[\]{}]")
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_CONTEXT = re.compile(r"""^(?P<call>it|test|specify)(?:\.\w+)*\(\s*(?P<q>["'`])(?P<title>.*?)(?P=q)""")
+
+
+@dataclass
+class _Unit:
+    name: str
+    kind: str
+    line: int
+    header_changed: bool = False
+    label: str = ""
+    end: int = 0  # the byte after its call: the calls before it are inside it
+    last: int = 0  # its last row
+    body: str = ""
+    callback: Node | None = None
+    checks: list[Check] = field(default_factory=list)
+    marks: list[Mark] = field(default_factory=list)
+    names: set[str] = field(default_factory=set)
+    tops: set[tuple[int, int]] = field(default_factory=set)
+
+
+def units(side: Side, grammar: str, context: str = "") -> tuple[TestUnit, ...]:
+    code = mask(side.lines, JS)
+    root = parse(_closed(side.lines, code), grammar)
+    named = _CONTEXT.match(context)  # git names the test a hunk starts in when its call is at column 0
+    title = named["title"] if named else ""
+    fragment = _Unit(title, "fragment", 0, label=f"{named['call']}({_quoted(title)})" if named else "", end=1 << 62)
+    found, open_units = [fragment], [fragment]
+    calls = captures(root, grammar, "(call_expression) @call").get("call", [])
+    for node in sorted(calls, key=lambda n: (n.start_byte, -n.end_byte)):  # outer calls first
+        while open_units[-1].end <= node.start_byte:
+            open_units.pop()
+        unit = _call(node, open_units[-1], side)
+        if unit is not open_units[-1]:
+            found.append(unit)
+            open_units.append(unit)
+    for unit in found[1:]:
+        unit.names.update(_WORD.findall("\n".join(code[unit.line:unit.last + 1])))
+    return tuple(TestUnit(u.name, u.kind, u.line, u.header_changed, u.label, u.body, tuple(u.checks),  # type: ignore[arg-type]
+                          tuple(u.marks), frozenset(u.names))
+                 for u in found if u.kind != "fragment" or u.checks or u.marks)
+
+
+def _closed(lines: tuple[str, ...], code: tuple[str, ...]) -> str:
+    """The side's text with the brackets it leaves open (outside strings and comments) closed on a last line."""
+    stack: list[str] = []
+    for char in _BRACKETS.findall("\n".join(code)):
+        if char in _OPEN:
+            stack.append(_OPEN[char])
+        elif stack and char == stack[-1]:
+            stack.pop()
+    return "".join(line + "\n" for line in lines) + "".join(reversed(stack)) + "\n"
+
+
+def _call(node: Node, owner: _Unit, side: Side) -> _Unit:
+    """Read one call; the unit the calls inside it belong to (a new test or group, or ``owner``)."""
+    path = _path(node.child_by_field_name("function"))
+    if not path:
+        return owner
+    head = path[0]
+    if head in _TESTS or head in _GROUPS:
+        unit = _test_call(node, path, side)
+        if unit is not None:
+            return unit
+    if _is_check(path):
+        top = _chain_top(node)
+        where = (top.start_byte, top.end_byte)
+        if where not in owner.tops:
+            owner.tops.add(where)
+            owner.checks.append(_check(top, side))
+    elif tuple(path) in _SELF_SKIP and _is_direct(node, owner):
+        row = node.start_point[0]
+        owner.marks.append(Mark("skip", ".".join(path), normalised(_text(node)), row, _changed(side, row)))
+    return owner
+
+
+def _test_call(node: Node, path: list[str], side: Side) -> _Unit | None:
+    args = [c for c in node.child_by_field_name("arguments").named_children if c.type != "comment"]  # type: ignore[union-attr]
+    if not args or args[0].type not in ("string", "template_string", "identifier", "binary_expression", "member_expression"):
+        return None
+    title = _string(args[0])
+    head = path[0]
+    row = node.start_point[0]
+    kind = "test" if head in _TESTS else "group"
+    word = head.lstrip("xf") if head in _PREFIXED else head
+    unit = _Unit(title, kind, row, _changed(side, row), label=f"{word}({_quoted(title)})", end=node.end_byte,
+                 last=node.end_point[0])
+    unit.callback = next((a for a in reversed(args) if a.type in _FUNCTIONS), None)
+    if unit.callback is None and not {"todo", "skip"} & set(path[1:]):
+        return None  # `test(value)` of some helper, not a test: a test has a body, or is a todo
+    if unit.callback is not None:
+        unit.body = "\n".join(normalised(line) for line in _text(unit.callback).splitlines()
+                              if line.strip() and not line.lstrip().startswith("//"))
+    for mark in _marks(node, path, args):
+        key, kind_of, text = mark
+        unit.marks.append(Mark(kind_of, key, text, row, _changed(side, row)))  # type: ignore[arg-type]
+    return unit
+
+
+def _marks(node: Node, path: list[str], args: list[Node]) -> list[tuple[str, str, str]]:
+    """(key, skip or only, text) for each mark the call itself carries: `it.skip`, `xit`, `{ skip: true }`."""
+    marks = []
+    head = path[0]
+    if head in _PREFIXED:
+        marks.append((head, _PREFIXED[head], head))
+    for word in path[1:]:
+        if word in _SKIPPING:
+            key = f"{head}.{word}"
+            marks.append((key, _SKIPPING[word], key))
+    if "skipIf" in path or "runIf" in path:
+        inner = node.child_by_field_name("function")
+        condition = _first_argument(inner)
+        truth = _truth(condition) if condition is not None else None
+        if truth is ("skipIf" in path):
+            key = f"{head}.{'skipIf' if 'skipIf' in path else 'runIf'}"
+            marks.append((key, "skip", f"{key}({_text(condition)})"))  # type: ignore[arg-type]
+    for option in (a for a in args if a.type == "object"):
+        for pair in (p for p in option.named_children if p.type == "pair"):
+            key_node, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+            key = _string(key_node) if key_node is not None else ""
+            if key in ("skip", "todo", "only") and value is not None and _truth(value) is True:
+                marks.append((f"{{ {key} }}", "only" if key == "only" else "skip", normalised(_text(pair))))
+    return marks
+
+
+def _first_argument(call: Node | None) -> Node | None:
+    if call is None or call.type != "call_expression":
+        return None
+    args = call.child_by_field_name("arguments")
+    return args.named_children[0] if args is not None and args.named_children else None
+
+
+def _is_check(path: list[str]) -> bool:
+    head = path[0]
+    if head == "expect" or head.startswith("assert") or "assert" in path or "should" in path:
+        return True
+    return head == "t" and len(path) == 2 and path[1] in _AVA
+
+
+def _chain_top(node: Node) -> Node:
+    """The outermost call of an assertion chain: `expect(x).not.toBe(1)` for its `expect(x)`."""
+    while node.parent is not None:
+        parent = node.parent
+        if parent.type == "member_expression" and parent.child_by_field_name("object") == node:
+            node = parent
+        elif parent.type == "call_expression" and parent.child_by_field_name("function") == node:
+            node = parent
+        else:
+            break
+    return node
+
+
+def _is_direct(node: Node, owner: _Unit) -> bool:
+    """The call is a statement of the test's own body (not under an `if`), or of the fragment's top level."""
+    statement = node.parent
+    if statement is None or statement.type != "expression_statement" or statement.parent is None:
+        return False
+    block = statement.parent
+    if owner.callback is not None:
+        return block == owner.callback.child_by_field_name("body")
+    return owner.kind == "fragment" and block.type in ("program", "ERROR")
+
+
+def _check(top: Node, side: Side) -> Check:
+    tokens: list[str] = []
+    slots: set[int] = set()
+    literals: set[int] = set()
+    _tokens(top, False, tokens, slots, literals)
+    first, last = top.start_point[0], top.end_point[0]
+    shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
+    return Check(normalised(_text(top)), first, any(_changed(side, row) for row in range(first, last + 1)),
+                 _tautology(top), tuple(tokens), frozenset(slots), shape)
+
+
+def _tokens(node: Node, expected: bool, out: list[str], slots: set[int], literals: set[int]) -> None:
+    """The check leaf by leaf (a string by its content, whatever its quotes); literals passed to its matcher or
+    assertion (not to `expect(...)` itself, not inside another call) go into ``slots``."""
+    if node.type in _LITERALS:
+        if expected:
+            slots.add(len(out))
+        literals.add(len(out))
+        out.append(_string(node) if node.type == "string" else _text(node))
+        return
+    if node.child_count == 0:
+        out.append(_text(node))
+        return
+    out.append(node.type)
+    for child in node.children:
+        _tokens(child, _passes_expected(node, child, expected), out, slots, literals)
+
+
+def _passes_expected(node: Node, child: Node, expected: bool) -> bool:
+    if node.type == "arguments":
+        call = node.parent
+        path = _path(call.child_by_field_name("function")) if call is not None else None
+        return bool(path) and path != ["expect"] and _is_check(path)  # type: ignore[arg-type]
+    if node.type == "binary_expression":
+        operator = node.child_by_field_name("operator")
+        return expected and operator is not None and operator.type in _COMPARISONS
+    return expected and node.type in ("array", "object", "pair", "unary_expression", "parenthesized_expression")
+
+
+def _tautology(top: Node) -> bool:
+    """`expect(true).toBe(true)`, `expect(x).toBe(x)`, `assert.ok(true)`, `assert.strictEqual(1, 1)`, `t.pass()`..."""
+    if top.type != "call_expression":
+        return False
+    path = _path(top.child_by_field_name("function")) or []
+    args = _arguments(top)
+    if path == ["t", "pass"]:
+        return True
+    if path[:2] == ["expect", "()"]:
+        if "not" in path:
+            return False
+        subject = _arguments(top.child_by_field_name("function").child_by_field_name("object"))  # type: ignore[union-attr]
+        args = subject[:1] + args
+    matcher = path[-1]
+    if matcher in _SAME and len(args) >= 2:
+        return normalised(_text(args[0])) == normalised(_text(args[1]))
+    if (matcher in _TRUTHY or path == ["assert"]) and len(args) == 1:
+        return _truth(args[0]) is True
+    if matcher in ("false", "falsy", "isFalse", "toBeFalsy") and len(args) == 1:
+        return _truth(args[0]) is False
+    return False
+
+
+def _arguments(call: Node | None) -> list[Node]:
+    if call is None or call.type != "call_expression":
+        return []
+    args = call.child_by_field_name("arguments")
+    return [a for a in args.named_children if a.type != "comment"] if args is not None else []
+
+
+def _truth(node: Node) -> bool | None:
+    if node.type == "true":
+        return True
+    if node.type in ("false", "null", "undefined"):
+        return False
+    if node.type == "number":
+        return _text(node).strip("0.xXn_") != ""
+    if node.type in ("string", "template_string") and not any(c.type == "template_substitution" for c in node.children):
+        return len(_text(node)) > 2
+    if node.type == "unary_expression" and _text(node).startswith("!"):
+        inner = _truth(node.child_by_field_name("argument"))  # type: ignore[arg-type]
+        return None if inner is None else not inner
+    return None
+
+
+def _path(node: Node | None) -> list[str] | None:
+    """`it.skip` -> [it, skip]; `test.each(rows)` -> [test, each, ()]; None for any other callee."""
+    parts: list[str] = []
+    while node is not None:
+        if node.type in ("identifier", "this"):
+            parts.append(_text(node))
+            return parts[::-1]
+        if node.type == "member_expression":
+            prop = node.child_by_field_name("property")
+            parts.append(_text(prop) if prop is not None else "")
+            node = node.child_by_field_name("object")
+        elif node.type == "call_expression":
+            parts.append("()")
+            node = node.child_by_field_name("function")
+        else:
+            return None
+    return None
+
+
+def _string(node: Node) -> str:
+    text = _text(node)
+    if node.type in ("string", "template_string") and len(text) >= 2:
+        return text[1:-1]
+    return text
+
+
+def _quoted(title: str) -> str:
+    shown = title if len(title) <= 60 else title[:57] + "..."
+    return '"' + shown.replace('"', '\\"') + '"'
+
+
+def _text(node: Node) -> str:
+    return node.text.decode("utf-8", "replace")  # type: ignore[union-attr]
+
+
+def _changed(side: Side, row: int) -> bool:
+    return row < len(side.changed) and side.changed[row]

@@ -1,0 +1,116 @@
+"""The tests a hunk side holds: each test (or test class, describe block, helper) with its assertions and its skip or
+focus marks, for the detector of weakened tests (judge/code/weakening.py).
+
+A side is a fragment of a file: it may start inside a test whose header is above the hunk and end
+inside another. A reader returns every unit whose header it sees, and one ``fragment`` unit for the
+code above the first header that sits inside a block it cannot see (the hunk header's function
+context names it where git gives one).
+
+- Python (pytest, unittest): ``ast`` on the side's text (judge/code/_tests_python.py). A side that
+  starts inside a block is wrapped so its lines keep their nesting; one that does not parse is cut
+  where the parser stops, and the parts are parsed again; lines no part covers are read by a line
+  lexer for test headers and skip decorators only.
+- JavaScript/TypeScript (Jest, Vitest, Mocha, AVA, node:test): tree-sitter, error-tolerant, on the
+  side with its open brackets closed (judge/code/_tests_js.py).
+- Go, Rust, Java: a line lexer that blanks strings and comments (judge/code/_tests_lexer.py).
+
+Strings and comments are never code: ``# pytest.skip(`` or ``"it.only("`` marks nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Literal
+
+from judge.code.sides import Side
+
+__all__ = ["Check", "Mark", "TestUnit", "normalised", "test_language", "test_units"]
+
+Kind = Literal["test", "group", "helper", "fragment", "module"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One assertion: ``assert x == 1``, ``self.assertEqual(...)``, ``expect(x).toBe(1)``, ``t.is(...)``, ``t.Errorf(...)``."""
+
+    text: str  # its source, whitespace collapsed
+    line: int  # index of its first line in the side
+    changed: bool  # it touches a changed line of the side
+    tautology: bool = False  # true whatever the code does: `assert True`, `expect(x).toBe(x)`, `t.pass()`
+    tokens: tuple[str, ...] = ()  # its syntax leaf by leaf, literals by value
+    slots: frozenset[int] = frozenset()  # indexes in ``tokens`` of the literals on its expected side
+    shape: str = ""  # its syntax with every literal masked: the same check with other values has the same shape
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A mark that stops a test from running (``skip``: skip, xfail, todo, ignore) or stops the others (``only``)."""
+
+    kind: Literal["skip", "only"]
+    key: str  # what kind of mark, to tell whether the test had it before: `pytest.mark.skip`, `it.only`
+    text: str  # as written, whitespace collapsed, for the reason
+    line: int
+    changed: bool
+
+
+@dataclass(frozen=True)
+class TestUnit:
+    __test__ = False  # pytest: not a test class
+
+    name: str  # the test function's name, the test's title; for a fragment, the hunk's function context or ""
+    kind: Kind  # helper: another function in a test file; module: the file's own marks (pytestmark)
+    line: int  # index in the side of its header
+    header_changed: bool  # the header line itself is a changed line of the side
+    label: str = ""  # how a reason names it: `test_login`, `it("logs in")`, `describe("api")`
+    body: str = ""  # its body, each line whitespace-collapsed, for telling a renamed or moved test
+    checks: tuple[Check, ...] = ()
+    marks: tuple[Mark, ...] = ()
+    names: frozenset[str] = frozenset()  # identifiers it uses: the code it tests
+    complete: bool = True  # every changed line of the side was read by the parser
+
+
+_LANGUAGES = {
+    ".py": "python", ".go": "go", ".rs": "rust", ".java": "java",
+    **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs"), "javascript"),
+    **dict.fromkeys((".ts", ".mts", ".cts"), "typescript"),
+    ".tsx": "tsx",
+}
+_WHITESPACE = re.compile(r"\s+")
+
+
+def test_language(path: str) -> str | None:
+    """``python``, ``javascript``, ``typescript``, ``tsx``, ``go``, ``rust`` or ``java``; None when no reader knows it."""
+    return _LANGUAGES.get(PurePosixPath(path).suffix.lower())
+
+
+def test_units(side: Side, path: str, context: str = "") -> tuple[TestUnit, ...]:
+    """The test units of one side of a hunk of ``path``; ``context`` is the hunk header's function context."""
+    language = test_language(path)
+    if language == "python":
+        from judge.code import _tests_python
+
+        return _tests_python.units(side, context)
+    if language in ("javascript", "typescript", "tsx"):
+        from judge.code import _tests_js
+
+        return _tests_js.units(side, language, context)
+    if language is not None:
+        from judge.code import _tests_lexer
+
+        return _tests_lexer.units(side, language, _context_name(language, context))
+    return ()
+
+
+def normalised(text: str) -> str:
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+_CONTEXT = {"go": re.compile(r"^func\s+((?:Test|Fuzz|Example)\w*)\s*\(")}
+
+
+def _context_name(language: str, context: str) -> str:
+    pattern = _CONTEXT.get(language)
+    found = pattern.match(context) if pattern else None
+    return found[1] if found else ""
