@@ -1,0 +1,313 @@
+"""What a change does to the tests it touches: tests deleted, skipped or focused, assertions removed or replaced by a
+tautology, expected values edited. Facts only; judge/rules/tampering.py decides what they mean for a step.
+
+Every side of every hunk of a test file is read into test units (judge/code/tests.py); a test is
+known by its name (its title in JS) across the whole change, so a test moved to another file, or
+renamed with the same body, is not deleted. A fragment of a test whose header is above its hunk
+is known by the hunk (or by the hunk header's function context, where git names a test there).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import PurePosixPath
+from typing import Literal
+
+from judge.code.sides import side_of
+from judge.code.testpaths import is_test_path
+from judge.code.tests import Check, TestUnit, test_language, test_units
+from judge.patch.grammar import HUNK_HEADER
+from judge.patch.model import FileChange, PatchFacts
+
+__all__ = ["Weakening", "weakenings"]
+
+WeakeningKind = Literal["deleted", "skipped", "focused", "assertions_removed", "tautology", "expected_edited"]
+
+# A test file by its name (not only its folder): its deletion deletes tests even where judge cannot read them.
+_TEST_FILE = re.compile(r"^(?:test_.+|.+_test|.+\.(?:test|spec)|.+_spec|.+Tests?)\.\w+$")
+# A definition's name on a line of code: def/class/function/func/fn/const..., Go receivers, JS methods.
+_DEFINITION = re.compile(
+    r"\b(?:def|class|function\*?|func|fn|interface|enum|struct|trait)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
+    r"|^\s*(?:(?:export|public|private|protected|internal|static|final|abstract|async|get|set|default)\s+)*"
+    r"(?:[\w$<>\[\].,?]+\s+)?([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*(?::\s*[^={;]+|throws\s+[\w.,\s]+)?\{\s*$"  # a method
+    r"|\b([A-Za-z_$][\w$]*)\s*[:=]\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"  # name = () =>
+)
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_SHOWN = 3  # assertions quoted in a reason
+
+
+@dataclass(frozen=True)
+class Weakening:
+    kind: WeakeningKind
+    path: str
+    test: str  # how the reason names the test; "" when the sentence is about the file
+    what: str  # "gained @pytest.mark.skip", "was deleted", "lost 2 of 3 assertions: `assert r.ok`"
+    with_code: bool = False  # the change also removes code the test used: a feature taken out with its tests
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.test} {self.what}" if self.test else f"{self.path} {self.what}"
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """One unit on one side of one hunk, and where it lives."""
+
+    change: int  # index of its FileChange in the patch
+    hunk: int
+    path: str
+    first: int  # the file's line number of the side's first line
+    unit: TestUnit
+
+    @property
+    def key(self) -> tuple[str | int, ...]:
+        """The unit's identity in its file: a test's own versions on both sides share it."""
+        unit = self.unit
+        if unit.kind == "fragment" and not unit.name:
+            return ("fragment", self.change, self.hunk)
+        if unit.kind in ("group", "module"):
+            return (unit.kind, self.change, unit.name)
+        return ("test", self.change, unit.name)  # tests, helpers and fragments git names share one namespace
+
+    def label(self, line: int | None = None) -> str:
+        if self.unit.kind == "fragment" and not self.unit.name:
+            where = f" in {self.unit.label}" if self.unit.label else ""
+            return f"the test around line {self.first + (line if line is not None else 0)}{where}"
+        return self.unit.label or self.unit.name
+
+
+def weakenings(patch: PatchFacts) -> tuple[Weakening, ...]:
+    """Every way the change weakens the tests of the files it touches, in patch order."""
+    reading = _Reading(patch)
+    if not (reading.old or reading.new or reading.unreadable):
+        return ()
+    found = (*reading.unreadable, *reading.deleted(), *reading.marked(), *reading.checked())
+    return tuple(dict.fromkeys(found))
+
+
+class _Reading:
+    def __init__(self, patch: PatchFacts) -> None:
+        self.patch = patch
+        self.old: list[_Seen] = []
+        self.new: list[_Seen] = []
+        self.unreadable: list[Weakening] = []
+        for index, change in enumerate(patch.files):
+            if any(is_test_path(path) for path in change.paths):
+                self._read(index, change)
+
+    def _read(self, index: int, change: FileChange) -> None:
+        if change.is_deleted and (test_language(change.path) is None or not change.hunks):
+            if _TEST_FILE.match(PurePosixPath(change.path).name):
+                self.unreadable.append(Weakening("deleted", change.path, "", "(a test file) was deleted"))
+            return
+        for number, hunk in enumerate(change.hunks):
+            header = HUNK_HEADER.match(hunk.header)
+            context = (header[5] or "") if header else ""
+            old_start, new_start = (int(header[1]), int(header[3])) if header else (1, 1)
+            if change.old_path is not None and not change.is_added:
+                for unit in test_units(side_of(hunk, "old"), change.old_path, context):
+                    self.old.append(_Seen(index, number, change.old_path, old_start, unit))
+            if change.new_path is not None:
+                for unit in test_units(side_of(hunk, "new"), change.new_path, context):
+                    self.new.append(_Seen(index, number, change.new_path, new_start, unit))
+
+    # --- deleted tests
+
+    def deleted(self) -> list[Weakening]:
+        tests = [seen for seen in self.new if seen.unit.kind == "test"]
+        kept = {(seen.change, seen.unit.name) for seen in tests}
+        moved = {seen.unit.name for seen in tests if seen.unit.header_changed}
+        renamed = {seen.unit.body for seen in self.fresh if seen.unit.body}
+        gone: dict[int, list[_Seen]] = {}
+        edited: list[Weakening] = []
+        for seen in self.old:
+            unit = seen.unit
+            if unit.kind != "test" or not unit.header_changed or (seen.change, unit.name) in kept or unit.name in moved:
+                continue
+            if unit.body and unit.body in renamed:
+                continue
+            if unit.checks and all(check.text in self.kept_checks for check in unit.checks):
+                continue  # every assertion it made is made by new tests: renamed, moved, split or merged
+            if unit.checks and all(check.shape in self.kept_shapes for check in unit.checks):
+                edited.append(Weakening("expected_edited", seen.path, seen.label(), "was replaced by a test that "
+                                        "makes the same assertions with other values"))
+                continue
+            if all(other.unit.name != unit.name for other in gone.get(seen.change, [])):
+                gone.setdefault(seen.change, []).append(seen)
+        return edited + [found for change, seens in gone.items() for found in self._deletions(change, seens)]
+
+    def _deletions(self, change: int, seens: list[_Seen]) -> list[Weakening]:
+        imports = set().union(*(s.unit.names for s in self.old if s.change == change and s.unit.kind == "module"))
+        path = seens[0].path
+        if self.patch.files[change].is_deleted:
+            names = [s.label() for s in seens]
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            with_code = any((s.unit.names | imports) & self.removed_code for s in seens)
+            return [Weakening("deleted", path, "", f"was deleted, and with it {_count(len(names), 'test')} "
+                              f"({shown})", with_code)]
+        return [Weakening("deleted", path, s.label(), "was deleted", bool((s.unit.names | imports) & self.removed_code))
+                for s in seens]
+
+    # --- skip and focus marks
+
+    def marked(self) -> list[Weakening]:
+        found = []
+        for seen in self.new:
+            for mark in seen.unit.marks:
+                before = self._before(seen)
+                if not mark.changed or any(mark.key == m.key for old in before for m in old.unit.marks):
+                    continue
+                if mark.kind == "skip" and not (before or self._always_there(seen)):
+                    continue  # a new test that starts skipped weakens nothing that was there
+                found.append(Weakening("focused" if mark.kind == "only" else "skipped", seen.path,
+                                       seen.label(mark.line), f"gained {mark.text}"
+                                       + (" (every other test stops running)" if mark.kind == "only" else "")))
+        return found
+
+    def _always_there(self, seen: _Seen) -> bool:
+        """A fragment or a module's own marks belong to a file that existed before unless the change adds it."""
+        return seen.unit.kind in ("fragment", "module") and not self.patch.files[seen.change].is_added
+
+    # --- assertions
+
+    def checked(self) -> list[Weakening]:
+        found = []
+        news: dict[tuple[str | int, ...], list[_Seen]] = {}
+        for seen in self.new:
+            if seen.unit.kind in ("test", "helper", "fragment"):
+                news.setdefault(seen.key, []).append(seen)
+        for new in news.values():
+            old = self._before(new[0])
+            if old and all(seen.unit.complete for seen in old + new):
+                found += self._compare(old, new)
+        return found
+
+    def _before(self, seen: _Seen) -> list[_Seen]:
+        """The old versions of the unit: in its own file, or, for a test moved in, in the file it left."""
+        same = self.old_by_key.get(seen.key, [])
+        if same or seen.unit.kind != "test" or not seen.unit.header_changed:
+            return same
+        return self.moved_out.get(seen.unit.name, [])
+
+    def _compare(self, old: list[_Seen], new: list[_Seen]) -> list[Weakening]:
+        before = [(seen, check) for seen in old for check in seen.unit.checks]
+        after = [(seen, check) for seen in new for check in seen.unit.checks]
+        before_texts, after_texts = {c.text for _, c in before}, {c.text for _, c in after}
+        gone = [(seen, c) for seen, c in before if c.changed and c.text not in after_texts]
+        came = [(seen, c) for seen, c in after if c.changed and c.text not in before_texts]
+        found = []
+        for seen, check in came:
+            if check.tautology:
+                found.append(Weakening("tautology", seen.path, seen.label(check.line),
+                                       f"now asserts `{_short(check.text)}`, which holds whatever the code does"))
+                break
+        for _, removed in gone:
+            edited = next(((seen, c) for seen, c in came if _only_expected_differs(removed, c)), None)
+            if edited is not None:
+                seen, check = edited
+                found.append(Weakening("expected_edited", seen.path, seen.label(check.line),
+                                       f"had its expected value edited: `{_short(removed.text)}` became "
+                                       f"`{_short(check.text)}`"))
+        lost = [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes]
+        delegated = any(seen.unit.names & self.helpers for seen in new)
+        if len(after) < len(before) and not came and lost and not delegated:
+            quoted = ", ".join(f"`{_short(c.text)}`" for c in lost[:_SHOWN])
+            with_code = any(set(_WORD.findall(c.text)) & self.removed_code for c in lost)
+            found.append(Weakening("assertions_removed", new[0].path, new[0].label(),
+                                   f"lost {len(before) - len(after)} of its {len(before)} assertions: {quoted}",
+                                   with_code))
+        return found
+
+    # --- shared facts, computed once when needed
+
+    @cached_property
+    def helpers(self) -> frozenset[str]:
+        """Functions of test files (not tests) in which the change writes assertions: a test calling one keeps its
+        assertions there (an `assert_valid(response)` helper extracted from several tests)."""
+        return frozenset(seen.unit.name for seen in self.new
+                         if seen.unit.kind == "helper" and any(check.changed for check in seen.unit.checks))
+
+    @cached_property
+    def fresh(self) -> tuple[_Seen, ...]:
+        """Tests the change adds: their header is a new line and no test of that name was there before."""
+        before = {seen.unit.name for seen in self.old if seen.unit.kind == "test"}
+        return tuple(seen for seen in self.new
+                     if seen.unit.kind == "test" and seen.unit.header_changed and seen.unit.name not in before)
+
+    @cached_property
+    def _kept(self) -> tuple[Check, ...]:
+        """Assertions the change writes (added lines) or keeps in tests it adds (a renamed test's unchanged lines)."""
+        added = [check for seen in self.new for check in seen.unit.checks if check.changed]
+        return (*added, *(check for seen in self.fresh for check in seen.unit.checks))
+
+    @cached_property
+    def kept_checks(self) -> frozenset[str]:
+        return frozenset(check.text for check in self._kept)
+
+    @cached_property
+    def kept_shapes(self) -> frozenset[str]:
+        return frozenset(check.shape for check in self._kept if check.shape)
+
+    @cached_property
+    def old_by_key(self) -> dict[tuple[str | int, ...], list[_Seen]]:
+        grouped: dict[tuple[str | int, ...], list[_Seen]] = {}
+        for seen in self.old:
+            grouped.setdefault(seen.key, []).append(seen)
+        return grouped
+
+    @cached_property
+    def moved_out(self) -> dict[str, list[_Seen]]:
+        """Tests whose header the change takes out of a file, by name: where a test moved to another file comes from."""
+        new_keys = {seen.key for seen in self.new}
+        grouped: dict[str, list[_Seen]] = {}
+        for seen in self.old:
+            if seen.unit.kind == "test" and seen.unit.header_changed and seen.key not in new_keys:
+                grouped.setdefault(seen.unit.name, []).append(seen)
+        return grouped
+
+    @cached_property
+    def removed_code(self) -> frozenset[str]:
+        """Names of definitions the change takes out of non-test files, and of modules it deletes, that no line it
+        adds outside tests defines or uses again: the code a deleted test tested is gone."""
+        removed: set[str] = set()
+        added: set[str] = set()
+        for change in self.patch.files:
+            source = not is_test_path(change.path)
+            if change.is_deleted and source:
+                path = PurePosixPath(change.path)
+                removed.update({path.stem, path.parent.name} if path.stem == "index" else {path.stem})
+            for hunk in change.hunks:
+                if source:
+                    removed.update(_definitions(hunk.removed))
+                    added.update(word for line in hunk.added for word in _WORD.findall(line))
+                else:
+                    added.update(_definitions(hunk.added))
+        return frozenset(removed - added)
+
+
+_KEYWORDS = frozenset({"if", "for", "while", "switch", "catch", "return", "function", "else", "do", "try", "with"})
+
+
+def _definitions(lines: tuple[str, ...]) -> set[str]:
+    names = set()
+    for line in lines:
+        for match in _DEFINITION.finditer(line):
+            names.add(match[1] or match[2] or match[3])
+    return names - _KEYWORDS
+
+
+def _only_expected_differs(old: Check, new: Check) -> bool:
+    """The two versions of an assertion differ only in literals on the expected side."""
+    if len(old.tokens) != len(new.tokens) or not old.slots:
+        return False
+    differ = [i for i, (a, b) in enumerate(zip(old.tokens, new.tokens)) if a != b]
+    return bool(differ) and all(i in old.slots and i in new.slots for i in differ)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
