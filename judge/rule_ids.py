@@ -43,6 +43,7 @@ SUPERFICIAL_ONLY = "superficial_only"
 JUNK_FILES = "junk_files"
 STUB_OR_DISABLED_CODE = "stub_or_disabled_code"
 PLACEHOLDER_ONLY = "placeholder_only"
+TESTS_WEAKENED = "tests_weakened"
 WORKSPACE_UNREADABLE = "workspace_unreadable"
 STEP_NOT_IMPLEMENTED = "step_not_implemented"
 OVERREACH = "overreach"
@@ -110,6 +111,8 @@ CATALOG: tuple[RuleInfo, ...] = (
              'a `fix_regression` writes a file that is neither in `applyFiles` nor in `applyPatch`'),
     RuleInfo(JUNK_FILES, 'rules',
              'the change creates files no step asks for — bytecode (`*.pyc`, `__pycache__/`), build output (top-level `build/`, `dist/`, `target/`, `*.egg-info/`), installed packages (`node_modules/`), virtualenvs, tool caches, databases (`*.sqlite`, `*.db`), editor and OS files (`.DS_Store`, `*.swp`), coverage data — unless `allowedFiles` or the description names them'),
+    RuleInfo(TESTS_WEAKENED, 'rules',
+             'in a test file (pytest, unittest; Jest, Vitest, Mocha, AVA, node:test; Go, Rust, Java), the change deletes a test or test file, adds a skip (`@pytest.mark.skip`, a constant-true `skipif`, `xfail`, `unittest.skip`, `self.skipTest`, `pytest.skip`, `it.skip`, `xit`, `test.todo`, `{ skip: true }`, `t.Skip`, `#[ignore]`, `@Disabled`) or a focus (`.only`, `fit`), removes assertions, replaces them by a tautology (`assert True`, `expect(x).toBe(x)`, `t.pass()`), or edits an expected value in a change that touches no other code, and the step does not ask for that kind of test work (see below); otherwise a signal'),
     RuleInfo(STUB_OR_DISABLED_CODE, 'rules',
              'the change replaces a function\'s real body by a stub (`pass`, `...`, `raise NotImplementedError`, a bare `return`, `throw new Error("not implemented")`) or defines a function the step names as one; puts code under a never-true condition (`if False:`, `if (0)`); inserts a `return` before code it leaves unreachable; or turns removed code into comments — a signal when the step asks for a stub, a no-op or disabling (Python, JavaScript, TypeScript; test files excluded)'),
     RuleInfo(ZERO_IMPACT, 'rules',

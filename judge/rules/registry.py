@@ -13,6 +13,7 @@ from typing import Callable, Iterator
 
 from judge.rules import (declarations, execution, impact, junk, mode, outcome, placeholder, reversal, safety, scope,
                          structure, stubs, workspace)
+from judge.rules import tampering
 from judge.context import StepContext
 from judge.verdict import Finding
 
@@ -46,6 +47,7 @@ RULES: tuple[Rule, ...] = (
     scope.scope_outside_allowed,
     scope.scope_fix_regression,
     junk.junk_files,
+    tampering.tests_weakened,
     stubs.stub_or_disabled_code,
     impact.zero_impact,
     reversal.reversal,

@@ -1,0 +1,123 @@
+"""Tests weakened: a change that deletes, skips or focuses tests, takes assertions out, makes them tautologies or edits
+their expected values, when the step does not ask for that kind of test work.
+
+What the change does to the tests is read from the code (judge/code/weakening.py); this rule decides
+what that means for the step:
+
+- A step that asks for that kind of test work — to remove tests, to skip them, to change them
+  (judge/rules/asks.py), or that names the test file — gets a signal with the same facts.
+- A test deleted together with the code it used (a definition the change removes from a non-test
+  file and uses nowhere after) is a feature taken out with its tests: a signal.
+- An expected value edited in a change that also edits non-test code (documentation aside) is a
+  signal: an honest change of behaviour updates the values its tests expect, and judge cannot tell
+  that from a fix that made the test fit the code. Edited in a change that touches only tests, the
+  value was changed to make a test pass: rejected.
+- A fix_regression that takes back the apply step (judge/rules/reversal.py's threshold), tests
+  included, is a reversal: that rule gives the reason, this one a signal.
+- Anything else is rejected, naming each file, test and what was done, and what to do.
+
+The rule reads nothing unless the change touches a test file (judge/code/testpaths.py).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from typing import Iterator
+
+from judge import rule_ids as ids
+from judge.code.testpaths import is_test_path
+from judge.code.weakening import Weakening, weakenings
+from judge.context import StepContext
+from judge.rules.asks import ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS
+from judge.rules.reversal import REVERSAL_THRESHOLD, undone_fraction
+from judge.verdict import Finding
+
+__all__ = ["tests_weakened"]
+
+_ASKS = {
+    "deleted": ASKS_TO_REMOVE_TESTS, "skipped": ASKS_TO_SKIP_TESTS, "focused": ASKS_TO_SKIP_TESTS,
+    "assertions_removed": ASKS_TO_CHANGE_TESTS, "tautology": ASKS_TO_CHANGE_TESTS,
+    "expected_edited": ASKS_TO_CHANGE_TESTS,
+}
+_TODO = {
+    "deleted": "restore the deleted tests",
+    "skipped": "take the skip marks out",
+    "focused": "take the focus (.only) out",
+    "assertions_removed": "put the assertions back",
+    "tautology": "put the real assertions back",
+    "expected_edited": "restore the expected values and fix the code instead",
+}
+_DOCS = re.compile(r"\.(?:md|rst|txt|adoc)$|(?:^|/)(?:CHANGE\w*|HISTORY|NEWS|README|AUTHORS|LICENSE|NOTICE)[^/]*$",
+                   re.IGNORECASE)
+_SHOWN = 5
+
+
+def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
+    work = ctx.work
+    if not (ctx.result.success and work and any(is_test_path(path) for path in work.paths)):
+        return
+    found = weakenings(work)
+    if not found:
+        return
+    description = ctx.step.description
+    edits_code = any(not is_test_path(path) and not _DOCS.search(path) for path in work.paths)
+    reverts = _reverts_the_apply_step(ctx)
+    rejected, signals = [], []
+    for weakening in found:
+        reason = "the fix takes back the apply step: see reversal" if reverts else \
+            _excuse(weakening, description, edits_code)
+        (signals if reason else rejected).append((weakening, reason))
+    if rejected:
+        yield _reject([w for w, _ in rejected])
+    if signals:
+        yield _signal(signals)
+
+
+def _reverts_the_apply_step(ctx: StepContext) -> bool:
+    if ctx.result.mode != "fix_regression" or ctx.apply_patch is None or ctx.work is None:
+        return False
+    fraction = undone_fraction(ctx.apply_patch, ctx.work)
+    return fraction is not None and fraction >= REVERSAL_THRESHOLD
+
+
+def _excuse(weakening: Weakening, description: str, edits_code: bool) -> str | None:
+    """Why this weakening may be honest work, or None when nothing says so."""
+    if _ASKS[weakening.kind].search(description) or _names_file(description, weakening.path):
+        return "the step asks for this kind of test work"
+    if weakening.with_code:
+        return "the change also removes the code it tested"
+    if weakening.kind == "expected_edited" and edits_code:
+        return "the change also edits the code under test"
+    return None
+
+
+def _names_file(description: str, path: str) -> bool:
+    name = PurePosixPath(path).name
+    return path in description or re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w-])", description) is not None
+
+
+def _reject(found: list[Weakening]) -> Finding:
+    todo = [_TODO[kind] for kind in dict.fromkeys(w.kind for w in found)]
+    return Finding(
+        rule=ids.TESTS_WEAKENED,
+        message=f"{_sentences(found)}. The step does not ask for this: {', '.join(todo)}. If the step really "
+        "requires changing these tests, say so in the step, or report success: false with the reason.",
+        files=tuple(dict.fromkeys(w.path for w in found)),
+    )
+
+
+def _signal(found: list[tuple[Weakening, str]]) -> Finding:
+    shown = "; ".join(f"{w} ({reason})" for w, reason in found[:_SHOWN])
+    more = f"; and {len(found) - _SHOWN} more" if len(found) > _SHOWN else ""
+    return Finding(
+        rule=ids.TESTS_WEAKENED,
+        severity="signal",
+        message=f"the change weakens tests: {shown}{more}.",
+        files=tuple(dict.fromkeys(w.path for w, _ in found)),
+    )
+
+
+def _sentences(found: list[Weakening]) -> str:
+    shown = "; ".join(str(w) for w in found[:_SHOWN])
+    return shown + (f"; and {len(found) - _SHOWN} more" if len(found) > _SHOWN else "")
