@@ -205,14 +205,15 @@ def _is_direct(node: Node, owner: _Unit) -> bool:
 
 
 def _check(top: Node, side: Side) -> Check:
+    first, last = top.start_point[0], top.end_point[0]
+    if not any(_changed(side, row) for row in range(first, last + 1)):  # only a changed check is compared leaf by leaf
+        return Check(normalised(_text(top)), first, False)
     tokens: list[str] = []
     slots: set[int] = set()
     literals: set[int] = set()
     _tokens(top, False, tokens, slots, literals)
-    first, last = top.start_point[0], top.end_point[0]
     shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
-    return Check(normalised(_text(top)), first, any(_changed(side, row) for row in range(first, last + 1)),
-                 _tautology(top), tuple(tokens), frozenset(slots), shape)
+    return Check(normalised(_text(top)), first, True, _tautology(top), tuple(tokens), frozenset(slots), shape)
 
 
 def _tokens(node: Node, expected: bool, out: list[str], slots: set[int], literals: set[int]) -> None:

@@ -14,6 +14,7 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from judge.code.sides import Side
 from judge.code.tests import Check, Mark, TestUnit, normalised
@@ -211,21 +212,23 @@ class _Reader:
             elif isinstance(node, ast.Attribute):
                 unit.names.add(node.attr)
             elif isinstance(node, ast.Assert):
-                unit.checks.append(self._check(node, node.test, _assert_tautology(node.test), []))
+                unit.checks.append(self._check(node, node.test, _assert_tautology, []))
             elif isinstance(node, ast.Call) and _is_check_call(node):
-                unit.checks.append(self._check(node, node, _call_tautology(node), node.args))
+                unit.checks.append(self._check(node, node, _call_tautology, node.args))
 
     # --- checks and marks
 
-    def _check(self, node: ast.AST, compared: ast.AST, tautology: bool, expected: list[ast.expr]) -> Check:
+    def _check(self, node: ast.AST, compared: Any, tautology: Callable[[Any], bool], expected: list[ast.expr]) -> Check:
         first, last = self._line(node.lineno), self._line(node.end_lineno or node.lineno)  # type: ignore[attr-defined]
+        if not any(self.side.changed[first:last + 1]):  # only a changed check is ever compared leaf by leaf
+            return Check(normalised(self._text(node)), first, False)
         tokens: list[str] = []
         slots: set[int] = set()
         literals: set[int] = set()
         _tokens(compared, False, set(map(id, expected)), tokens, slots, literals)
         shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
-        return Check(normalised(self._text(node)), first, any(self.side.changed[first:last + 1]), tautology,
-                     tuple(tokens), frozenset(slots), shape)
+        return Check(normalised(self._text(node)), first, True, tautology(compared), tuple(tokens), frozenset(slots),
+                     shape)
 
     def _marks_of(self, unit: _Unit, decorators: list[ast.expr], assignment: bool = False) -> None:
         for decorator in decorators:

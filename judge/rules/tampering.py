@@ -5,7 +5,9 @@ What the change does to the tests is read from the code (judge/code/weakening.py
 what that means for the step:
 
 - A step that asks for that kind of test work — to remove tests, to skip them, to change them
-  (judge/rules/asks.py), or that names the test file — gets a signal with the same facts.
+  (judge/rules/asks.py) — gets a signal with the same facts, and so does any weakening of a test
+  file the step asks to change by name ("Update tests/test_api.py for the new client"). A step
+  that asks to add a test to a file ("Add a test for X to tests/test_api.py") asks for none.
 - A test deleted together with the code it used (a definition the change removes from a non-test
   file and uses nowhere after) is a feature taken out with its tests: a signal.
 - An expected value edited in a change that also edits non-test code (documentation aside) is a
@@ -83,8 +85,10 @@ def _reverts_the_apply_step(ctx: StepContext) -> bool:
 
 def _excuse(weakening: Weakening, description: str, edits_code: bool) -> str | None:
     """Why this weakening may be honest work, or None when nothing says so."""
-    if _ASKS[weakening.kind].search(description) or _names_file(description, weakening.path):
+    if _ASKS[weakening.kind].search(description):
         return "the step asks for this kind of test work"
+    if ASKS_TO_CHANGE_TESTS.search(description) and _names_file(description, weakening.path):
+        return "the step asks to change this test file"
     if weakening.with_code:
         return "the change also removes the code it tested"
     if weakening.kind == "expected_edited" and edits_code:
