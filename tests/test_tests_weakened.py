@@ -535,3 +535,64 @@ def test_with_a_workspace_the_work_tree_is_judged(tmp_path: Path):
     verdict = judge.validate(step, result, workspace=judge.Workspace(repo.root, repo.base))
     assert (verdict.valid, verdict.rule) == (False, "tests_weakened")
     assert f"{PY}: test_rejects_zero gained @pytest.mark.skip" in verdict.reason
+
+
+def test_a_renamed_test_with_an_edited_expected_value_is_an_expected_value_edit():
+    new = _edit(PYTEST, 'def test_parses_a_port():\n    assert parse_port("8080") == 8080',
+                'def test_parses_port_8080():\n    assert parse_port("8080") == 8081')
+    _rejected(_case({PY: (PYTEST, new)}), "test_parses_a_port was replaced by a test that makes the same assertions "
+              "with other values", "restore the expected values")
+    _accepted(_with_fix(PY, PYTEST, new), signal="the change also edits the code under test")
+
+
+def test_an_expect_without_a_matcher_asserts_nothing():
+    old = _edit(VITEST, '    expect(parsePort("1")).toBe(1);\n', '    expect(parsePort("1"));\n')
+    _accepted(_with_fix(TS, old, _edit(old, '    expect(parsePort("1"));\n', "")))
+
+
+def test_code_in_test_data_folders_is_data():
+    sample = "def test_sample():\n    assert lint('x') == []\n"
+    _accepted(_case({"src/app.py": (APP, APP_FIXED), "tests/fixtures/sample_test.py": (sample, None),
+                     "tests/data/test_input.py": (sample, sample.replace("assert lint('x') == []", "pass"))}))
+
+
+# --- reading fragments (judge/code/tests.py) ------------------------------------------------------
+
+
+def _units(text: str, path: str, changed: tuple[bool, ...] | None = None, context: str = ""):
+    from judge.code.sides import Side
+    from judge.code.tests import test_units
+
+    lines = tuple(text.split("\n"))
+    return test_units(Side(lines, changed or (False,) * len(lines)), path, context)
+
+
+def test_a_python_side_that_starts_inside_a_method_keeps_its_nesting():
+    side = ('        assert parse_port("1") == 1\n'
+            "\n"
+            "    def test_zero(self):\n"
+            '        with pytest.raises(ValueError):\n'
+            '            parse_port("0")\n'
+            "\n"
+            "    def test_cut(self):\n"
+            "        result = parse_port(\n"
+            '            "80",')
+    units = {(u.kind, u.name): u for u in _units(side, PY, context="class TestRange:")}
+    assert [c.text for c in units[("fragment", "")].checks] == ['assert parse_port("1") == 1']
+    assert units[("fragment", "")].label == "class TestRange"
+    assert [c.text for c in units[("test", "test_zero")].checks] == ['pytest.raises(ValueError)']
+    assert ("test", "test_cut") in units and units[("test", "test_cut")].complete
+
+
+def test_a_python_side_cut_in_a_decorator_list_still_finds_the_skip():
+    side = '@pytest.mark.skip(reason="flaky")\n@pytest.mark.parametrize(\n    "x",'
+    units = _units(side, PY, changed=(True, False, False))
+    assert [(m.key, m.changed) for u in units for m in u.marks] == [("mark.skip", True)]
+
+
+def test_a_js_side_cut_inside_a_test_is_still_a_test():
+    side = '    expect(a).toBe(1);\n  });\n\n  it.only("adds", () => {\n    expect(add(1, 1)).toBe(2);'
+    units = {u.name: u for u in _units(side, TS)}
+    assert [m.key for m in units["adds"].marks] == ["it.only"]
+    assert [c.text for c in units["adds"].checks] == ["expect(add(1, 1)).toBe(2)"]
+    assert [c.text for c in units[""].checks] == ["expect(a).toBe(1)"]

@@ -147,7 +147,7 @@ class _Reader:
                 continue
             skip = _LEXER_SKIP.match(line)
             if skip:
-                marks.append(Mark("skip", skip[1].removeprefix("pytest."), normalised(line), i, self.side.changed[i]))
+                marks.append(Mark("skip", _mark_key(skip[1]), normalised(line), i, self.side.changed[i]))
             header = _LEXER_DEF.match(line)
             if header:
                 unit = _Unit(header[1], "test", i, self.side.changed[i], marks=marks)
@@ -234,6 +234,7 @@ class _Reader:
         for decorator in decorators:
             key = _skip_mark(decorator)
             if key:
+                key = _mark_key(key)
                 text = normalised(self._text(decorator))
                 self._mark(unit, key, ("pytestmark = " if assignment else "@") + text, decorator)
 
@@ -311,6 +312,11 @@ def _skip_mark(decorator: ast.expr) -> str | None:
     if name.endswith("mark.xfail"):  # with a real condition (`sys.platform == "win32"`) it is not tampering
         return name if condition is None or _truth(condition) is True else None
     return name if last == "expectedFailure" else None
+
+
+def _mark_key(name: str) -> str:
+    """The same mark whoever reads it: `pytest.mark.skip` and `mark.skip`, `unittest.skip` and `skip`."""
+    return name.removeprefix("pytest.").removeprefix("unittest.")
 
 
 def _condition(call: ast.Call | None) -> ast.expr | None:

@@ -35,6 +35,8 @@ _DEFINITION = re.compile(
     r"|\b([A-Za-z_$][\w$]*)\s*[:=]\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"  # name = () =>
 )
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
+# Files tests read, not tests: code there is data (a linter's sample input may well hold `def test_x` or `assert`).
+_DATA = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots)/")
 _SHOWN = 3  # assertions quoted in a reason
 
 
@@ -93,7 +95,7 @@ class _Reading:
         self.new: list[_Seen] = []
         self.unreadable: list[Weakening] = []
         for index, change in enumerate(patch.files):
-            if any(is_test_path(path) for path in change.paths):
+            if any(is_test_path(path) and not _DATA.search(path) for path in change.paths):
                 self._read(index, change)
 
     def _read(self, index: int, change: FileChange) -> None:
@@ -129,7 +131,8 @@ class _Reading:
                 continue
             if unit.checks and all(check.text in self.kept_checks for check in unit.checks):
                 continue  # every assertion it made is made by new tests: renamed, moved, split or merged
-            if unit.checks and all(check.shape in self.kept_shapes for check in unit.checks):
+            if unit.checks and all(check.text in self.kept_checks or check.shape in self.kept_shapes
+                                   for check in unit.checks):
                 edited.append(Weakening("expected_edited", seen.path, seen.label(), "was replaced by a test that "
                                         "makes the same assertions with other values"))
                 continue
