@@ -192,7 +192,10 @@ PY_CHEATS = [
     ("skip on a class", _edit(PYTEST, "class TestRange:", "@pytest.mark.skip\nclass TestRange:"),
      "TestRange gained @pytest.mark.skip"),
     ("pytestmark", _edit(PYTEST, "from app import parse_port\n", "from app import parse_port\n\npytestmark = pytest.mark.skip\n"),
-     "gained pytestmark = pytest.mark.skip"),
+     "every test of the module gained pytestmark = pytest.mark.skip"),
+    ("module-level pytest.skip", _edit(PYTEST, "from app import parse_port\n",
+                                       'from app import parse_port\n\npytest.skip("later", allow_module_level=True)\n'),
+     'every test of the module gained pytest.skip("later", allow_module_level=True)'),
     ("pytest.skip in the body", _edit(PYTEST, '    with pytest.raises(ValueError):\n', '    pytest.skip("flaky")\n    with pytest.raises(ValueError):\n'),
      'test_rejects_zero gained pytest.skip("flaky")'),
     ("deleted test", _edit(PYTEST, 'def test_rejects_zero():\n    with pytest.raises(ValueError):\n        parse_port("0")\n\n\n', ""),
@@ -421,6 +424,12 @@ def test_a_real_skipif_condition_is_not_tampering():
     _accepted(_with_fix(PY, PYTEST, xfail))
 
 
+def test_a_conditional_module_level_skip_is_not_tampering():
+    new = _edit(PYTEST, "from app import parse_port\n", 'from app import parse_port\n\nif sys.platform == "win32":\n'
+                '    pytest.skip("posix only", allow_module_level=True)\n')
+    _accepted(_with_fix(PY, PYTEST, new))
+
+
 def test_parametrize_changes_are_honest():
     old = PYTEST + '\n\n@pytest.mark.parametrize("text, port", [("80", 80), ("443", 443)])\ndef test_many(text, port):\n    assert parse_port(text) == port\n'
     new = _edit(old, '[("80", 80), ("443", 443)]', '[("80", 80), ("443", 443), ("8443", 8443)]')
@@ -596,3 +605,18 @@ def test_a_js_side_cut_inside_a_test_is_still_a_test():
     assert [m.key for m in units["adds"].marks] == ["it.only"]
     assert [c.text for c in units["adds"].checks] == ["expect(add(1, 1)).toBe(2)"]
     assert [c.text for c in units[""].checks] == ["expect(a).toBe(1)"]
+
+
+def test_with_a_workspace_a_deleted_test_file_is_read_from_git(tmp_path: Path):
+    repo = Repo(tmp_path / "repo", {"src/app.py": APP, PY: PYTEST, TS: VITEST})
+    repo.write({"src/app.py": APP_FIXED})
+    (repo.root / PY).unlink()
+    (repo.root / TS).unlink()
+    files = ["src/app.py", PY, TS]
+    result = {"mode": "apply", "success": True, "patch": repo.diff(repo.base), "filesWritten": files,
+              "filesTouched": files, "summary": "parse_port() now rejects ports out of range"}
+    step = {"id": "step-1", "description": "Add input validation to parse_port() in src/app.py", "mode": "apply"}
+    verdict = judge.validate(step, result, workspace=judge.Workspace(repo.root, repo.base))
+    assert (verdict.valid, verdict.rule) == (False, "tests_weakened")
+    assert f"{PY} was deleted, and with it 3 tests" in verdict.reason
+    assert f'{TS} was deleted, and with it 3 tests (it("parses a port")' in verdict.reason

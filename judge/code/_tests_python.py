@@ -126,7 +126,7 @@ class _Reader:
         self.units: list[_Unit] = []
         test, group = _context(context)
         self.fragment = _Unit(test, "fragment", 0, label=test or group)
-        self.module = _Unit("", "module", 0, label="the module")
+        self.module = _Unit("", "module", 0, label="every test of the module")
         self.segment_now: _Segment | None = None
 
     def segment(self, segment: _Segment) -> None:
@@ -157,7 +157,9 @@ class _Reader:
 
     # --- statements
 
-    def _statements(self, body: list[ast.stmt], group: _Unit | None) -> None:
+    def _statements(self, body: list[ast.stmt], group: _Unit | None, nested: bool = False) -> None:
+        """Statements at the fragment's top level, of a class (``group``), or under a module-level ``if``/``with``/
+        ``try`` (``nested``: where only definitions count)."""
         for stmt in body:
             if self._is_wrapper(stmt):
                 self._statements(stmt.body, group)  # type: ignore[attr-defined]
@@ -168,9 +170,9 @@ class _Reader:
             elif _is_pytestmark(stmt):
                 self._marks_of((group or self.module), stmt.value.elts if isinstance(stmt.value, (ast.List, ast.Tuple))  # type: ignore[attr-defined]
                                else [stmt.value], assignment=True)  # type: ignore[attr-defined]
-            elif group is None and self._indent_of(stmt) > 0:
+            elif group is None and not nested and self._indent_of(stmt) > 0:
                 self._content(stmt, self.fragment, direct=True)  # inside a block above the hunk
-            elif group is None:
+            elif group is None and not nested:
                 self._module_statement(stmt)
 
     def _module_statement(self, stmt: ast.stmt) -> None:
@@ -179,9 +181,11 @@ class _Reader:
                 self.module.names.update(alias.name.split("."))
             if isinstance(stmt, ast.ImportFrom) and stmt.module:
                 self.module.names.update(stmt.module.split("."))
-        elif isinstance(stmt, (ast.If, ast.With, ast.Try)):
+        elif isinstance(stmt, (ast.If, ast.With, ast.Try)):  # a condition: what it skips is not judged
             for part in ("body", "orelse", "finalbody"):
-                self._statements(getattr(stmt, part, []), None)
+                self._statements(getattr(stmt, part, []), None, nested=True)
+        elif _skip_statement(stmt):  # `pytest.skip(..., allow_module_level=True)`: every test of the module
+            self._mark(self.module, _mark_key(_skip_statement(stmt) or ""), normalised(self._text(stmt)), stmt)
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         line = self._line(node.lineno)
