@@ -260,6 +260,13 @@ def test_an_expected_value_edited_beside_a_code_change_is_a_signal():
     _accepted(_with_fix(PY, PYTEST, new), signal="the change also edits the code under test")
 
 
+def test_an_expected_value_edited_beside_unrelated_code_is_rejected():
+    # the change edits parse_port; the test whose value changed checks format_port, which nothing edits
+    tests = PYTEST + '\n\ndef test_formats_a_port():\n    assert format_port(8080) == ":8080"\n'
+    new = _edit(tests, 'assert format_port(8080) == ":8080"', 'assert format_port(8080) == ":8081"')
+    _rejected(_with_fix(PY, tests, new), "test_formats_a_port had its expected value edited")
+
+
 def test_unittest_expected_value_edit_is_caught():
     new = _edit(UNITTEST, 'self.assertEqual(parse_port("8080"), 8080)', 'self.assertEqual(parse_port("8080"), 80)')
     _rejected(_case({"tests/test_port.py": (UNITTEST, new)}), "test_parses had its expected value edited")

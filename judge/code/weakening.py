@@ -9,6 +9,8 @@ is known by the hunk (or by the hunk header's function context, where git names 
 
 from __future__ import annotations
 
+import builtins
+import keyword
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -38,6 +40,16 @@ _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 # Files tests read, not tests: code there is data (a linter's sample input may well hold `def test_x` or `assert`).
 _DATA = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots)/")
 _SHOWN = 3  # assertions quoted in a reason
+# Documentation: editing it changes no code a test checks.
+_DOCS = re.compile(r"\.(?:md|rst|adoc)$|(?:^|/)docs?/|(?:^|/)(?:CHANGE\w*|HISTORY|NEWS|README|AUTHORS|LICENSE|NOTICE)[^/]*$",
+                   re.IGNORECASE)
+# Names every test and every module uses: sharing one says nothing about the code under test.
+_COMMON = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset({
+    "self", "cls", "pytest", "mock", "assert", "expect", "test", "it", "describe", "t", "this", "const", "let", "var",
+    "function", "return", "await", "async", "new", "undefined", "null", "true", "false", "typeof", "instanceof",
+    "toBe", "toEqual", "toStrictEqual", "Object", "Array", "String", "Number", "Boolean", "JSON", "Promise", "Error",
+    "Map", "Set", "Date", "Math", "console", "require", "module", "exports", "result", "value", "data", "err", "error",
+    "res", "req", "response", "request", "args", "kwargs", "name", "x", "y", "a", "b", "i", "n"})
 
 
 @dataclass(frozen=True)
@@ -47,6 +59,7 @@ class Weakening:
     test: str  # how the reason names the test; "" when the sentence is about the file
     what: str  # "gained @pytest.mark.skip", "was deleted", "lost 2 of 3 assertions: `assert r.ok`"
     with_code: bool = False  # the change also removes code the test used: a feature taken out with its tests
+    code_edited: bool = False  # the change also edits non-test code this test uses (its names appear there)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.test} {self.what}" if self.test else f"{self.path} {self.what}"
@@ -134,7 +147,8 @@ class _Reading:
             if unit.checks and all(check.text in self.kept_checks or check.shape in self.kept_shapes
                                    for check in unit.checks):
                 edited.append(Weakening("expected_edited", seen.path, seen.label(), "was replaced by a test that "
-                                        "makes the same assertions with other values"))
+                                        "makes the same assertions with other values",
+                                        code_edited=self._uses_edited_code([seen])))
                 continue
             if all(other.unit.name != unit.name for other in gone.get(seen.change, [])):
                 gone.setdefault(seen.change, []).append(seen)
@@ -211,7 +225,7 @@ class _Reading:
                 seen, check = edited
                 found.append(Weakening("expected_edited", seen.path, seen.label(check.line),
                                        f"had its expected value edited: `{_short(removed.text)}` became "
-                                       f"`{_short(check.text)}`"))
+                                       f"`{_short(check.text)}`", code_edited=self._uses_edited_code(new)))
         lost = [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes]
         delegated = any(seen.unit.names & self.helpers for seen in new)
         marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
@@ -223,7 +237,25 @@ class _Reading:
                                    with_code))
         return found
 
+    def _uses_edited_code(self, seens: list[_Seen]) -> bool:
+        """The test uses a name that the change's non-test hunks hold (changed or around the change): the code it
+        checks was edited, so its expected values may honestly follow."""
+        return any((seen.unit.names - _COMMON) & self.edited_code for seen in seens)
+
     # --- shared facts, computed once when needed
+
+    @cached_property
+    def edited_code(self) -> frozenset[str]:
+        """Every name in the hunks of the non-test, non-documentation files the change edits, and in their headers."""
+        words: set[str] = set()
+        for change in self.patch.files:
+            if is_test_path(change.path) or _DOCS.search(change.path):
+                continue
+            for hunk in change.hunks:
+                words.update(_WORD.findall(hunk.header))
+                for line in hunk.body:
+                    words.update(_WORD.findall(line))
+        return frozenset(words)
 
     @cached_property
     def helpers(self) -> frozenset[str]:

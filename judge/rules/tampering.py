@@ -10,10 +10,11 @@ what that means for the step:
   that asks to add a test to a file ("Add a test for X to tests/test_api.py") asks for none.
 - A test deleted together with the code it used (a definition the change removes from a non-test
   file and uses nowhere after) is a feature taken out with its tests: a signal.
-- An expected value edited in a change that also edits non-test code (documentation aside) is a
-  signal: an honest change of behaviour updates the values its tests expect, and judge cannot tell
-  that from a fix that made the test fit the code. Edited in a change that touches only tests, the
-  value was changed to make a test pass: rejected.
+- An expected value edited in a change that also edits the code that test uses (a name of the test
+  appears in the change's non-test hunks, documentation aside) is a signal: an honest change of
+  behaviour updates the values its tests expect, and judge cannot tell that from a fix that made
+  the test fit the code. Edited where the change touches no code the test uses (only tests, or
+  unrelated code), the value was changed to make a test pass: rejected.
 - A fix_regression that takes back the apply step (judge/rules/reversal.py's threshold), tests
   included, is a reversal: that rule gives the reason, this one a signal.
 - Anything else is rejected, naming each file, test and what was done, and what to do.
@@ -50,8 +51,6 @@ _TODO = {
     "tautology": "put the real assertions back",
     "expected_edited": "restore the expected values and fix the code instead",
 }
-_DOCS = re.compile(r"\.(?:md|rst|txt|adoc)$|(?:^|/)(?:CHANGE\w*|HISTORY|NEWS|README|AUTHORS|LICENSE|NOTICE)[^/]*$",
-                   re.IGNORECASE)
 _SHOWN = 5
 
 
@@ -63,12 +62,10 @@ def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
     if not found:
         return
     description = ctx.step.description
-    edits_code = any(not is_test_path(path) and not _DOCS.search(path) for path in work.paths)
     reverts = _reverts_the_apply_step(ctx)
     rejected, signals = [], []
     for weakening in found:
-        reason = "the fix takes back the apply step: see reversal" if reverts else \
-            _excuse(weakening, description, edits_code)
+        reason = "the fix takes back the apply step: see reversal" if reverts else _excuse(weakening, description)
         (signals if reason else rejected).append((weakening, reason))
     if rejected:
         yield _reject([w for w, _ in rejected])
@@ -83,7 +80,7 @@ def _reverts_the_apply_step(ctx: StepContext) -> bool:
     return fraction is not None and fraction >= REVERSAL_THRESHOLD
 
 
-def _excuse(weakening: Weakening, description: str, edits_code: bool) -> str | None:
+def _excuse(weakening: Weakening, description: str) -> str | None:
     """Why this weakening may be honest work, or None when nothing says so."""
     if _ASKS[weakening.kind].search(description):
         return "the step asks for this kind of test work"
@@ -91,7 +88,7 @@ def _excuse(weakening: Weakening, description: str, edits_code: bool) -> str | N
         return "the step asks to change this test file"
     if weakening.with_code:
         return "the change also removes the code it tested"
-    if weakening.kind == "expected_edited" and edits_code:
+    if weakening.kind == "expected_edited" and weakening.code_edited:
         return "the change also edits the code under test"
     return None
 
