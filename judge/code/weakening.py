@@ -1,10 +1,13 @@
 """What a change does to the tests it touches: tests deleted, skipped or focused, assertions removed or replaced by a
 tautology, expected values edited. Facts only; judge/rules/tampering.py decides what they mean for a step.
 
-Every side of every hunk of a test file is read into test units (judge/code/tests.py); a test is
-known by its name (its title in JS) across the whole change, so a test moved to another file, or
-renamed with the same body, is not deleted. A fragment of a test whose header is above its hunk
-is known by the hunk (or by the hunk header's function context, where git names a test there).
+Every side of every hunk of a test file is read into test units (judge/code/tests.py). A test is
+known by its name (its title in JS) in its file, and across the change when its header leaves one
+file and enters another, so a test moved, or renamed with the same body, is not deleted. A fragment
+of a test whose header is above its hunk is known by the hunk (or by the hunk header's function
+context, where git names a test there). The reasons a weakening may be honest are facts here too:
+the change removes the code a deleted test used (``with_code``), or edits code a test uses
+(``code_edited``).
 """
 
 from __future__ import annotations
