@@ -627,3 +627,19 @@ def test_with_a_workspace_a_deleted_test_file_is_read_from_git(tmp_path: Path):
     assert (verdict.valid, verdict.rule) == (False, "tests_weakened")
     assert f"{PY} was deleted, and with it 3 tests" in verdict.reason
     assert f'{TS} was deleted, and with it 3 tests (it("parses a port")' in verdict.reason
+
+
+@pytest.mark.parametrize("old, new", [
+    ('        assert parse_port("65535") == 65535\n        assert parse_port("1") == 1\n',
+     '        assert (parse_port("65535"), parse_port("1")) == (65535, 1)\n'),  # two assertions made one
+    ('        assert parse_port("65535") == 65535\n',
+     '        assert (\n            parse_port("65535")\n            == 65535\n        )\n'),  # reflowed by a formatter
+    ("class TestRange:\n    def test_bounds(self):\n", "class TestRange:\n    async def test_bounds(self):\n"),
+])
+def test_rewording_assertions_is_honest(old, new):
+    _accepted(_with_fix(PY, PYTEST, _edit(PYTEST, old, new)))
+
+
+def test_moving_from_unittest_to_pytest_style_is_honest():
+    pytest_style = UNITTEST.replace('self.assertEqual(parse_port("8080"), 8080)', 'assert parse_port("8080") == 8080')
+    _accepted(_with_fix("tests/test_port.py", UNITTEST, pytest_style))
