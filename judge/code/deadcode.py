@@ -23,18 +23,16 @@ class Disabled:
 
 def disabled_blocks(side: Side, path: str) -> list[Disabled]:
     """Lines the change wrote that open a block no run can enter (``if False:``, ``if (0) {``), with code in it."""
+    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and _NEVER_HINT.search(line)}
+    if not rows:
+        return []
     if _is_python(path):
         lines = _python_lines(side)
         return [Disabled(line.first, side.lines[line.first].strip()) for index, line in enumerate(lines)
-                if side.changed[line.first] and _PY_NEVER.match(line.code) and _has_code_under(lines, index)
+                if line.first in rows and _PY_NEVER.match(line.code) and _has_code_under(lines, index)
                 and not _only_imports_under(lines, index)]
-    grammar = treesitter.grammar_for(path)
-    if grammar is None:
-        return []
     found = []
-    for node in treesitter.walk(treesitter.parse(side.text, grammar)):
-        if node.type != "if_statement" or not side.changed[node.start_point[0]]:
-            continue
+    for node in _js_statements_at(side, path, rows, "if_statement"):
         condition = node.child_by_field_name("condition")
         consequence = node.child_by_field_name("consequence")
         if condition is None or consequence is None or not _JS_NEVER.match(_text(condition)):
@@ -46,23 +44,37 @@ def disabled_blocks(side: Side, path: str) -> list[Disabled]:
 
 def unreachable_code(side: Side, path: str) -> list[Disabled]:
     """``return`` statements the change wrote with more code after them in the same block."""
+    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and _RETURN_HINT.match(line)}
+    if not rows:
+        return []
     if _is_python(path):
         lines = _python_lines(side)
         return [Disabled(line.first, side.lines[line.first].strip()) for index, line in enumerate(lines)
-                if line.code and side.changed[line.first] and _PY_RETURN.match(line.code)
-                and _next_in_block(lines, index) is not None]
-    grammar = treesitter.grammar_for(path)
-    if grammar is None:
-        return []
+                if line.first in rows and _PY_RETURN.match(line.code) and _next_in_block(lines, index) is not None]
     found = []
-    for node in treesitter.walk(treesitter.parse(side.text, grammar)):
-        if node.type != "return_statement" or not side.changed[node.start_point[0]]:
-            continue
+    for node in _js_statements_at(side, path, rows, "return_statement"):
         following = node.next_named_sibling
         while following is not None and following.type in _JS_HOISTED:
             following = following.next_named_sibling
         if following is not None and node.parent is not None and node.parent.type in ("statement_block", "switch_case"):
             found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip()))
+    return found
+
+
+def _js_statements_at(side: Side, path: str, rows: set[int], kind: str) -> list:
+    """The ``kind`` statements that start on ``rows``: found from the row up, never by walking the whole tree."""
+    grammar = treesitter.grammar_for(path)
+    if grammar is None:
+        return []
+    root = treesitter.parse(side.text, grammar)
+    found = []
+    for row in sorted(rows):
+        column = len(side.lines[row]) - len(side.lines[row].lstrip())
+        node = root.named_descendant_for_point_range((row, column), (row, column))
+        while node is not None and node.type != kind and node.start_point[0] == row:
+            node = node.parent
+        if node is not None and node.type == kind and node.start_point[0] == row:
+            found.append(node)
     return found
 
 
@@ -75,6 +87,11 @@ def commented_out(old: Side, new: Side, path: str) -> list[str]:
     if not (_is_python(path) or treesitter.grammar_for(path)):
         return []
     syntax = syntax_for(path)
+    removed = {_squeeze(line) for line in old.changed_lines}
+    marker = syntax.line_comments[0]
+    if not any(_squeeze(line.lstrip()[len(marker):]) in removed for line in new.changed_lines
+               if line.lstrip().startswith(marker)):
+        return []  # no removed line comes back after a comment marker: nothing to lex
     comments = {_squeeze(line.comment) for line in logical_lines(new.lines, syntax)
                 if new.changed[line.first] and line.comment and not line.code}
     if not comments:
@@ -84,6 +101,8 @@ def commented_out(old: Side, new: Side, path: str) -> list[str]:
             and _squeeze(old.lines[line.first]) in comments]
 
 
+_NEVER_HINT = re.compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
+_RETURN_HINT = re.compile(r"^\s*return\b")
 _PY_NEVER = re.compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")
 _PY_RETURN = re.compile(r"^return\b")
 _PY_DEFINITION = re.compile(r"^(?:@|(?:async )?def |class )")

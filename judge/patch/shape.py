@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from judge.patch.model import FileChange, Hunk
@@ -218,6 +219,7 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
     out: list[str] = [line[: len(line) - len(line.lstrip())]] if keeps_indent else []
     first_code = len(line) - len(line.lstrip())
     i, pending_space, comment_at = 0, False, -1
+    special = _specials(syntax)
     while i < len(line):
         if in_block:
             end = line.find(syntax.block_comment[1], i)  # type: ignore[index]
@@ -226,6 +228,11 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
             in_block, i = False, end + len(syntax.block_comment[1])  # type: ignore[index]
             continue
         if quote:
+            end = _string_run_end(line, i, quote)
+            if end > i:  # a run of plain string characters, kept whole
+                out.append(line[i:end])
+                i = end
+                continue
             if line.startswith(quote, i):
                 out.append(quote)
                 i, quote = i + len(quote), ""
@@ -233,6 +240,12 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
                 step = 2 if line[i] == "\\" else 1  # strings keep every character: they are data
                 out.append(line[i : i + step])
                 i += step
+            continue
+        if not special.match(line, i):  # a run of code with no quote or comment in it: one step
+            found = special.search(line, i)
+            end = found.start() if found else len(line)
+            pending_space, depth = _code_run(line[i:end], out, pending_space, depth, syntax.brackets_continue)
+            i = end
             continue
         opening = _opening_quote(line, i, syntax)
         if opening:
@@ -260,6 +273,43 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
         quote = ""  # a one-line string closes at the line end
     continued = syntax.brackets_continue and not quote and line.endswith("\\") and "#" not in line
     return "".join(out), _State(in_block, quote, depth, continued), comment_at
+
+
+@lru_cache(maxsize=None)
+def _specials(syntax: Syntax) -> re.Pattern[str]:
+    """The characters where a string or a comment may start: anything else is plain code."""
+    starts = set(syntax.quotes) | {q[0] for q in syntax.multiline_quotes} | {m[0] for m in syntax.line_comments}
+    if syntax.block_comment:
+        starts.add(syntax.block_comment[0][0])
+    return re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]" if starts else "(?!)")
+
+
+def _string_run_end(line: str, i: int, quote: str) -> int:
+    """Where the run of plain characters inside a string that starts at ``i`` ends: a quote or a backslash."""
+    ends = [p for p in (line.find(quote[0], i), line.find("\\", i)) if p >= 0]
+    return min(ends) if ends else len(line)
+
+
+_SPACE_SPLIT = re.compile(r"(\s+)")
+_BRACKETS = re.compile(r"[()\[\]{}]")
+
+
+def _code_run(run: str, out: list[str], pending_space: bool, depth: int, brackets: bool) -> tuple[bool, int]:
+    """Shape a run of code (no string, no comment) into ``out``, as the character loop would, in bulk."""
+    for part in _SPACE_SPLIT.split(run):
+        if not part:
+            continue
+        if part[0].isspace():
+            pending_space = True
+            continue
+        if pending_space and out and _is_word(out[-1][-1:]) and _is_word(part[0]):
+            out.append(" ")
+        pending_space = False
+        if brackets:
+            for char in _BRACKETS.findall(part):
+                depth = depth + 1 if char in "([{" else max(depth - 1, 0)
+        out.append(part)
+    return pending_space, depth
 
 
 def _opening_quote(line: str, i: int, syntax: Syntax) -> str:
@@ -295,10 +345,12 @@ class LogicalLine:
     comment: str  # the text of the comment that ends its last line, without the marker ('' when none)
 
 
-def logical_lines(lines: tuple[str, ...] | list[str], syntax: Syntax) -> list[LogicalLine]:
+@lru_cache(maxsize=256)
+def logical_lines(lines: tuple[str, ...], syntax: Syntax) -> tuple[LogicalLine, ...]:
     """The logical lines of a fragment, read from its first line as if no string or bracket were open there.
 
     A line that is only a comment is a logical line with empty ``code``; blank lines are left out.
+    Cached: every cheat detector reads the same hunk sides.
     """
     result: list[LogicalLine] = []
     state = _State()
@@ -320,7 +372,7 @@ def logical_lines(lines: tuple[str, ...] | list[str], syntax: Syntax) -> list[Lo
             first = lines[start]
             result.append(LogicalLine(start, index, len(first) - len(first.lstrip()), code, comment))
         parts = []
-    return result
+    return tuple(result)
 
 
 def _comment_text(line: str, comment_at: int, syntax: Syntax) -> str:
