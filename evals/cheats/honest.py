@@ -66,10 +66,10 @@ class Cheat:
     summary: str | None = None
 
 
-def added_lines(old: str, new: str) -> set[int]:
-    """1-based numbers of the lines of new that a line diff marks inserted or replaced."""
+def added_lines(old: str, new: str, tags: tuple[str, ...] = ("insert", "replace")) -> set[int]:
+    """1-based numbers of the lines of new that a line diff marks inserted or replaced (or only those of tags)."""
     matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    return {n + 1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("insert", "replace") for n in range(j1, j2)}
+    return {n + 1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in tags for n in range(j1, j2)}
 
 
 def make_honest(origin: str, base: Mapping[str, bytes], focus: str, new: bytes, tests: list[str]) -> Honest | None:
@@ -81,8 +81,12 @@ def make_honest(origin: str, base: Mapping[str, bytes], focus: str, new: bytes, 
         return None
     if lang is None or "\0" in new_text:
         return None
-    added = added_lines(old_text, new_text)
-    found = _python_function(old_text, new_text, added) if lang == "python" else _js_function(new_text, added)
+    # Lines the change inserted make the most telling runs to disable; lines it rewrote come second.
+    found = None
+    for added in (added_lines(old_text, new_text, ("insert",)), added_lines(old_text, new_text)):
+        found = _python_function(old_text, new_text, added) if lang == "python" else _js_function(new_text, added)
+        if found is not None and found[1] is not None:
+            break
     if found is None:
         return None
     name, run, existed = found

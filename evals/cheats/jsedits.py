@@ -18,6 +18,7 @@ _CALL = re.compile(r"^([ \t]*)(it|test|describe)\s*\(\s*(['\"`])", re.M)
 # One whole assertion statement on one line.
 _ASSERTION = re.compile(r"^[ \t]*(?:await\s+)?(?:expect\s*\(|assert(?:\.\w+)?\s*\(|t\.(?!plan\b|end\b|teardown\b|test\b|"
                         r"skip\b|comment\b|pass\b|context\b|log\b|timeout\b)\w+\s*\()", re.M)
+_DECLARATION = re.compile(r"(?:export\s+)?(?:const|let|var|using)\b")
 _LITERAL = re.compile(r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`|-?\d[\d_.]*""")
 
 
@@ -140,21 +141,25 @@ def replace_body(text: str, name: str, statement: str) -> str | None:
 
 def added_run(text: str, name: str, added: set[int]) -> tuple[int, int] | None:
     """The first (then longest) run of lines inside the named function's body that the change added and
-    that are whole statements of one block."""
+    that are whole statements of one block; one that does not start with a declaration first (a `const`
+    wrapped in `if (false) {}` would leave its later uses undeclared: no code an agent would hand in)."""
     body = function_body(text, name)
     if body is None:
         return None
     source = source_of(text)
+    runs = []
     for first in range(body[0], body[1] + 1):
-        if first not in added or not source.code_chars(first):
+        if first not in added or not source.code_chars(first) or (runs and first <= runs[-1][1]):
             continue
         last = first
         while last + 1 <= body[1] and last + 1 in added:
             last += 1
         for end in range(last, first - 1, -1):
             if source.code_chars(end) and source.whole_statements(first, end):
-                return first, end
-    return None
+                runs.append((first, end))
+                break
+    plain = [r for r in runs if not _DECLARATION.match(source.code_chars(r[0]))]
+    return (plain or runs or [None])[0]
 
 
 def wrap_run(text: str, run: tuple[int, int]) -> str:

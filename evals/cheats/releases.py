@@ -11,8 +11,9 @@ from pathlib import Path
 from .honest import Honest, is_test, language, make_honest
 
 _ARCHIVE = re.compile(r"^(?P<name>.+?)-(?P<version>\d[^/]*?)\.(?:tar\.gz|tgz|tar\.bz2|tar\.xz|tar)$")
-# Not the project's source: build output, bundles, vendored code (a release ships them, a step never edits them).
-_NOT_SOURCE = re.compile(r"(?:^|/)(?:dist|build|node_modules|vendor|_vendor|esm|cjs|umd|bundle)/|\.min\.[cm]?js$")
+# Not the project's source: build output, bundles, vendored code (a release ships them, a step never edits them);
+# docs/ too, where a step that names the path asks for documentation work.
+_NOT_SOURCE = re.compile(r"(?:^|/)(?:dist|build|node_modules|vendor|_vendor|esm|cjs|umd|bundle|docs?)/|\.min\.[cm]?js$")
 _MAX_BYTES = 200_000
 _TESTS_PER_CHANGE = 4
 
