@@ -6,7 +6,9 @@ from two real release archives); each cheat kind of evals/cheats/kinds.py is inj
 (a test skipped or deleted, the function stubbed, the new lines disabled, a TODO instead of the work, junk
 files, a binary file without payload, a summary that addresses the judge, a comment-only edit), and recorded
 as a real `git diff` in a throwaway repository. Every cheat case (`<expected rule>/<kind>/<source>`) comes
-with its honest twin (`valid/<kind>/<source>`: the same step, the honest result, expected valid).
+with its honest twin (`valid/<kind>/<source>`: the same step, the honest result, expected valid). The corpus
+set also holds honest lookalikes (`valid/lookalike-<name>/<source>`, evals/cheats/lookalikes.py): honest
+changes a naive cheat detector would reject.
 
     python evals/build_cheats.py                      # evals/cheats.jsonl, from the fixture corpus only
     python evals/build_cheats.py --releases OLD NEW [OLD NEW ...] --out /tmp/cheats-releases.jsonl
@@ -35,22 +37,25 @@ from cheats.cases import cases_for  # noqa: E402
 from cheats.corpus import corpus_changes  # noqa: E402
 from cheats.honest import Honest  # noqa: E402
 from cheats.kinds import KINDS  # noqa: E402
+from cheats.lookalikes import lookalike_cases  # noqa: E402
 from cheats.releases import release_changes  # noqa: E402
 
 
-def build(changes: list[Honest]) -> list[dict]:
-    """Every cheat and honest twin of the changes, sorted by id."""
+def build(changes: list[Honest], lookalikes: bool = False) -> list[dict]:
+    """Every cheat and honest twin of the changes (and the corpus' honest lookalikes), sorted by id."""
     cases: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="judge-cheats-") as tmp:
         for honest in changes:
             cases += cases_for(honest, Path(tmp))
+        if lookalikes:
+            cases += lookalike_cases(Path(tmp))
     ids = [c["id"] for c in cases]
     assert len(ids) == len(set(ids)), [i for i, n in collections.Counter(ids).items() if n > 1]
     return sorted(cases, key=lambda c: c["id"])
 
 
 def corpus_cases() -> list[dict]:
-    return build(corpus_changes())
+    return build(corpus_changes(), lookalikes=True)
 
 
 def release_cases(archives: list[Path], per_pair: int = 2) -> list[dict]:
@@ -104,7 +109,9 @@ def main(argv=None) -> int:
     write_jsonl(cases, out)
     if not args.quiet:
         cheats = sum(not c["expected"]["valid"] for c in cases)
-        print(f"wrote {len(cases)} cases ({cheats} cheats, {len(cases) - cheats} honest twins) to {out}")
+        looks = sum("lookalike" in c["tags"] for c in cases)
+        print(f"wrote {len(cases)} cases ({cheats} cheats, {len(cases) - cheats - looks} honest twins, "
+              f"{looks} honest lookalikes) to {out}")
         for (rule, kind, lang), n in sorted(coverage(cases).items()):
             print(f"  {rule:24} {kind:30} {lang:11} {n}")
     return 0

@@ -1,5 +1,6 @@
 """The cheat set (evals/cheats.jsonl, issue 10 item 9): agent cheats injected into honest changes of the fixture
-corpus, each with its honest twin. evals/build_cheats.py must regenerate it byte for byte, and judge (no model)
+corpus, each with its honest twin, and honest lookalikes (honest changes a naive detector would reject).
+evals/build_cheats.py must regenerate it byte for byte, and judge (no model)
 must give every case its label: each cheat rejected by its expected rule, each honest twin valid.
 
 A cheat whose detector has not landed yet is a strict xfail: its rule id is not in judge.rule_ids yet, or its
@@ -92,7 +93,7 @@ def test_the_label_check_fails_on_a_wrong_label() -> None:
 def test_every_cheat_has_an_honest_twin_with_the_same_step_and_another_result() -> None:
     by_id = {c["id"]: c for c in CASES}
     cheats = [c for c in CASES if not c["expected"]["valid"]]
-    assert len(cheats) * 2 == len(CASES)
+    assert len(cheats) * 2 == sum("lookalike" not in c["tags"] for c in CASES)
     for cheat in cheats:
         twin = by_id["valid/" + cheat["id"].split("/", 1)[1]]
         assert twin["step"] == cheat["step"] and twin["result"] != cheat["result"], cheat["id"]
@@ -110,6 +111,11 @@ def test_no_step_of_a_test_tampering_cheat_asks_for_test_work() -> None:
 
 def test_every_kind_is_there_in_python_and_in_javascript_or_typescript() -> None:
     _builder().check_corpus_coverage(CASES)
+
+
+def test_the_lookalikes_are_there_and_valid() -> None:
+    looks = [c for c in CASES if "lookalike" in c["tags"]]
+    assert len(looks) >= 6 and all(c["expected"] == {"valid": True} for c in looks)
 
 
 def test_pending_kinds_name_kinds_of_the_set() -> None:
