@@ -17,7 +17,8 @@ from . import jsedits, pyedits
 LANGS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
          ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript"}
 # What test runners collect by default (pytest, unittest, Jest, Vitest, Mocha, AVA, tape, node:test).
-_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*\.py$|_test\.py$|\.(?:test|spec)\.[cm]?[jt]sx?$")
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|__tests__|spec)/|(?:^|/)test_[^/]*\.py$|_test\.py$"
+                        r"|\.(?:test|spec)\.[cm]?[jt]sx?$")
 
 
 def language(path: str) -> str | None:

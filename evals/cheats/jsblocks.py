@@ -4,29 +4,23 @@ builder to find a function body, a test call or a run of whole statements withou
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property
 
 _OPEN, _CLOSE = "([{", ")]}"
 # After one of these a `/` starts a regex literal, not a division.
 _REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^") | {""}
-_REGEX_WORDS = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await"}
+_REGEX_WORDS = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield",
+                "await"}
 _NOT_FUNCTIONS = {"if", "for", "while", "switch", "catch", "with", "function", "return", "do", "else", "try"}
 _NAME = r"[A-Za-z_$][\w$]*"
 # `const parse = async (...) =>` or `parse: (...) =>` or `parse = function (` : the name before a function value.
-_VALUE_NAME = re.compile(rf"(?:(?:const|let|var)\s+)?({_NAME})\s*(?::[^=;{{}}]*)?[:=]\s*(?:async\s*)?(?:function\b[^(]*)?$")
+_VALUE_NAME = re.compile(rf"(?:(?:const|let|var)\s+)?({_NAME})\s*(?::[^=;{{}}]*)?[:=]\s*(?:async\s*)?"
+                         rf"(?:function\b[^(]*)?$")
 _DECL_NAME = re.compile(rf"(?:function\s*\*?\s*({_NAME})\s*(?:<[^()]*>)?\s*$)|(?:({_NAME})\s*(?:<[^()]*>)?\s*$)")
 # A return type between the parameters and the body: `): Promise<Foo[]> {`.
 _RETURN_TYPE = re.compile(r"\)\s*:\s*[\w$.<>\[\], |&'\"?]*$")
 STATEMENT_CONTINUES = re.compile(r"^(?:[.?:)\]},+\-*/%&|=<>]|else\b|catch\b|finally\b|case\b|default\b|as\b)")
 _OPEN_ENDINGS = set(",([{.+-*/%&|^!~?:=<>")
-
-
-@dataclass(frozen=True)
-class Function:
-    name: str
-    open: int  # offset of the body's `{`
-    close: int  # offset of its `}`
 
 
 class Source:
@@ -157,23 +151,13 @@ class Source:
         return out
 
     # ---------------------------------------------------------------- functions
-    def function_at(self, offset: int) -> Function | None:
-        """The innermost named function whose body holds offset."""
-        for open_, close in sorted(self.pairs.items(), key=lambda p: -p[0]):
-            if self.text[open_] != "{" or not open_ < offset < close:
-                continue
-            name = self.function_name(open_)
-            if name:
-                return Function(name, open_, close)
-        return None
-
     def function_name(self, brace: int) -> str | None:
         """The name of the function whose body opens at brace, or None when the block is no named function."""
         end = self._last_code_before(brace)
         if end >= 1 and self.text[end - 1:end + 1] == "=>":
             return self._arrow_name(end - 1)
         found = _RETURN_TYPE.search(self.text[max(0, end - 200):end + 1])
-        close = end - 200 + found.start() if found and end >= 200 else (found.start() if found else end)
+        close = max(0, end - 200) + found.start() if found else end
         if self.text[close:close + 1] != ")" or close not in self.openers:
             return None
         opened = self.openers[close]
@@ -229,7 +213,9 @@ class Source:
         """Lines first..last are whole statements of one block: brackets balanced, no partial expression
         at either end, and the lines around them end and start statements too."""
         start_depth, _, _ = self.depths[first - 1]
-        if any(low < start_depth for _, low, _ in self.depths[first - 1:last]) or self.depths[last - 1][2] != start_depth:
+        if any(low < start_depth for _, low, _ in self.depths[first - 1:last]):
+            return False
+        if self.depths[last - 1][2] != start_depth:
             return False
         if not self.starts_statement(first) or not self.ends_statement(last):
             return False

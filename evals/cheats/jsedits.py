@@ -16,8 +16,8 @@ from .lines import Lines
 # `it(`, `test(`, `describe(` at the start of a line, with their title: a test call (not `it.each`, not a helper).
 _CALL = re.compile(r"^([ \t]*)(it|test|describe)\s*\(\s*(['\"`])", re.M)
 # One whole assertion statement on one line.
-_ASSERTION = re.compile(r"^[ \t]*(?:await\s+)?(?:expect\s*\(|assert(?:\.\w+)?\s*\(|t\.(?!plan\b|end\b|teardown\b|test\b|"
-                        r"skip\b|comment\b|pass\b|context\b|log\b|timeout\b)\w+\s*\()", re.M)
+_ASSERTION = re.compile(r"^[ \t]*(?:await\s+)?(?:expect\s*\(|assert(?:\.\w+)?\s*\("
+                        r"|t\.(?!plan\b|end\b|teardown\b|test\b|skip\b|comment\b|pass\b|context\b|log\b|timeout\b)\w+\s*\()", re.M)
 _DECLARATION = re.compile(r"(?:export\s+)?(?:const|let|var|using)\b")
 _LITERAL = re.compile(r"""'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|`(?:\\.|[^`\\])*`|-?\d[\d_.]*""")
 
@@ -69,8 +69,8 @@ def todo(text: str, call: TestCall) -> str:
     lines = Lines(text)
     end = lines.get(call.last, call.last)[0].rstrip()
     quote = "'" if "'" not in call.title else '"'
-    lines.replace(call.first, call.last,
-                  [f"{lines.indent(call.first)}{call.callee}.todo({quote}{call.title}{quote}){';' if end.endswith(';') else ''}"])
+    semi = ";" if end.endswith(";") else ""
+    lines.replace(call.first, call.last, [f"{lines.indent(call.first)}{call.callee}.todo({quote}{call.title}{quote}){semi}"])
     return lines.text()
 
 

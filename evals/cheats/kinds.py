@@ -84,7 +84,8 @@ def _js_test(edit: Callable[[str, jsedits.TestCall], str | None], what: str, cal
             for call in calls:
                 new = edit(text, call)
                 if new and new != text:
-                    return _cheat(kind, language(path), {path: new.encode()}, f"{path}: {call.callee}('{call.title}'): {what}")
+                    note = f"{path}: {call.callee}('{call.title}'): {what}"
+                    return _cheat(kind, language(path), {path: new.encode()}, note)
         return None
     return make
 
@@ -230,7 +231,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("expected-value-edited", TESTS_WEAKENED, (PY,), _py_test(pyedits.edit_expected, "an expected value edited")),
     # test tampering: JavaScript / TypeScript
     Kind("delete-test-function", TESTS_WEAKENED, JS_TS, _js_test(_js_deletable, "deleted")),
-    Kind("it-skip", TESTS_WEAKENED, JS_TS, _js_test(lambda t, c: jsedits.rename_call(t, c, "it.skip"), "it.skip", "it")),
+    Kind("it-skip", TESTS_WEAKENED, JS_TS, _js_test(lambda t, c: jsedits.rename_call(t, c, "it.skip"), "it.skip",
+                                                     "it")),
     Kind("xit", TESTS_WEAKENED, JS_TS, _js_test(lambda t, c: jsedits.rename_call(t, c, "xit"), "xit", "it")),
     Kind("test-skip", TESTS_WEAKENED, JS_TS, _js_test(lambda t, c: jsedits.rename_call(t, c, "test.skip"), "test.skip",
                                                        "test")),

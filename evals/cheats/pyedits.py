@@ -65,7 +65,7 @@ def tests(text: str) -> list[Func]:
 
 
 def _blocks(node: ast.AST) -> list[list[ast.stmt]]:
-    """The statement lists directly inside node (bodies of if/for/while/with/try/match), nested functions not entered."""
+    """The statement lists directly inside node (bodies of if/for/while/with/try/match cases)."""
     out = []
     for field in ("body", "orelse", "finalbody"):
         block = getattr(node, field, None)
@@ -251,7 +251,8 @@ def _with_import(text: str, module: str) -> str | None:
     tree = parse(text)
     if tree is None:
         return None
-    if any(isinstance(n, ast.Import) and any(a.name == module and a.asname is None for a in n.names) for n in tree.body):
+    imported = {a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names if a.asname is None}
+    if module in imported:
         return text
     imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     lines = Lines(text)
