@@ -12,6 +12,33 @@ The table gives, per cheat kind and language: cheats, how many judge rejected (c
 expected rule, the rules that caught them, and honest twins falsely rejected. Then every falsely rejected
 twin (rule and reason) and up to --show missed cheats per kind. Exit code 1 when a cheat was missed or an
 honest twin rejected.
+
+Measured on main at 284ac55 (before the cheat detectors land; re-run after each merge), 27 release pairs
+(the PAIRS below, archives fetched with `pip download --no-deps --no-binary :all: PKG==VER -d /tmp/sdists`
+and `cd /tmp/npm && npm pack PKG@VER`); 24 of them hold a changed function (requests 2.31.0 -> 2.32.3 moved
+to src/, rich 13.7.0 -> 13.7.1 and resolve 1.22.8 -> 1.22.10 change no function body that qualifies):
+
+    python bench/cheat_catch.py $PAIRS --out /tmp/cheats-releases.jsonl
+
+    45 changed functions, 2288 cases: 1144 cheats, 1144 honest twins (built in ~2-4 min, judged in 8 s)
+    expected rule            cheats  caught  by expected rule
+    judge_manipulation          135       0                 0
+    junk_files                  158     158               158
+    malformed_patch              45       0                 0   (bare `Binary files ... differ`)
+    placeholder_only            164     126                 0   (126 by superficial_only; Python TODO docstrings: none)
+    stub_or_disabled_code       264       1                 0   (1 commented-out TS line by superficial_only)
+    superficial_only             77      72                72   (5 missed: an unpaired docstring quote in the hunk)
+    tests_weakened              301       0                 0
+    all cheats                 1144     357               230
+    honest twins falsely rejected: 0 of 1144
+
+PAIRS (OLD NEW): attrs 23.1.0 23.2.0, click 8.1.3 8.1.7, flask 3.0.0 3.0.3, httpx 0.27.0 0.27.2,
+itsdangerous 2.1.2 2.2.0, Jinja2 3.1.3 / jinja2 3.1.4, MarkupSafe 2.1.3 2.1.5, packaging 23.2 24.0,
+requests 2.31.0 2.32.3, rich 13.7.0 13.7.1, urllib3 2.2.0 2.2.1, werkzeug 3.0.1 3.0.3, more-itertools 10.1.0
+10.2.0, pluggy 1.4.0 1.5.0 (sdists); express 4.18.2 4.19.2, lodash 4.17.20 4.17.21, semver 7.5.4 7.6.0,
+zod 3.25.0 3.25.20, zod 3.25.20 3.25.76, msw 2.6.0 2.6.4, msw 2.7.0 2.7.3, fastify 4.27.0 4.28.0,
+fastify 4.28.0 4.28.1, pino 9.4.0 9.5.0, qs 6.12.0 6.12.1, minimist 1.2.7 1.2.8, resolve 1.22.8 1.22.10
+(npm). TypeScript sources and tests: zod, msw; JS tests: fastify (tap), pino, qs, minimist, resolve (tape).
 """
 from __future__ import annotations
 
