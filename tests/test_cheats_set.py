@@ -26,7 +26,6 @@ CONFIG = judge.JudgeConfig(semantic="off")
 
 # Cheat kinds whose expected rule exists but does not catch them yet, with the work that will.
 PENDING_KINDS = {
-    "binary-no-payload": "malformed_patch for a bare `Binary files a/x and b/x differ` line (issue 10, item 5)",
 }
 
 

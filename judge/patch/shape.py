@@ -36,7 +36,7 @@ from pathlib import PurePosixPath
 
 from judge.patch.model import FileChange, Hunk
 
-__all__ = ["LogicalLine", "Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk",
+__all__ = ["DIRECTIVE", "LogicalLine", "Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk",
            "logical_lines", "superficial_kinds", "syntax_for"]
 
 
@@ -99,7 +99,7 @@ _BY_NAME = {
 }
 
 # Comments that tools read: changing them changes behaviour.
-_DIRECTIVE = re.compile(
+DIRECTIVE = re.compile(
     r"noqa|type:\s*ignore|pragma|pylint|mypy:|fmt:\s*(off|on|skip)|isort:|eslint|prettier-ignore|@ts-|"
     r"tslint|istanbul|c8 ignore|jshint|nolint|go:(build|generate|embed|linkname)|\+build|rubocop|"
     r"NOSONAR|clang-format|coding[:=]|^\s*#!|@license|@flow|@jsx|sourceMappingURL|SPDX",
@@ -142,7 +142,7 @@ def adds_trailing_whitespace(change: FileChange) -> bool:
 
 
 def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
-    if any(line[0] in "+-" and _DIRECTIVE.search(line, 1) for line in hunk.body):
+    if any(line[0] in "+-" and DIRECTIVE.search(line, 1) for line in hunk.body):
         return False
     if syntax.not_judged is not None and any(syntax.not_judged.search(line, 1) for line in hunk.body):
         return False

@@ -19,7 +19,7 @@ import re
 from typing import Callable, Iterator
 
 from judge import rule_ids as ids
-from judge.code.deadcode import commented_out, disabled_blocks, unreachable_code
+from judge.code.deadcode import commented_code, commented_out, disabled_blocks, unreachable_code
 from judge.code.functions import Function, functions_in, stub_functions_in
 from judge.code.sides import Side, side_of
 from judge.code.testpaths import is_test_path
@@ -77,6 +77,7 @@ def _file_facts(change: FileChange, description: str) -> list[str]:
         facts += [f"`{d.text}` switches off the code under it" for d in disabled_blocks(new, change.path)]
         facts += [f"`{d.text}` leaves the code after it unreachable" for d in unreachable_code(new, change.path)]
         facts += [f"`{code}` is commented out" for code in commented_out(old, new, change.path)]
+        facts += [f"`{code}` is written as a comment" for code in commented_code(new, change.path)]
     return list(dict.fromkeys(facts))
 
 
