@@ -116,6 +116,14 @@ def test_the_step_written_as_comments(path, old, new, shown):
     _rejected(_judge(path, old, new), path, shown, "written as a comment")
 
 
+def test_code_left_in_comments_beside_real_work_is_not_judged():
+    # zod 3.25.20's errors.ts: a release that changes code and leaves two old lines as comments
+    new = PY.replace("    return normalise(data)\n",
+                     "    # data = upgrade(data)\n    return normalise(data or {})\n")
+    verdict = _judge("src/config.py", PY, new)
+    assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings), verdict.reason
+
+
 @pytest.mark.parametrize("comment", [
     "# keep the keys lower-case: see RFC 7230", "# e.g. load_config('a.json')", "# Example: load_config(path)",
     "# type: ignore[no-any-return]", "# noqa: E501", "# TODO", "# return early when the file is empty",
