@@ -77,11 +77,11 @@ def _file_facts(change: FileChange, description: str) -> list[str]:
         facts += [f"`{d.text}` switches off the code under it" for d in disabled_blocks(new, change.path)]
         facts += [f"`{d.text}` leaves the code after it unreachable" for d in unreachable_code(new, change.path)]
         facts += [f"`{code}` is commented out" for code in commented_out(old, new, change.path)]
-    # New code written as comments counts only where the file gains no other code: developers leave such
-    # lines beside real work (zod 3.25.20's errors.ts); an agent that fakes the step has nothing else.
-    written_as_comments = [code for _, new in sides for code in commented_code(new, change.path)]
-    if written_as_comments and not any(writes_code(new, change.path) for _, new in sides):
-        facts += [f"`{code}` is written as a comment" for code in written_as_comments]
+        # New code written as comments counts only in a hunk that gains no other code: developers leave
+        # such lines beside real work (zod 3.25.20's errors.ts); an agent that fakes the step has nothing else.
+        written_as_comments = commented_code(new, change.path)
+        if written_as_comments and not writes_code(new, change.path):
+            facts += [f"`{code}` is written as a comment" for code in written_as_comments]
     return list(dict.fromkeys(facts))
 
 
