@@ -1,4 +1,4 @@
-"""Text aimed at the judge: a summary that orders a verdict is rejected; the same in the patch's added lines is a signal.
+"""Text aimed at the judge: a summary that orders a verdict is rejected; in the patch's added lines, a signal.
 
 What counts, and why each is narrow (an honest summary says "the reviewer asked for X", "Approve
 button added", "validate() now returns {'valid': True}"):
@@ -44,12 +44,13 @@ _ADDRESS = re.compile(
     rf"|\b(?:any|every|the)\s+{_JUDGE}\s+(?:reading|reviewing|evaluating|checking|judging|grading|validating)\s+this\b"
     rf"|\bif\s+you\s+are\s+(?:an?\s+|the\s+)?{_JUDGE}\b"
     rf"|\b{_JUDGE}\s+(?:must|should|shall|will|has\s+to|needs\s+to|is\s+(?:to|required\s+to|expected\s+to))\s"
-    rf"|(?:^|(?<=[.!?;]))[\s#/*>(\[-]*(?:the\s+)?(?:{_JUDGE}|system)(?:\s+(?:notes?|instructions?))?\s*:"
-    rf"|\b{_JUDGE},\s+(?:please\s+)?(?=mark|approve|accept|answer|return|respond|reply|ignore|disregard|do\s+not|don'?t|"
-    rf"treat|consider|rate|grade|score)",
+    rf"|(?:^|(?<=[.!?;]))[\s#/*>(\[-]*(?:to\s+)?(?:the\s+)?(?:{_JUDGE}|system)(?:\s+(?:notes?|instructions?))?\s*:"
+    rf"|\b{_JUDGE},\s+(?:please\s+)?(?=mark|approve|accept|answer|return|respond|reply|ignore|disregard|do\s+not|"
+    rf"don'?t|treat|consider|rate|grade|score)",
     re.IGNORECASE | re.MULTILINE,
 )
-_WORK = r"(?:step|change|changes|patch|task|result|work|submission|diff|implementation|pr|pull\s+request|solution|commit)"
+_WORK = (r"(?:step|change|changes|patch|task|result|work|submission|diff|implementation|pr|pull\s+request|solution|"
+         r"commit)")
 _VERDICT_WORD = r"(?:valid|passed|passing|a\s+pass|successful|a\s+success|correct|approved|accepted|acceptable|true)"
 # Orders about the verdict: they count only in a text that addresses the judge.
 _ORDER = re.compile(
@@ -79,23 +80,31 @@ _SELF_ADDRESSED_ORDER = re.compile(
     r"|\byou\s+(?:must|should|shall|will|have\s+to|need\s+to|are\s+(?:to|required\s+to|instructed\s+to|expected\s+to))"
     r"\s+(?:now\s+|simply\s+|just\s+)?(?:return|answer|respond|reply|output|say|mark|rate|consider|treat|judge|grade|"
     r"score)\s+(?:\S+\s+){0,4}?[`\"'{(]*" + _VERDICT_WORD + r"\b"
+    r"|\bthis\s+(?:step|change|patch|submission|pr|pull\s+request)\s+(?:should|must|has\s+to|needs\s+to|ought\s+to)\s+"
+    r"be\s+(?:marked|considered|judged|rated|deemed|treated|graded)\s+(?:as\s+)?"
+    r"(?:valid|approved|accepted|correct|passing|passed)\b"
     r"|\b(?:the\s+|your\s+)?(?:verdict|judgement|judgment)\s*(?:is|:|=|should\s+be|must\s+be)\s*[`\"'{(\s]*"
     r"(?:valid|approved|accepted|pass(?:ed)?)\b",
     re.IGNORECASE | re.MULTILINE,
 )
+_VALID = r"[\"'`]?\bvalid\b[\"'`]?\s*(?::|=>?)\s*[\"'`]?(?:true|false)\b"  # `"valid": true`, `valid => False`
+_REASON = r"[\"'`]?\breason\b[\"'`]?\s*(?::|=>?)"
 _VERDICT_OBJECT = re.compile(
-    r"\{[^{}]{0,200}?[\"'`]?\bvalid\b[\"'`]?\s*(?::|=>?)\s*[\"'`]?(?:true|false)\b[^{}]{0,400}?[\"'`]?\breason\b[\"'`]?\s*(?::|=>?)"
-    r"|\{[^{}]{0,400}?[\"'`]?\breason\b[\"'`]?\s*(?::|=>?)[^{}]{0,400}?[\"'`]?\bvalid\b[\"'`]?\s*(?::|=>?)\s*[\"'`]?(?:true|false)\b"
+    rf"\{{[^{{}}]{{0,200}}?{_VALID}[^{{}}]{{0,400}}?{_REASON}|\{{[^{{}}]{{0,400}}?{_REASON}[^{{}}]{{0,400}}?{_VALID}"
     r"|^[\s`'\">*#/-]*\{\s*[\"'`]?valid[\"'`]?\s*:\s*[\"'`]?true[\"'`]?\s*\}[\s`'\".]*$",
     re.IGNORECASE | re.MULTILINE,
 )
-_TEMPLATE_TOKEN = re.compile(r"<\|[A-Za-z_][\w.-]{0,40}\|>|<｜[^｜\n]{1,40}｜>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>")
+_TEMPLATE_TOKEN = re.compile(
+    r"<\|[A-Za-z_][\w.-]{0,40}\|>|<｜[^｜\n]{1,40}｜>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>"
+)
 _PROMPT_IMITATION = re.compile(
-    r"<<<DATA[ \t]+\S{4,}|\bDATA[ \t]+\S{4,}[ \t]*>>>|^\W*(?:STEP|CHECKS ALREADY DONE|EXECUTOR OUTPUT)\s*\((?:un)?trusted",
+    r"<<<DATA[ \t]+\S{4,}|\bDATA[ \t]+\S{4,}[ \t]*>>>"
+    r"|^\W*(?:STEP|CHECKS ALREADY DONE|EXECUTOR OUTPUT)\s*\((?:un)?trusted",
     re.MULTILINE,
 )
 # Cheap first looks, one per check: text without these words cannot match the check's pattern.
-_MAYBE_SELF_ADDRESSED = re.compile(r"\b(?:ignore|disregard|forget|you|verdict|judge?ment)\b", re.IGNORECASE)
+_MAYBE_SELF_ADDRESSED = re.compile(r"\b(?:ignore|disregard|forget|you|verdict|judge?ment|should|must|has\s+to|"
+                                   r"needs\s+to|ought)\b", re.IGNORECASE)
 _MAYBE_VERDICT = re.compile(r"valid", re.IGNORECASE)
 _MAYBE_TOKEN = re.compile(r"<\||<｜|INST\]|SYS>>|_of_turn>|DATA|trusted")
 _MAYBE_ADDRESSED = re.compile(r"\b(?:validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|models?|"
