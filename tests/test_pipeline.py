@@ -27,6 +27,8 @@ def test_registry_order_is_the_documented_one():
         "execution_evidence_invalid", "execution_failed", "scope_excluded", "scope_outside_allowed", "scope_fix_regression",
         "junk_files", "stub_or_disabled_code", "zero_impact", "reversal", "placeholder_only",
         "superficial_only",
+        "only_new_scripts", "only_test_files", "checks_suppressed", "gates_lowered", "exception_swallowed",
+        "unused_function",
     ]
 
 
