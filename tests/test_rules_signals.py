@@ -184,6 +184,19 @@ def test_catching_every_exception_and_doing_nothing_is_signalled(path, added, co
     _quote_free(signal, "keep going", "ignore")
 
 
+def test_the_signal_points_at_the_empty_catch_not_at_the_start_of_the_added_lines():
+    added = "  const a = 1;\n  const b = 2;\n  try {\n    port = parse(value);\n  } catch (e) {\n  }"
+    signal = _signal(_judged(_edit("src/app.ts", "", added)), "exception_swallowed")
+    assert signal and "src/app.ts (line 14)" in signal.message
+
+
+@pytest.mark.parametrize("path", ["dist/app.js", "src/app.min.js", "types/app.d.ts"])
+def test_generated_files_raise_no_signal(path):
+    added = "function helper() {\n  try { run(); } catch (e) {}\n}"
+    verdict = _judged(_edit(path, "", added))
+    assert _signal(verdict, "exception_swallowed") is None and _signal(verdict, "unused_function") is None
+
+
 @pytest.mark.parametrize("path, added", [
     ("src/app.py", "    try:\n        port = cache[value]\n    except KeyError:\n        pass"),  # a narrow except
     ("src/app.py", "    try:\n        port = int(value)\n    except Exception as exc:\n        log.warning(exc)\n        raise"),

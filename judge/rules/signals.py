@@ -7,6 +7,7 @@ can be shown to the model as trusted facts.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -75,9 +76,12 @@ def _where(found: dict[str, list[int]]) -> str:
                   for path, lines in found.items()])
 
 
+_GENERATED = re.compile(r"^(?:dist|build)/|[.-](?:min|bundle)\.[cm]?js$|\.d\.[cm]?ts$")
+
+
 def _generated(path: str) -> bool:
-    """Minified or bundled output: nobody wrote its lines by hand."""
-    return bool(re.search(r"[.-](?:min|bundle)\.[cm]?js$", path))
+    """Build output, minified or bundled code, type declarations: nobody wrote these lines as they stand."""
+    return bool(_GENERATED.search(path))
 
 
 def _signal(rule: str, message: str, files: tuple[str, ...] | list[str]) -> Finding:
@@ -347,12 +351,20 @@ def _c_like_swallows(change: FileChange) -> list[int]:
             if line is not None and line.changed:
                 run.append(line)
                 continue
-            code = "".join(item.code for item in run)
-            catches = [m for m in _C_CATCH.finditer(code) if _C_CATCH_ALL.match(m.group("params") or "")]
-            if run and (catches or _PROMISE_CATCH.search(code)):
-                lines.append(run[0].number)
+            lines += _empty_catches(run)
             run = []
     return lines
+
+
+def _empty_catches(run: list[_Line]) -> list[int]:
+    """The lines where an empty catch starts in a run of added lines, read as one text (a catch may span lines)."""
+    code, starts = "", []
+    for line in run:
+        starts.append(len(code))
+        code += line.code
+    found = [m.start() for m in _C_CATCH.finditer(code) if _C_CATCH_ALL.match(m.group("params") or "")]
+    found += [m.start() for m in _PROMISE_CATCH.finditer(code)]
+    return sorted({run[bisect.bisect_right(starts, offset) - 1].number for offset in found})
 
 
 _CATCHES = re.compile(r"\b(?:except|catch|suppress)\b")
