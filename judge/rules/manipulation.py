@@ -102,13 +102,15 @@ _PROMPT_IMITATION = re.compile(
     r"|^\W*(?:STEP|CHECKS ALREADY DONE|EXECUTOR OUTPUT)\s*\((?:un)?trusted",
     re.MULTILINE,
 )
-# Cheap first looks, one per check: text without these words cannot match the check's pattern.
+# Cheap first looks, one per check, on the lower-cased text (faster than IGNORECASE): text without these words
+# cannot match the check's pattern.
 _MAYBE_SELF_ADDRESSED = re.compile(r"\b(?:ignore|disregard|forget|you|verdict|judge?ment|should|must|has\s+to|"
-                                   r"needs\s+to|ought)\b", re.IGNORECASE)
-_MAYBE_VERDICT = re.compile(r"valid", re.IGNORECASE)
-_MAYBE_TOKEN = re.compile(r"<\||<｜|INST\]|SYS>>|_of_turn>|DATA|trusted")
+                                   r"needs\s+to|ought)\b")
+_MAYBE_VERDICT = re.compile(r"valid")
+_MAYBE_TOKEN = re.compile(r"<\||<｜|inst\]|sys>>|_of_turn>")
+_MAYBE_FENCE = re.compile(r"<<<data|>>>|\(trusted|\(untrusted")
 _MAYBE_ADDRESSED = re.compile(r"\b(?:validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|models?|"
-                              r"assistants?|gpt|chatgpt|claude|gemini|system)\b", re.IGNORECASE)
+                              r"assistants?|gpt|chatgpt|claude|gemini|system)\b")
 
 _ORDER_KIND = "an order about the verdict"
 
@@ -119,12 +121,13 @@ def aimed_at_judge(text: str) -> tuple[str, str] | None:
     checks = ((_MAYBE_SELF_ADDRESSED, _SELF_ADDRESSED_ORDER, _ORDER_KIND),
               (_MAYBE_VERDICT, _VERDICT_OBJECT, "a verdict object (valid and reason)"),
               (_MAYBE_TOKEN, _TEMPLATE_TOKEN, "chat-template tokens"),
-              (_MAYBE_TOKEN, _PROMPT_IMITATION, "an imitation of judge's prompt (a data fence or section header)"))
+              (_MAYBE_FENCE, _PROMPT_IMITATION, "an imitation of judge's prompt (a data fence or section header)"))
+    low = text.lower()
     for maybe, pattern, kind in checks:
-        found = maybe.search(text) and pattern.search(text)
+        found = maybe.search(low) and pattern.search(text)
         if found:
             return kind, found.group(0)
-    if _MAYBE_ADDRESSED.search(text) and _ADDRESS.search(text):
+    if _MAYBE_ADDRESSED.search(low) and _ADDRESS.search(text):
         order = _ORDER.search(text)
         if order:
             return _ORDER_KIND, order.group(0)
@@ -149,6 +152,8 @@ def _in_added_lines(ctx: StepContext) -> Iterator[Finding]:
         return
     seen: dict[str, list[int]] = {}
     for change in ctx.work.files:
+        if not aimed_at_judge("\n".join(line for hunk in change.hunks for line in hunk.added)):
+            continue  # one look at the whole file first: most files say nothing to the judge
         for hunk in change.hunks:
             line = _first_line_aimed_at_judge(hunk)
             if line is not None:

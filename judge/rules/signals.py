@@ -151,7 +151,8 @@ _SUPPRESSIONS = (
 )
 
 
-_ANY_SUPPRESSION = re.compile("|".join(pattern.pattern for _, pattern in _SUPPRESSIONS), re.IGNORECASE)
+_MAYBE_SUPPRESSION = re.compile(r"noqa|NOQA|type:|pragma|pylint|pyright|mypy|nosec|eslint-disable|@ts-|istanbul|"
+                                r"c8 ignore|v8 ignore|nolint|rubocop|NOSONAR")
 
 
 def _suppressions(line: _Line) -> Counter[str]:
@@ -169,7 +170,7 @@ def checks_suppressed(ctx: StepContext) -> Iterator[Finding]:
     for change in work.files:
         if change.is_deleted or _generated(change.path) or not syntax_for(change.path).knows_tokens:
             continue
-        if not _ANY_SUPPRESSION.search(_added_text(change)):
+        if not _MAYBE_SUPPRESSION.search(_added_text(change)):
             continue  # the lexer is only needed to tell a comment from a string
         removed = sum((_suppressions(line) for line in _changed(change, "-")), Counter())
         for line in _changed(change, "+"):
@@ -319,6 +320,8 @@ def _python_swallows(change: FileChange) -> list[int]:
     syntax = syntax_for(change.path)
     lines = []
     for hunk in change.hunks:
+        if not _MAYBE_PY_SWALLOW.search("\n".join(hunk.added)):
+            continue
         side = [line for line in _side(hunk, "+", syntax) if line.code.strip()]
         for i, line in enumerate(side):
             if line.changed and _PY_SUPPRESS_ALL.search(line.code):
@@ -346,6 +349,8 @@ def _block(after: list[_Line], header: re.Match[str]) -> list[str]:
 def _c_like_swallows(change: FileChange) -> list[int]:
     lines = []
     for hunk in change.hunks:
+        if not _MAYBE_C_SWALLOW.search("\n".join(hunk.added)):
+            continue
         run: list[_Line] = []
         for line in [*_side(hunk, "+", syntax_for(change.path)), None]:
             if line is not None and line.changed:
@@ -367,7 +372,9 @@ def _empty_catches(run: list[_Line]) -> list[int]:
     return sorted({run[bisect.bisect_right(starts, offset) - 1].number for offset in found})
 
 
-_CATCHES = re.compile(r"\b(?:except|catch|suppress)\b")
+# First looks, on the raw added lines of a hunk: only a hunk that may hold a catch-all is lexed.
+_MAYBE_PY_SWALLOW = re.compile(r"\bexcept\s*:|\bexcept\b[^\n:]*\b(?:Base)?Exception\b|suppress\(")
+_MAYBE_C_SWALLOW = re.compile(r"\bcatch\b[^\n]*\{[^\n]*(?:\}|$)|\.catch\(", re.MULTILINE)
 _C_LIKE_SUFFIXES = frozenset({".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".java", ".kt", ".kts",
                               ".cs", ".swift", ".scala", ".dart", ".php", ".cpp", ".cc", ".cxx", ".hpp", ".groovy"})
 
@@ -379,7 +386,7 @@ def exception_swallowed(ctx: StepContext) -> Iterator[Finding]:
     found: dict[str, list[int]] = {}
     for change in work.files:
         suffix = PurePosixPath(change.path).suffix.lower()
-        if change.is_deleted or _generated(change.path) or not _CATCHES.search(_added_text(change)):
+        if change.is_deleted or _generated(change.path):
             continue
         lines = (_python_swallows(change) if suffix == ".py" else
                  _c_like_swallows(change) if suffix in _C_LIKE_SUFFIXES else [])
@@ -435,22 +442,27 @@ class _Definition:
 
 
 def _definitions(change: FileChange) -> Iterator[_Definition]:
+    """New definitions in the file's added lines, read from the lines as written: a line that starts a definition
+    is code, so no lexer is needed (the rare ``def`` inside a docstring is a signal too many, never a rejection)."""
     language = _LANGUAGE.get(PurePosixPath(change.path).suffix.lower())
     if language is None or change.is_deleted or is_test_path(change.path) or _generated(change.path):
         return
-    pattern, syntax = _DEFINITIONS[language], syntax_for(change.path)
-    if not re.search(pattern.pattern, _added_text(change), re.MULTILINE):
-        return  # no line that looks like a definition: no need to tell code from comments
+    pattern = _DEFINITIONS[language]
     for hunk in change.hunks:
-        side = _side(hunk, "+", syntax)
-        for i, line in enumerate(side):
-            found = pattern.match(line.code) if line.changed and line.code.strip() else None
-            if not found:
+        header = HUNK_HEADER.match(hunk.header)
+        number = int(header.group(3)) if header else 1
+        above: list[str] = []  # the new side so far
+        for raw in hunk.body:
+            if raw[0] not in " +":
                 continue
-            name = found.group("name") or found.groupdict().get("name2") or found.groupdict().get("name3")
-            exported = found.groupdict().get("export") or found.groupdict().get("export2")
-            if name and not exported and not _by_convention(name, language) and not _decorated(side[:i]):
-                yield _Definition(change.path, line.number, name)
+            found = pattern.match(raw[1:]) if raw[0] == "+" else None
+            if found:
+                name = found.group("name") or found.groupdict().get("name2") or found.groupdict().get("name3")
+                exported = found.groupdict().get("export") or found.groupdict().get("export2")
+                if name and not exported and not _by_convention(name, language) and not _decorated(above):
+                    yield _Definition(change.path, number, name)
+            above.append(raw[1:])
+            number += 1
 
 
 def _by_convention(name: str, language: str) -> bool:
@@ -461,12 +473,12 @@ def _by_convention(name: str, language: str) -> bool:
     return language == "go" and name[:1].isupper()  # Go exports by capital letter
 
 
-def _decorated(before: list[_Line]) -> bool:
+def _decorated(above: list[str]) -> bool:
     """A decorator or attribute right above the definition registers it (a route, a fixture, a command, a property,
-    Rust's ``#[test]``)."""
-    for line in reversed(before):
-        code = line.code.strip()
-        if code:
+    Rust's ``#[test]``). Comment lines between them are skipped."""
+    for line in reversed(above):
+        code = line.strip()
+        if code and not (code.startswith(("#", "//", "/*", "*")) and not code.startswith("#[")):
             return code.startswith("#[") or (code.startswith("@") and not _DECORATOR_OK.match(code))
     return False
 
@@ -476,8 +488,10 @@ def unused_function(ctx: StepContext) -> Iterator[Finding]:
     definitions = [definition for change in work.files for definition in _definitions(change)] if work else []
     if not definitions:
         return
-    mentions = Counter(token for change in work.files for hunk in change.hunks  # type: ignore[union-attr]
-                       for line in hunk.body for token in _TOKEN.findall(line, 1))
+    text = "\n".join(line for change in work.files for hunk in change.hunks  # type: ignore[union-attr]
+                     for line in hunk.body)
+    names_ = {definition.name for definition in definitions}
+    mentions = Counter(token for token in _TOKEN.findall(text) if token in names_)
     found: dict[str, list[int]] = {}
     for definition in definitions:
         if mentions[definition.name] <= 1:  # the definition itself is the one mention
