@@ -36,7 +36,7 @@ from pathlib import PurePosixPath
 
 from judge.patch.model import FileChange, Hunk
 
-__all__ = ["DIRECTIVE", "LogicalLine", "Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk",
+__all__ = ["DIRECTIVE", "LogicalLine", "line_shapes", "Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk",
            "logical_lines", "superficial_kinds", "syntax_for"]
 
 
@@ -332,6 +332,15 @@ def _comment_starts(line: str, i: int, syntax: Syntax, first_code: int) -> bool:
 
 def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
+
+
+def line_shapes(lines: list[str] | tuple[str, ...], syntax: Syntax) -> list[str]:
+    """Each line without comments and insignificant whitespace (strings kept), read in order from a neutral state."""
+    state, shapes = _State(), []
+    for line in lines:
+        shape, state = _line_shape(line, syntax, state)
+        shapes.append(shape)
+    return shapes
 
 
 @dataclass(frozen=True)

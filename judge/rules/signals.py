@@ -19,7 +19,7 @@ from judge.code.testpaths import is_test_path
 from judge.context import StepContext
 from judge.patch.grammar import HUNK_HEADER
 from judge.patch.model import FileChange, Hunk, PatchFacts
-from judge.patch.shape import Syntax, _line_shape, _State, syntax_for
+from judge.patch.shape import Syntax, line_shapes, syntax_for
 from judge.rules.asks import ASKS_FOR_TESTS
 from judge.rules.phrasing import names
 from judge.verdict import Finding
@@ -43,16 +43,10 @@ def _side(hunk: Hunk, sign: str, syntax: Syntax) -> list[_Line]:
     """One side of a hunk in order, context included, so a string or comment opened in the context is known."""
     header = HUNK_HEADER.match(hunk.header)
     number = int(header.group(3 if sign == "+" else 1)) if header else 1
-    state, lines = _State(), []
-    for raw in hunk.body:
-        if raw[0] not in (" ", sign):
-            continue
-        code = raw[1:]
-        if syntax.knows_tokens:
-            code, state = _line_shape(raw[1:], syntax, state)
-        lines.append(_Line(number, raw[1:], code, raw[0] == sign))
-        number += 1
-    return lines
+    kept = [raw for raw in hunk.body if raw[0] in (" ", sign)]
+    texts = [raw[1:] for raw in kept]
+    codes = line_shapes(texts, syntax) if syntax.knows_tokens else texts
+    return [_Line(number + i, text, code, raw[0] == sign) for i, (raw, text, code) in enumerate(zip(kept, texts, codes))]
 
 
 def _changed(change: FileChange, sign: str = "+") -> Iterator[_Line]:
