@@ -146,8 +146,13 @@ def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
         return False
     if syntax.not_judged is not None and any(syntax.not_judged.search(line, 1) for line in hunk.body):
         return False
-    old, new = _side_shape(hunk, "-", syntax), _side_shape(hunk, "+", syntax)
-    return old is not None and old == new
+    # A side that ends inside a string may have started inside one (a docstring whose opening quotes are
+    # above the hunk): read both sides from each start, and judge by the first that leaves no string open.
+    for opening in ("",) + tuple(q for q in syntax.multiline_quotes if len(q) == 3):
+        old, new = _side_shape(hunk, "-", syntax, opening), _side_shape(hunk, "+", syntax, opening)
+        if old is not None and new is not None:
+            return old == new
+    return False
 
 
 def _without_space(hunk: Hunk, sign: str) -> str:
@@ -162,14 +167,16 @@ class _State:
     continued: bool = False  # the line ended in a backslash (Python)
 
 
-def _side_shape(hunk: Hunk, sign: str, syntax: Syntax) -> str | None:
+def _side_shape(hunk: Hunk, sign: str, syntax: Syntax, opening: str = "") -> str | None:
     """The shape of one side of the hunk, context lines included; None when it ends inside a string.
+
+    ``opening``: the side starts inside a string opened by that quote above the hunk.
 
     The whole side counts, not only its changed lines: a statement moved across unchanged lines
     changes the order of the code, which the changed lines alone would not show.
     """
     shapes: list[str] = []
-    state = _State(in_block=_opens_inside_block_comment(hunk, sign, syntax))
+    state = _State(in_block=not opening and _opens_inside_block_comment(hunk, sign, syntax), quote=opening)
     for line in hunk.body:
         if line[0] not in (" ", sign):
             continue
