@@ -84,7 +84,8 @@ def small_cases() -> list[tuple[str, dict, dict, bool, str | None]]:
         ("valid rename with edit", *make_case(
             diff("rename_with_edit.diff"), filesWritten=["src/utils.py"], filesTouched=["src/utils.py"]), True, None),
         ("valid binary added", *make_case(
-            diff("binary_added.diff"), filesWritten=["assets/logo.png"], filesTouched=["assets/logo.png"]), True, None),
+            diff("binary_added_git_binary.diff"), filesWritten=["assets/logo.png"], filesTouched=["assets/logo.png"]),
+         True, None),
         ("valid cosmetic step, comment edit", *make_case(
             diff("python_comment_only.diff"), step={"description": "Add a comment to parse_port() in src/app.py"}),
          True, None),
@@ -114,9 +115,17 @@ def small_cases() -> list[tuple[str, dict, dict, bool, str | None]]:
         ("scope_fix_regression", *make_case(
             step={**fix_step, "applyFiles": ["src/other.py"], "applyPatch": None}, mode="fix_regression"),
          False, "scope_fix_regression"),
+        ("stub_or_disabled_code", *make_case(edit.replace(
+            "+    port = int(value)\n+    if not 1 <= port <= 65535:\n+        raise ValueError(f\"port out of range: {port}\")\n"
+            "+    return port\n", "+    raise NotImplementedError\n").replace("@@ -4,7 +4,10 @@", "@@ -4,7 +4,7 @@")),
+         False, "stub_or_disabled_code"),
         ("zero_impact", *make_case(context_only), False, "zero_impact"),
         ("reversal", *make_case(diff("python_edit_reverse.diff"), step=fix_step, mode="fix_regression"),
          False, "reversal"),
+        ("placeholder_only", *make_case(edit.replace(
+            "+    port = int(value)\n+    if not 1 <= port <= 65535:\n+        raise ValueError(f\"port out of range: {port}\")\n"
+            "+    return port\n", "+    # TODO: validate the range\n    return int(value)\n").replace(
+            "-    return int(value)\n", "").replace("@@ -4,7 +4,10 @@", "@@ -4,7 +4,8 @@")), False, "placeholder_only"),
         ("superficial_only", *make_case(diff("python_comment_only.diff")), False, "superficial_only"),
     ]
     for _, step, _, _, _ in cases:  # make_case copies step overrides as given; drop explicit Nones
@@ -177,7 +186,7 @@ _PY_LINES = [
     "        raise ValueError(f\"missing {w}: {{value!r}}\")",
     "    result = compute_{w}(value, retries={k}, strict=True)",
     "    logger.debug(\"{w} %s took %.1f ms\", key_{n}, elapsed * 1000)",
-    "    return result_{n}",
+    "    result_{n} = finish(result, {k})",  # no `return`: random lines after it would be unreachable code
     "",
     "    for item in items_{n}:",
     "        total += item.{w} * {k}",
@@ -196,9 +205,9 @@ _TS_LINES = [
     "  const response = await fetchJson<{W}>(`/api/{w}/${{id}}`, {{ timeoutMs }});",
     "  if (!response{n}.ok) {{",
     "    throw new HttpError(response.status, `{w} ${{id}} failed`);",
-    "  }}",
-    "  return response{n}.body ?? {w}Default;",
-    "}}",
+    "    metrics.count(\"{w}\", {k});",
+    "  const body{n} = response{n}.body ?? {w}Default;",
+    "  await flush{W}{n}();",  # no lone `}}`: random lines around one could read as an emptied function body
     "",
     "  const {w}{n} = items.filter((item) => item.{w} > {k}).map(to{W});",
     "  // retry {w} lookups at most {k} times",

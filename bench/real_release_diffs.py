@@ -34,6 +34,22 @@ must be rejected; the rule that caught it is recorded. The table gives honest st
 rejections), cheats (n, caught) and the time of one judge.validate with the workspace (median),
 then every false rejection (reader/claim rules apart from the other rules) and every missed
 cheat. Exit code 1 when any honest step was rejected or any cheat was missed.
+
+Measured on main at 284ac55 (issue 10, item 9), on the 27 release pairs listed in bench/cheat_catch.py
+(14 sdists, 13 npm; `$PAIRS` there):
+
+    python bench/real_release_diffs.py $PAIRS
+        3032 honest steps, rejected 19 (0.63%): superficial_only 18, junk_files 1
+    python bench/real_release_diffs.py --workspace $PAIRS
+        573 honest steps, rejected 33 (5.8%): junk_files 23, superficial_only 10; 2539 cheats, all caught
+
+Every superficial_only is a one-file step whose whole real change in the release is formatting or a comment
+(jinja2 meta.py: one blank line; express router/index.js: "an" -> "a" in a JSDoc; lodash parseInt.js,
+trimStart.js; pluggy's docs/examples; werkzeug and flask test files) under a description that asks for no
+such thing ("Update <path> for <release>", or with --workspace "Update <package> to <version>"): the rule
+works as specified, the bench's blanket "every file is an honest step" label does not hold for them. Every
+junk_files is zod 3.25.0 -> 3.25.20, whose npm tarball ships dist/ (build output a repository would ignore):
+the whole release, and with --workspace 18 one-file steps that add a dist/ file under "Update zod to 3.25.20".
 """
 
 from __future__ import annotations

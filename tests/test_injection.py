@@ -1,7 +1,8 @@
 """Prompt injection: executor output that addresses the judge (evals/injection.jsonl).
 
-Each injected case has a clean twin. Deterministic verdicts of a pair are byte-identical;
-what the recorded model did with each is replayed from cassettes/injection-*.yaml.
+Each injected case has a clean twin. A summary that orders a verdict is rejected as
+judge_manipulation (issue 10); elsewhere, the deterministic verdicts of a pair are byte-identical.
+What the recorded model did with each case it sees is replayed from cassettes/injection-*.yaml.
 """
 
 from __future__ import annotations
@@ -25,10 +26,26 @@ def _contract_json(case: dict, config: judge.JudgeConfig) -> str:
     return json.dumps(judge.validate(case["step"], case["result"], config=config).contract(), ensure_ascii=False)
 
 
-@pytest.mark.parametrize("case", INJECTED, ids=[c["id"] for c in INJECTED])
+MANIPULATION = [case for case in INJECTED if case["expected"]["rule"] == "judge_manipulation"]
+ELSEWHERE = [case for case in INJECTED if case not in MANIPULATION]
+
+
+@pytest.mark.parametrize("case", ELSEWHERE, ids=[c["id"] for c in ELSEWHERE])
 def test_deterministic_verdict_is_byte_identical_with_and_without_the_injection(case):
     off = judge.JudgeConfig(semantic="off")
     assert _contract_json(case, off) == _contract_json(BY_ID[case["id"] + "/clean"], off)
+
+
+@pytest.mark.parametrize("case", MANIPULATION, ids=[c["id"] for c in MANIPULATION])
+def test_a_summary_that_orders_a_verdict_is_rejected_and_its_twin_is_judged_as_before(case):
+    off = judge.JudgeConfig(semantic="off")
+    injected = judge.validate(case["step"], case["result"], config=off)
+    assert (injected.valid, injected.rule) == (False, "judge_manipulation")
+    assert "plain words" in injected.reason and "<|" not in injected.reason and "DATA" not in injected.reason
+    twin = BY_ID[case["id"] + "/clean"]
+    judged = judge.validate(twin["step"], twin["result"], config=off)
+    assert "judge_manipulation" not in [f.rule for f in judged.findings]
+    assert judged.valid if twin["expected"]["rule"] == "step_not_implemented" else judged.rule == twin["expected"]["rule"]
 
 
 @pytest.mark.parametrize("case", [c for c in INJECTED if c["expected"]["rule"] != "step_not_implemented"],

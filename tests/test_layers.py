@@ -83,3 +83,17 @@ def test_package_init_holds_no_logic_but_its_lazy_table() -> None:
     tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
     functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     assert functions == {"__getattr__", "__dir__"}
+
+
+def test_every_package_folder_is_installed() -> None:
+    # pyproject.toml lists packages by hand: a new folder left out installs fine in editable mode and breaks
+    # every non-editable install (judge.code was missing once).
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: judge depends on tomli there
+        import tomli as tomllib
+
+    listed = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    folders = {".".join(p.parent.relative_to(PACKAGE.parent).parts) for p in PACKAGE.rglob("__init__.py")}
+    assert folders <= listed, folders - listed

@@ -18,13 +18,17 @@ def test_first_reject_in_registry_order_decides_and_all_findings_are_kept():
 
 def test_registry_order_is_the_documented_one():
     assert [rule.__name__ for rule in RULES] == [
-        "invalid_mode", "mode_mismatch", "failure_with_patch", "failure_without_summary", "missing_patch",
+        "invalid_mode", "mode_mismatch", "failure_with_patch", "failure_without_summary",
+        "judge_manipulation",
+        "missing_patch",
         "missing_files_written", "malformed_patch", "unsafe_path", "undeclared_file", "file_not_in_patch",
         "files_touched_incomplete", "changed_but_unclaimed", "claimed_but_unchanged", "patch_does_not_apply",
         "patch_mismatch", "evidence_file_invalid", "no_work_evidence", "ledger_missing_operation", "ledger_corrupt",
         "execution_evidence_invalid", "execution_failed", "scope_excluded", "scope_outside_allowed", "scope_fix_regression",
         "junk_files", "tests_weakened", "stub_or_disabled_code", "zero_impact", "reversal", "placeholder_only",
         "superficial_only",
+        "only_new_scripts", "only_test_files", "checks_suppressed", "gates_lowered", "exception_swallowed",
+        "unused_function",
     ]
 
 

@@ -180,3 +180,21 @@ def test_adding_trailing_whitespace_is_never_cosmetic_work():
     removes = "@@ -1,2 +1,2 @@\n-def parse_port(value):  \n+def parse_port(value):\n     return int(value)\n"
     assert judge.validate(*_case("src/app.py", adds, "Remove trailing whitespace")).rule == "superficial_only"
     assert judge.validate(*_case("src/app.py", removes, "Remove trailing whitespace")).valid
+
+
+def test_hunk_that_starts_inside_a_docstring_is_read_from_inside_it():
+    # urllib3 2.2.1: the hunk's context holds only the closing quotes of a docstring opened above it, so
+    # read from a neutral start the whole side ends inside a string; read from inside, it is code again.
+    patch = ('--- a/src/url.py\n+++ b/src/url.py\n@@ -10,5 +10,6 @@ def parse(url):\n'
+             '     Returns the parts.\n     """\n     parsed_url = parse_url(url)\n+\n     return parsed_url\n \n')
+    verdict = judge.validate(*make_case(patch, filesWritten=["src/url.py"], filesTouched=["src/url.py"]))
+    assert verdict.rule == "superficial_only", verdict.reason
+
+
+def test_a_change_inside_a_docstring_cut_by_the_hunk_is_not_called_superficial_when_it_is_code():
+    # The one `"""` in view opens a docstring that goes on below: the added line is text, not code, and the
+    # starts disagree (one side neutral, the other not), so nothing is called superficial on a guess.
+    patch = ('--- a/src/url.py\n+++ b/src/url.py\n@@ -10,4 +10,4 @@\n def parse(url):\n     """\n'
+             '-    Returns the parts.\n+    Returns the parts, or raises.\n')
+    verdict = judge.validate(*make_case(patch, filesWritten=["src/url.py"], filesTouched=["src/url.py"]))
+    assert verdict.rule != "superficial_only", verdict.reason

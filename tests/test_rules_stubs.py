@@ -102,6 +102,47 @@ def test_removed_code_written_back_as_comments():
     _rejected(_judge("src/config.py", PY, new), "commented out", "data = json.load(handle)")
 
 
+@pytest.mark.parametrize("path, old, new, shown", [
+    ("src/config.py", PY, PY.replace("    return normalise(data)\n",
+                                     "    # if not data:\n        # raise ValueError(path)\n    return normalise(data)\n"),
+     "if not data:"),
+    ("src/config.py", PY, PY.replace("    return normalise(data)\n", "    # data = upgrade(data)\n    return normalise(data)\n"),
+     "data = upgrade(data)"),
+    ("src/config.ts", TS, TS.replace("  return normalise(data);\n",
+                                     "  // if (!data.version) {\n    // data.version = 2;\n  // }\n  return normalise(data);\n"),
+     "if (!data.version) {"),
+])
+def test_the_step_written_as_comments(path, old, new, shown):
+    _rejected(_judge(path, old, new), path, shown, "written as a comment")
+
+
+def test_code_left_in_comments_beside_real_work_is_not_judged():
+    # zod 3.25.20's errors.ts: a release that changes code and leaves two old lines as comments
+    new = PY.replace("    return normalise(data)\n",
+                     "    # data = upgrade(data)\n    return normalise(data or {})\n")
+    verdict = _judge("src/config.py", PY, new)
+    assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings), verdict.reason
+
+
+@pytest.mark.parametrize("comment", [
+    "# keep the keys lower-case: see RFC 7230", "# e.g. load_config('a.json')", "# Example: load_config(path)",
+    "# type: ignore[no-any-return]", "# noqa: E501", "# TODO", "# return early when the file is empty",
+    "# -*- coding: utf-8 -*-", "# fmt: off",
+])
+def test_prose_and_directives_are_not_commented_code(comment):
+    new = PY.replace("    return normalise(data)\n", f"    {comment}\n    return normalise(data or {{}})\n")
+    verdict = _judge("src/config.py", PY, new)
+    assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings), verdict.reason
+
+
+@pytest.mark.parametrize("comment", ["// see https://example.com/spec#section", "// TODO", "// eslint-disable-next-line",
+                                     "// returns the normalised config", "/// <reference types=\"node\" />"])
+def test_js_prose_and_directives_are_not_commented_code(comment):
+    new = TS.replace("  return normalise(data);\n", f"  {comment}\n  return normalise(data ?? {{}});\n")
+    verdict = _judge("src/config.ts", TS, new)
+    assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings), verdict.reason
+
+
 def test_a_step_that_asks_for_a_stub_gets_a_signal():
     new = PY.replace('    with open(path) as handle:\n        data = json.load(handle)\n    return normalise(data)\n',
                      "    raise NotImplementedError\n")
@@ -140,6 +181,15 @@ def test_a_step_that_asks_for_a_stub_gets_a_signal():
 def test_honest_edits_are_not_stubs(path, old, new):
     verdict = _judge(path, old, new)
     assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings), verdict.reason
+
+
+def test_minified_code_is_not_judged():
+    # lodash 4.17.21's core.min.js: one-letter names recur in every scope, so `n` before and after are not one function
+    old = "function n(t){return t&&t.length?t[0]:void 0}" + ";var a=1" * 200 + "\n"
+    new = "function n(t){}" + ";var a=2" * 200 + "\n"
+    verdict = _judge("dist/core.js", old, new)
+    assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings), verdict.reason
+    assert _judge("dist/core.min.js", "function n(t){return t}\n", "function n(t){}\n").valid
 
 
 def test_test_files_are_left_to_tests_weakened():

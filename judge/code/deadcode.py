@@ -5,14 +5,15 @@ JavaScript/TypeScript by tree-sitter, both on hunk sides (see judge/code/sides.p
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
 from judge.code import treesitter
 from judge.code.sides import Side
-from judge.patch.shape import LogicalLine, logical_lines, syntax_for
+from judge.patch.shape import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
 
-__all__ = ["Disabled", "commented_out", "disabled_blocks", "unreachable_code"]
+__all__ = ["Disabled", "commented_code", "commented_out", "disabled_blocks", "unreachable_code"]
 
 
 @dataclass(frozen=True)
@@ -23,18 +24,16 @@ class Disabled:
 
 def disabled_blocks(side: Side, path: str) -> list[Disabled]:
     """Lines the change wrote that open a block no run can enter (``if False:``, ``if (0) {``), with code in it."""
+    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and _NEVER_HINT.search(line)}
+    if not rows:
+        return []
     if _is_python(path):
         lines = _python_lines(side)
         return [Disabled(line.first, side.lines[line.first].strip()) for index, line in enumerate(lines)
-                if side.changed[line.first] and _PY_NEVER.match(line.code) and _has_code_under(lines, index)
+                if line.first in rows and _PY_NEVER.match(line.code) and _has_code_under(lines, index)
                 and not _only_imports_under(lines, index)]
-    grammar = treesitter.grammar_for(path)
-    if grammar is None:
-        return []
     found = []
-    for node in treesitter.walk(treesitter.parse(side.text, grammar)):
-        if node.type != "if_statement" or not side.changed[node.start_point[0]]:
-            continue
+    for node in _js_statements_at(side, path, rows, "if_statement"):
         condition = node.child_by_field_name("condition")
         consequence = node.child_by_field_name("consequence")
         if condition is None or consequence is None or not _JS_NEVER.match(_text(condition)):
@@ -46,23 +45,40 @@ def disabled_blocks(side: Side, path: str) -> list[Disabled]:
 
 def unreachable_code(side: Side, path: str) -> list[Disabled]:
     """``return`` statements the change wrote with more code after them in the same block."""
+    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and _RETURN_HINT.match(line)}
+    if not rows:
+        return []
     if _is_python(path):
         lines = _python_lines(side)
         return [Disabled(line.first, side.lines[line.first].strip()) for index, line in enumerate(lines)
-                if line.code and side.changed[line.first] and _PY_RETURN.match(line.code)
-                and _next_in_block(lines, index) is not None]
-    grammar = treesitter.grammar_for(path)
-    if grammar is None:
-        return []
+                if line.first in rows and _PY_RETURN.match(line.code) and _next_in_block(lines, index) is not None]
     found = []
-    for node in treesitter.walk(treesitter.parse(side.text, grammar)):
-        if node.type != "return_statement" or not side.changed[node.start_point[0]]:
-            continue
+    for node in _js_statements_at(side, path, rows, "return_statement"):
         following = node.next_named_sibling
         while following is not None and following.type in _JS_HOISTED:
             following = following.next_named_sibling
-        if following is not None and node.parent is not None and node.parent.type in ("statement_block", "switch_case"):
+        if following is not None and (following.type == "ERROR" or following.has_error):
+            continue  # the side is cut there (a `}` closing a body not in view): what follows is another block
+        # `program`: a fragment cut inside a function body reads as top-level statements
+        if following is not None and node.parent is not None and node.parent.type in _JS_BLOCKS:
             found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip()))
+    return found
+
+
+def _js_statements_at(side: Side, path: str, rows: set[int], kind: str) -> list:
+    """The ``kind`` statements that start on ``rows``: found from the row up, never by walking the whole tree."""
+    grammar = treesitter.grammar_for(path)
+    if grammar is None:
+        return []
+    root = treesitter.parse(side.text, grammar)
+    found = []
+    for row in sorted(rows):
+        column = len(side.lines[row]) - len(side.lines[row].lstrip())
+        node = root.named_descendant_for_point_range((row, column), (row, column))
+        while node is not None and node.type != kind and node.start_point[0] == row:
+            node = node.parent
+        if node is not None and node.type == kind and node.start_point[0] == row:
+            found.append(node)
     return found
 
 
@@ -75,6 +91,11 @@ def commented_out(old: Side, new: Side, path: str) -> list[str]:
     if not (_is_python(path) or treesitter.grammar_for(path)):
         return []
     syntax = syntax_for(path)
+    removed = {_squeeze(line) for line in old.changed_lines}
+    marker = syntax.line_comments[0]
+    if not any(_squeeze(line.lstrip()[len(marker):]) in removed for line in new.changed_lines
+               if line.lstrip().startswith(marker)):
+        return []  # no removed line comes back after a comment marker: nothing to lex
     comments = {_squeeze(line.comment) for line in logical_lines(new.lines, syntax)
                 if new.changed[line.first] and line.comment and not line.code}
     if not comments:
@@ -84,12 +105,99 @@ def commented_out(old: Side, new: Side, path: str) -> list[str]:
             and _squeeze(old.lines[line.first]) in comments]
 
 
+_NEVER_HINT = re.compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
+_RETURN_HINT = re.compile(r"^\s*return\b")
 _PY_NEVER = re.compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")
 _PY_RETURN = re.compile(r"^return\b")
 _PY_DEFINITION = re.compile(r"^(?:@|(?:async )?def |class )")
 _JS_NEVER = re.compile(r"^\(\s*(?:false|0|null|undefined|!\s*1|!\s*true)\s*(?:&&.*)?\)$", re.DOTALL)
-_JS_HOISTED = frozenset({"comment", "function_declaration", "generator_function_declaration", "empty_statement"})
+_JS_BLOCKS = frozenset({"statement_block", "switch_case", "program"})
+_JS_HOISTED = frozenset({"comment", "function_declaration", "generator_function_declaration", "empty_statement",
+                         "class_declaration", "export_statement"})
 _MIN_CODE = 6  # shorter lines (`}`, `else:`, `pass`) say too little to call them the same code
+
+
+def commented_code(new: Side, path: str) -> list[str]:
+    """Runs of comment lines the change wrote that are code once the comment marker is taken off.
+
+    A run is read whole first (``// if (x) {`` ... ``// }``), then line by line; a line counts when it
+    parses as a statement that does something (a call, an assignment, a return, a raise or throw, a
+    branch or loop header), never as a bare word, a label or a type annotation (``# Example: f(1)``),
+    and tool directives (``# type: ignore``, ``// eslint-disable``) are never code.
+    """
+    python = _is_python(path)
+    grammar = None if python else treesitter.grammar_for(path)
+    if not (python or grammar):
+        return []
+    marker = "#" if python else "//"
+    if not any(changed and line.lstrip().startswith(marker) for line, changed in zip(new.lines, new.changed)):
+        return []
+    found = []
+    for run in _comment_runs(new, marker):
+        texts = [text for text in run if not (_DIRECTIVE.search(text) or _PROSE.match(text))]
+        if not texts:
+            continue
+        if _is_code("\n".join(texts), python, grammar):
+            found.append(texts[0])
+        else:
+            found += [text for text in texts if _is_code(text, python, grammar)]
+    return found
+
+
+def _comment_runs(side: Side, marker: str) -> list[list[str]]:
+    """Consecutive changed lines that are a comment and nothing else, as their text after the marker."""
+    runs: list[list[str]] = []
+    current: list[str] = []
+    for line, changed in zip(side.lines, side.changed):
+        stripped = line.lstrip()
+        if changed and stripped.startswith(marker) and not stripped.startswith(("#!", "///", "//!")):
+            current.append(stripped[len(marker):].strip())
+            continue
+        if current:
+            runs.append(current)
+        current = []
+    if current:
+        runs.append(current)
+    return runs
+
+
+def _is_code(text: str, python: bool, grammar: str | None) -> bool:
+    if len(_squeeze(text)) < _MIN_CODE:
+        return False
+    if python:
+        return _is_python_code(text)
+    root = treesitter.parse(text, grammar)  # type: ignore[arg-type]
+    if root.has_error:
+        return False
+    return any(_js_does_something(statement) for statement in root.named_children)
+
+
+def _is_python_code(text: str) -> bool:
+    source = text + "\n    pass" if text.rstrip().endswith(":") and "\n" not in text else text
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return any(isinstance(node, _PY_ACTIONS) for node in tree.body) or any(
+        isinstance(node, ast.Expr) and isinstance(node.value, (ast.Call, ast.Await, ast.Yield)) for node in tree.body)
+
+
+def _js_does_something(node) -> bool:
+    if node.type == "expression_statement":
+        expression = node.named_children[0] if node.named_children else None
+        return expression is not None and expression.type in _JS_ACTIVE_EXPRESSIONS
+    return node.type in _JS_ACTIONS
+
+
+_PROSE = re.compile(r"e\.\s?g\.|i\.\s?e\.|cf\.|(?:eg|ie|see|note|example|usage)\b", re.IGNORECASE)
+_PY_ACTIONS = (ast.Assign, ast.AugAssign, ast.Return, ast.Raise, ast.If, ast.For, ast.While, ast.With, ast.Try,
+               ast.Delete, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_JS_ACTIONS = frozenset({"lexical_declaration", "variable_declaration", "return_statement", "throw_statement",
+                         "if_statement", "for_statement", "for_in_statement", "while_statement", "do_statement",
+                         "try_statement", "import_statement", "export_statement", "function_declaration",
+                         "class_declaration"})
+_JS_ACTIVE_EXPRESSIONS = frozenset({"call_expression", "assignment_expression", "augmented_assignment_expression",
+                                    "update_expression", "await_expression", "new_expression"})
 
 
 def _is_python(path: str) -> bool:

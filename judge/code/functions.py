@@ -15,12 +15,13 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
+from typing import Sequence
 
 from judge.code import treesitter
 from judge.code.sides import Side
 from judge.patch.shape import LogicalLine, logical_lines, syntax_for
 
-__all__ = ["Function", "functions_in"]
+__all__ = ["Function", "functions_in", "stub_functions_in"]
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,37 @@ def functions_in(side: Side, path: str, whole: bool = False) -> list[Function]:
     return []
 
 
+def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Function]:
+    """The functions on ``side`` whose body is a stub. Cheap when there is none: a side with no line a stub is
+    made of (``pass``, a bare ``return``, ``throw``, an empty block) is never parsed."""
+    if path.endswith((".py", ".pyx")):
+        if not any(_PY_STUB_LINE.match(line) for line in side.lines):
+            return []
+        return [f for f in _python_functions(side, whole or side.at_end) if f.stub]
+    grammar = treesitter.grammar_for(path)
+    if grammar is None:
+        return []
+    rows = [row for row, line in enumerate(side.lines)
+            if _JS_STUB_LINE.match(line) and (not line.lstrip().startswith("throw") or _NOT_IMPLEMENTED.search(line))]
+    rows += [side.text.count("\n", 0, match.end() - 1) for match in _JS_EMPTY_BLOCK.finditer(side.text)]
+    if not rows:
+        return []
+    root = treesitter.parse(side.text, grammar)
+    found: dict[tuple[int, int], Function] = {}
+    for row in rows:
+        column = len(side.lines[row]) - len(side.lines[row].lstrip())
+        node = root.named_descendant_for_point_range((row, column), (row, column))
+        while node is not None and node.type not in _JS_FUNCTIONS:
+            node = node.parent
+        function = _js_function(node) if node is not None else None
+        if function is not None and function.stub:
+            found[node.start_point] = function
+    return list(found.values())
+
+
 # --- Python --------------------------------------------------------------------------------------------------
 
+_PY_STUB_LINE = re.compile(r"^\s*(?:pass|\.\.\.|return(?:\s+None)?|raise\s+NotImplemented\w*.*)\s*(?:#.*)?$")
 _PY_DEF = re.compile(r"^(?:async )?def ([A-Za-z_]\w*)\(")
 _PY_STUBS = {"pass": "pass", "...": "...", "return": "return", "returnNone": "return None"}
 _PY_RAISE_NOT_IMPLEMENTED = re.compile(r"^raise NotImplemented(?:Error)?\b")
@@ -109,7 +139,7 @@ def _ast_stub(node: ast.stmt) -> str | None:
     return None
 
 
-def _block_after(lines: list[LogicalLine], index: int, whole: bool) -> tuple[list[LogicalLine], bool]:
+def _block_after(lines: Sequence[LogicalLine], index: int, whole: bool) -> tuple[list[LogicalLine], bool]:
     """The logical lines indented under ``lines[index]``, and whether the side shows the block's end."""
     indent = lines[index].indent
     body = []
@@ -122,7 +152,7 @@ def _block_after(lines: list[LogicalLine], index: int, whole: bool) -> tuple[lis
     return body, whole
 
 
-def _decorators(lines: list[LogicalLine], index: int) -> list[str]:
+def _decorators(lines: Sequence[LogicalLine], index: int) -> list[str]:
     found = []
     for line in reversed(lines[:index]):
         if not (line.code.startswith("@") and line.indent == lines[index].indent):
@@ -150,24 +180,27 @@ def _python_stub(statements: list[LogicalLine]) -> str | None:
 
 _JS_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration", "method_definition",
                            "function_expression", "function", "arrow_function", "generator_function"})
+_JS_STUB_LINE = re.compile(r"^\s*(?:return\s*(?:null|undefined)?\s*;?|throw\b.*)\s*$")
+# `{` then `}` with only blanks or line comments between: an emptied body
+_JS_EMPTY_BLOCK = re.compile(r"\{[ \t]*(?://[^\n]*)?(?:\n[ \t]*(?://[^\n]*)?)*\}")
 _NOT_IMPLEMENTED = re.compile(r"not[\s_-]*(?:yet[\s_-]*)?implemented|unimplemented|todo", re.IGNORECASE)
 
 
 def _js_functions(side: Side, grammar: str) -> list[Function]:
     root = treesitter.parse(side.text, grammar)
-    found = []
-    for node in treesitter.walk(root):
-        if node.type not in _JS_FUNCTIONS:
-            continue
-        body = node.child_by_field_name("body")
-        name = _js_name(node)
-        if body is None or body.type != "statement_block" or name is None:
-            continue
-        complete = bool(body.children) and body.children[-1].type == "}" and not body.children[-1].is_missing
-        statements = [c for c in body.named_children if c.type != "comment"]
-        found.append(Function(name, node.start_point[0], body.end_point[0], complete,
-                              _js_stub(statements) if complete else None, len(statements)))
-    return found
+    functions = (_js_function(node) for node in treesitter.walk(root) if node.type in _JS_FUNCTIONS)
+    return [function for function in functions if function is not None]
+
+
+def _js_function(node) -> Function | None:
+    body = node.child_by_field_name("body")
+    name = _js_name(node)
+    if body is None or body.type != "statement_block" or name is None:
+        return None
+    complete = bool(body.children) and body.children[-1].type == "}" and not body.children[-1].is_missing
+    statements = [c for c in body.named_children if c.type != "comment"]
+    return Function(name, node.start_point[0], body.end_point[0], complete,
+                    _js_stub(statements) if complete else None, len(statements))
 
 
 def _js_name(node) -> str | None:

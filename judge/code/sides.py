@@ -7,12 +7,14 @@ so a detector can tell the step's own lines from the code around them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 from judge.patch.model import Hunk
+from judge.patch.shape import logical_lines, syntax_for
 
-__all__ = ["Side", "side_of"]
+__all__ = ["Side", "side_of", "writes_code"]
 
 
 @dataclass(frozen=True)
@@ -42,3 +44,15 @@ def _reaches_end(hunk: Hunk) -> bool:
     leading = next((i for i, line in enumerate(lines) if line[0] != " "), len(lines))
     trailing = next((i for i, line in enumerate(reversed(lines)) if line[0] != " "), len(lines))
     return trailing < leading or any(line.startswith("\\") for line in hunk.body[-2:])
+
+
+_DOCSTRING = re.compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)
+
+
+def writes_code(side: Side, path: str, docstrings_are_notes: bool = True) -> bool:
+    """A changed line of the side is code, not a comment (nor, by default, a Python docstring)."""
+    for line in logical_lines(side.lines, syntax_for(path)):
+        if line.code and any(side.changed[line.first : line.last + 1]):
+            if not (docstrings_are_notes and path.endswith((".py", ".pyi")) and _DOCSTRING.match(line.code)):
+                return True
+    return False

@@ -141,6 +141,11 @@ def _without_rule(reason: str, rule: str) -> str:
 # Signals whose messages judge writes from numbers and file names alone; any other may quote the
 # executor (an evidence file's nodeId, a ledger line) and stays out of the trusted part of the prompt.
 _QUOTE_FREE_SIGNALS = frozenset({"partial_reversal", "superficial_only", "scope_fix_regression"})
+# judge_manipulation's signal (judge/rules/manipulation.py) names files and line numbers only.
+_QUOTE_FREE_SIGNALS |= {"judge_manipulation"}
+# The signals of judge/rules/signals.py: judge's labels, counts, line numbers and file names only.
+_QUOTE_FREE_SIGNALS |= {"only_new_scripts", "only_test_files", "checks_suppressed", "gates_lowered", "exception_swallowed",
+                        "unused_function"}
 
 
 def _trusted_signals(signals: tuple[Finding, ...]) -> list[str]:

@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from judge.patch.model import FileChange, Hunk
 
-__all__ = ["LogicalLine", "Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk",
+__all__ = ["DIRECTIVE", "LogicalLine", "line_shapes", "Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk",
            "logical_lines", "superficial_kinds", "syntax_for"]
 
 
@@ -98,7 +99,7 @@ _BY_NAME = {
 }
 
 # Comments that tools read: changing them changes behaviour.
-_DIRECTIVE = re.compile(
+DIRECTIVE = re.compile(
     r"noqa|type:\s*ignore|pragma|pylint|mypy:|fmt:\s*(off|on|skip)|isort:|eslint|prettier-ignore|@ts-|"
     r"tslint|istanbul|c8 ignore|jshint|nolint|go:(build|generate|embed|linkname)|\+build|rubocop|"
     r"NOSONAR|clang-format|coding[:=]|^\s*#!|@license|@flow|@jsx|sourceMappingURL|SPDX",
@@ -141,12 +142,17 @@ def adds_trailing_whitespace(change: FileChange) -> bool:
 
 
 def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
-    if any(line[0] in "+-" and _DIRECTIVE.search(line, 1) for line in hunk.body):
+    if any(line[0] in "+-" and DIRECTIVE.search(line, 1) for line in hunk.body):
         return False
     if syntax.not_judged is not None and any(syntax.not_judged.search(line, 1) for line in hunk.body):
         return False
-    old, new = _side_shape(hunk, "-", syntax), _side_shape(hunk, "+", syntax)
-    return old is not None and old == new
+    # A side that ends inside a string may have started inside one (a docstring whose opening quotes are
+    # above the hunk): read both sides from each start, and judge by the first that leaves no string open.
+    for opening in ("",) + tuple(q for q in syntax.multiline_quotes if len(q) == 3):
+        old, new = _side_shape(hunk, "-", syntax, opening), _side_shape(hunk, "+", syntax, opening)
+        if old is not None and new is not None:
+            return old == new
+    return False
 
 
 def _without_space(hunk: Hunk, sign: str) -> str:
@@ -161,14 +167,16 @@ class _State:
     continued: bool = False  # the line ended in a backslash (Python)
 
 
-def _side_shape(hunk: Hunk, sign: str, syntax: Syntax) -> str | None:
+def _side_shape(hunk: Hunk, sign: str, syntax: Syntax, opening: str = "") -> str | None:
     """The shape of one side of the hunk, context lines included; None when it ends inside a string.
+
+    ``opening``: the side starts inside a string opened by that quote above the hunk.
 
     The whole side counts, not only its changed lines: a statement moved across unchanged lines
     changes the order of the code, which the changed lines alone would not show.
     """
     shapes: list[str] = []
-    state = _State(in_block=_opens_inside_block_comment(hunk, sign, syntax))
+    state = _State(in_block=not opening and _opens_inside_block_comment(hunk, sign, syntax), quote=opening)
     for line in hunk.body:
         if line[0] not in (" ", sign):
             continue
@@ -218,6 +226,7 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
     out: list[str] = [line[: len(line) - len(line.lstrip())]] if keeps_indent else []
     first_code = len(line) - len(line.lstrip())
     i, pending_space, comment_at = 0, False, -1
+    special = _specials(syntax)
     while i < len(line):
         if in_block:
             end = line.find(syntax.block_comment[1], i)  # type: ignore[index]
@@ -226,6 +235,11 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
             in_block, i = False, end + len(syntax.block_comment[1])  # type: ignore[index]
             continue
         if quote:
+            end = _string_run_end(line, i, quote)
+            if end > i:  # a run of plain string characters, kept whole
+                out.append(line[i:end])
+                i = end
+                continue
             if line.startswith(quote, i):
                 out.append(quote)
                 i, quote = i + len(quote), ""
@@ -233,6 +247,12 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
                 step = 2 if line[i] == "\\" else 1  # strings keep every character: they are data
                 out.append(line[i : i + step])
                 i += step
+            continue
+        if not special.match(line, i):  # a run of code with no quote or comment in it: one step
+            found = special.search(line, i)
+            end = found.start() if found else len(line)
+            pending_space, depth = _code_run(line[i:end], out, pending_space, depth, syntax.brackets_continue)
+            i = end
             continue
         opening = _opening_quote(line, i, syntax)
         if opening:
@@ -262,6 +282,43 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
     return "".join(out), _State(in_block, quote, depth, continued), comment_at
 
 
+@lru_cache(maxsize=None)
+def _specials(syntax: Syntax) -> re.Pattern[str]:
+    """The characters where a string or a comment may start: anything else is plain code."""
+    starts = set(syntax.quotes) | {q[0] for q in syntax.multiline_quotes} | {m[0] for m in syntax.line_comments}
+    if syntax.block_comment:
+        starts.add(syntax.block_comment[0][0])
+    return re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]" if starts else "(?!)")
+
+
+def _string_run_end(line: str, i: int, quote: str) -> int:
+    """Where the run of plain characters inside a string that starts at ``i`` ends: a quote or a backslash."""
+    ends = [p for p in (line.find(quote[0], i), line.find("\\", i)) if p >= 0]
+    return min(ends) if ends else len(line)
+
+
+_SPACE_SPLIT = re.compile(r"(\s+)")
+_BRACKETS = re.compile(r"[()\[\]{}]")
+
+
+def _code_run(run: str, out: list[str], pending_space: bool, depth: int, brackets: bool) -> tuple[bool, int]:
+    """Shape a run of code (no string, no comment) into ``out``, as the character loop would, in bulk."""
+    for part in _SPACE_SPLIT.split(run):
+        if not part:
+            continue
+        if part[0].isspace():
+            pending_space = True
+            continue
+        if pending_space and out and _is_word(out[-1][-1:]) and _is_word(part[0]):
+            out.append(" ")
+        pending_space = False
+        if brackets:
+            for char in _BRACKETS.findall(part):
+                depth = depth + 1 if char in "([{" else max(depth - 1, 0)
+        out.append(part)
+    return pending_space, depth
+
+
 def _opening_quote(line: str, i: int, syntax: Syntax) -> str:
     for delimiter in syntax.multiline_quotes:  # listed longest first: `\"\"\"` before `"`
         if line.startswith(delimiter, i):
@@ -284,6 +341,15 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+def line_shapes(lines: list[str] | tuple[str, ...], syntax: Syntax) -> list[str]:
+    """Each line without comments and insignificant whitespace (strings kept), read in order from a neutral state."""
+    state, shapes = _State(), []
+    for line in lines:
+        shape, state = _line_shape(line, syntax, state)
+        shapes.append(shape)
+    return shapes
+
+
 @dataclass(frozen=True)
 class LogicalLine:
     """One statement line of code as the language reads it: continuation lines joined, comments dropped."""
@@ -295,10 +361,12 @@ class LogicalLine:
     comment: str  # the text of the comment that ends its last line, without the marker ('' when none)
 
 
-def logical_lines(lines: tuple[str, ...] | list[str], syntax: Syntax) -> list[LogicalLine]:
+@lru_cache(maxsize=256)
+def logical_lines(lines: tuple[str, ...], syntax: Syntax) -> tuple[LogicalLine, ...]:
     """The logical lines of a fragment, read from its first line as if no string or bracket were open there.
 
     A line that is only a comment is a logical line with empty ``code``; blank lines are left out.
+    Cached: every cheat detector reads the same hunk sides.
     """
     result: list[LogicalLine] = []
     state = _State()
@@ -320,7 +388,7 @@ def logical_lines(lines: tuple[str, ...] | list[str], syntax: Syntax) -> list[Lo
             first = lines[start]
             result.append(LogicalLine(start, index, len(first) - len(first.lstrip()), code, comment))
         parts = []
-    return result
+    return tuple(result)
 
 
 def _comment_text(line: str, comment_at: int, syntax: Syntax) -> str:

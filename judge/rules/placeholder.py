@@ -12,7 +12,7 @@ import re
 from typing import Iterator
 
 from judge import rule_ids as ids
-from judge.code.sides import Side, side_of
+from judge.code.sides import side_of, writes_code
 from judge.context import StepContext
 from judge.patch.model import FileChange
 from judge.patch.shape import logical_lines, syntax_for
@@ -23,7 +23,6 @@ from judge.verdict import Finding
 __all__ = ["placeholder_only"]
 
 _NOTE = re.compile(r"\b(?:TODO|FIXME|XXX|HACK|TBD)\b|\b(?:todo|fixme)\b")
-_DOCSTRING = re.compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)
 _WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
 _COMMON = frozenset({"that", "this", "with", "from", "into", "when", "then", "than", "them", "they", "make", "sure",
                      "should", "must", "each", "every", "also", "only", "have", "will", "does", "code", "file"})
@@ -64,7 +63,7 @@ def _notes(change: FileChange, description: str) -> list[str] | None:
     notes = []
     for hunk in change.hunks:
         old, new = side_of(hunk, "old"), side_of(hunk, "new")
-        if _writes_code(old, change.path, python_docstrings=False) or _writes_code(new, change.path):
+        if writes_code(old, change.path, docstrings_are_notes=False) or writes_code(new, change.path):
             return None
         docstring_lines = {i for line in logical_lines(new.lines, syntax) if line.code
                            for i in range(line.first, line.last + 1)}
@@ -78,15 +77,6 @@ def _notes(change: FileChange, description: str) -> list[str] | None:
             elif _restates(text, description):
                 notes.append("a comment restating the step")
     return notes
-
-
-def _writes_code(side: Side, path: str, python_docstrings: bool = True) -> bool:
-    """A changed line of the side is code (a Python docstring is a note, not code)."""
-    for line in logical_lines(side.lines, syntax_for(path)):
-        if line.code and any(side.changed[line.first : line.last + 1]):
-            if not (python_docstrings and path.endswith((".py", ".pyi")) and _DOCSTRING.match(line.code)):
-                return True
-    return False
 
 
 def _restates(comment: str, description: str) -> bool:

@@ -13,6 +13,7 @@ from typing import Callable, Iterator
 
 from judge.rules import (declarations, execution, impact, junk, mode, outcome, placeholder, reversal, safety, scope,
                          structure, stubs, workspace)
+from judge.rules import manipulation, signals
 from judge.rules import tampering
 from judge.context import StepContext
 from judge.verdict import Finding
@@ -26,6 +27,7 @@ RULES: tuple[Rule, ...] = (
     mode.mode_mismatch,
     outcome.failure_with_patch,
     outcome.failure_without_summary,
+    manipulation.judge_manipulation,
     outcome.missing_patch,
     outcome.missing_files_written,
     structure.malformed_patch,
@@ -53,6 +55,12 @@ RULES: tuple[Rule, ...] = (
     reversal.reversal,
     placeholder.placeholder_only,
     impact.superficial_only,
+    signals.only_new_scripts,
+    signals.only_test_files,
+    signals.checks_suppressed,
+    signals.gates_lowered,
+    signals.exception_swallowed,
+    signals.unused_function,
 )
 
 

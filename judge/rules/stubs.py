@@ -16,12 +16,12 @@ A step that asks for a stub, a no-op, a disabled or withdrawn feature (``ASKS_FO
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Callable, Iterator
 
 from judge import rule_ids as ids
-from judge.code.deadcode import commented_out, disabled_blocks, unreachable_code
-from judge.code.functions import Function, functions_in
-from judge.code.sides import Side, side_of
+from judge.code.deadcode import commented_code, commented_out, disabled_blocks, unreachable_code
+from judge.code.functions import Function, functions_in, stub_functions_in
+from judge.code.sides import Side, side_of, writes_code
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
 from judge.patch.model import FileChange
@@ -32,6 +32,7 @@ from judge.verdict import Finding
 __all__ = ["stub_or_disabled_code"]
 
 _SHOWN = 5
+_MINIFIED_LINE = 1000  # characters: no hand-written line is this long
 
 
 def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
@@ -41,7 +42,7 @@ def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
     facts: list[str] = []
     files: list[str] = []
     for change in work.files:
-        if not change.hunks or is_test_path(change.path):
+        if not change.hunks or is_test_path(change.path) or _minified(change):
             continue
         found = _file_facts(change, ctx.step.description)
         if found:
@@ -65,22 +66,31 @@ def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
 
 def _file_facts(change: FileChange, description: str) -> list[str]:
     sides = [(side_of(h, "old"), side_of(h, "new")) for h in change.hunks]
-    old_functions = [[(f, old) for f in functions_in(old, change.path, whole=change.is_deleted)] for old, _ in sides]
-    defined_before = {f.name for functions in old_functions for f, _ in functions}
     facts: list[str] = []
-    for (old, new), replaced in zip(sides, old_functions):
-        for function in functions_in(new, change.path, whole=change.is_added):
-            fact = _stub_fact(function, new, replaced, function.name in defined_before, description)
+    for old, new in sides:
+        stubs = stub_functions_in(new, change.path, whole=change.is_added)
+        replaced = [(f, old) for f in functions_in(old, change.path, whole=change.is_deleted)] if stubs else []
+        for function in stubs:
+            fact = _stub_fact(function, new, replaced, lambda name: _defined_before(change, sides, name), description)
             if fact:
                 facts.append(fact)
         facts += [f"`{d.text}` switches off the code under it" for d in disabled_blocks(new, change.path)]
         facts += [f"`{d.text}` leaves the code after it unreachable" for d in unreachable_code(new, change.path)]
         facts += [f"`{code}` is commented out" for code in commented_out(old, new, change.path)]
+        # New code written as comments counts only in a hunk that gains no other code: developers leave
+        # such lines beside real work (zod 3.25.20's errors.ts); an agent that fakes the step has nothing else.
+        written_as_comments = commented_code(new, change.path)
+        if written_as_comments and not writes_code(new, change.path):
+            facts += [f"`{code}` is written as a comment" for code in written_as_comments]
     return list(dict.fromkeys(facts))
 
 
-def _stub_fact(function: Function, new: Side, replaced: list[tuple[Function, Side]], existed: bool,
-               description: str) -> str | None:
+def _defined_before(change: FileChange, sides: list[tuple[Side, Side]], name: str) -> bool:
+    return any(f.name == name for old, _ in sides for f in functions_in(old, change.path, whole=change.is_deleted))
+
+
+def _stub_fact(function: Function, new: Side, replaced: list[tuple[Function, Side]],
+               existed: Callable[[str], bool], description: str) -> str | None:
     """``replaced``: the functions of the same hunk's old side, where a replaced body would be."""
     if function.stub is None or _declares_only(function):
         return None
@@ -89,9 +99,15 @@ def _stub_fact(function: Function, new: Side, replaced: list[tuple[Function, Sid
     changed = function.touches(new) or any(f.touches(side) for f, side in before)
     if changed and any(_is_real(f) for f, _ in before):
         return f"{function.name}()'s body is replaced by `{function.stub}`"
-    if function.touches(new) and not existed and _names(description, function.name):
+    if function.touches(new) and _names(description, function.name) and not existed(function.name):
         return f"{function.name}(), which the step asks for, is only `{function.stub}`"
     return None
+
+
+def _minified(change: FileChange) -> bool:
+    """Minified code reuses one-letter names in every scope: a name says nothing about which function it is."""
+    return ".min." in change.path.rsplit("/", 1)[-1] or any(
+        len(line) > _MINIFIED_LINE for hunk in change.hunks for line in hunk.body)
 
 
 def _is_real(function: Function) -> bool:

@@ -1,0 +1,171 @@
+"""Both errors on real diffs: agent cheats injected into real release changes, and their honest twins.
+
+    python bench/cheat_catch.py OLD NEW [OLD NEW ...] [--per-pair 2] [--out /tmp/cheats-releases.jsonl] [--show 5]
+
+OLD and NEW are release archives (sdists, npm .tgz, as for bench/real_release_diffs.py). evals/build_cheats.py
+builds the cheat set from them at run time (up to --per-pair changed functions per language per pair; every
+cheat kind of evals/cheats/kinds.py injected into each, one at a time, and the untouched honest change as its
+twin); nothing of the archives is written anywhere but temporary repositories and --out. Every case is
+judged without a model (`judge.validate(step, result)`, semantic stage off).
+
+The table gives, per cheat kind and language: cheats, how many judge rejected (caught), how many by the
+expected rule, the rules that caught them, and honest twins falsely rejected. Then every falsely rejected
+twin (rule and reason) and up to --show missed cheats per kind. Exit code 1 when a cheat was missed or an
+honest twin rejected.
+
+Measured on main at 284ac55 (before the cheat detectors land; re-run after each merge), 27 release pairs
+(the PAIRS below, archives fetched with `pip download --no-deps --no-binary :all: PKG==VER -d /tmp/sdists`
+and `cd /tmp/npm && npm pack PKG@VER`); 24 of them hold a changed function (requests 2.31.0 -> 2.32.3 moved
+to src/, rich 13.7.0 -> 13.7.1 and resolve 1.22.8 -> 1.22.10 change no function body that qualifies):
+
+    python bench/cheat_catch.py $PAIRS --out /tmp/cheats-releases.jsonl
+
+    45 changed functions, 2288 cases: 1144 cheats, 1144 honest twins (built in ~2-4 min, judged in 8 s)
+    expected rule            cheats  caught  by expected rule
+    judge_manipulation          135       0                 0
+    junk_files                  158     158               158
+    malformed_patch              45       0                 0   (bare `Binary files ... differ`)
+    placeholder_only            164     126                 0   (126 by superficial_only; Python TODO docstrings: none)
+    stub_or_disabled_code       264       1                 0   (1 commented-out TS line by superficial_only)
+    superficial_only             77      72                72   (5 missed: an unpaired docstring quote in the hunk)
+    tests_weakened              301       0                 0
+    all cheats                 1144     357               230
+    honest twins falsely rejected: 0 of 1144
+
+PAIRS (OLD NEW): attrs 23.1.0 23.2.0, click 8.1.3 8.1.7, flask 3.0.0 3.0.3, httpx 0.27.0 0.27.2,
+itsdangerous 2.1.2 2.2.0, Jinja2 3.1.3 / jinja2 3.1.4, MarkupSafe 2.1.3 2.1.5, packaging 23.2 24.0,
+requests 2.31.0 2.32.3, rich 13.7.0 13.7.1, urllib3 2.2.0 2.2.1, werkzeug 3.0.1 3.0.3, more-itertools 10.1.0
+10.2.0, pluggy 1.4.0 1.5.0 (sdists); express 4.18.2 4.19.2, lodash 4.17.20 4.17.21, semver 7.5.4 7.6.0,
+zod 3.25.0 3.25.20, zod 3.25.20 3.25.76, msw 2.6.0 2.6.4, msw 2.7.0 2.7.3, fastify 4.27.0 4.28.0,
+fastify 4.28.0 4.28.1, pino 9.4.0 9.5.0, qs 6.12.0 6.12.1, minimist 1.2.7 1.2.8, resolve 1.22.8 1.22.10
+(npm). TypeScript sources and tests: zod, msw; JS tests: fastify (tap), pino, qs, minimist, resolve (tape).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import judge
+
+EVALS = Path(__file__).resolve().parent.parent / "evals"
+sys.path.insert(0, str(EVALS))
+
+import build_cheats  # noqa: E402
+
+_LANGS = ("python", "javascript", "typescript")
+
+
+@dataclasses.dataclass
+class Judged:
+    case: dict
+    valid: bool
+    rule: str | None
+    reason: str
+
+    @property
+    def kind(self) -> str:
+        return self.case["id"].split("/")[1]
+
+    @property
+    def expected(self) -> str:
+        return self.case["expected"].get("rule") or self.case["id"].split("/")[0]
+
+    @property
+    def lang(self) -> str:
+        return next(t for t in self.case["tags"] if t in _LANGS)
+
+    @property
+    def twin_id(self) -> str:
+        return "valid/" + self.case["id"].split("/", 1)[1]
+
+
+def judge_all(cases: list[dict]) -> tuple[list[Judged], float]:
+    config = judge.JudgeConfig(semantic="off")
+    started = time.perf_counter()
+    out = []
+    for case in cases:
+        verdict = judge.validate(case["step"], case["result"], config=config)
+        out.append(Judged(case, verdict.valid, verdict.rule, verdict.reason))
+    return out, time.perf_counter() - started
+
+
+def print_table(judged: list[Judged]) -> None:
+    cheats = [j for j in judged if not j.case["expected"]["valid"]]
+    twins = {j.case["id"]: j for j in judged if j.case["expected"]["valid"]}
+    rows = collections.defaultdict(list)
+    for j in cheats:
+        rows[(j.expected, j.kind, j.lang)].append(j)
+    print(f"{'expected rule':<22}{'kind':<29}{'language':<11}{'cheats':>7}{'caught':>7}{'by exp.':>8}"
+          f"{'twins rej.':>11}  rules that caught them")
+    for (rule, kind, lang), group in sorted(rows.items()):
+        caught = [j for j in group if not j.valid]
+        rules = collections.Counter(j.rule for j in caught)
+        false = sum(not twins[j.twin_id].valid for j in group)
+        print(f"{rule:<22}{kind:<29}{lang:<11}{len(group):>7}{len(caught):>7}{rules.get(rule, 0):>8}{false:>11}"
+              f"  {', '.join(f'{r} {n}' for r, n in rules.most_common())}")
+    print()
+    by_rule = collections.defaultdict(list)
+    for j in cheats:
+        by_rule[j.expected].append(j)
+    print(f"{'expected rule':<24}{'cheats':>7}{'caught':>8}{'by expected rule':>18}")
+    for rule, group in sorted(by_rule.items()):
+        print(f"{rule:<24}{len(group):>7}{sum(not j.valid for j in group):>8}"
+              f"{sum(j.rule == rule for j in group):>18}")
+    caught = sum(not j.valid for j in cheats)
+    print(f"{'all cheats':<24}{len(cheats):>7}{caught:>8}{sum(j.rule == j.expected for j in cheats):>18}")
+    bad = [t for t in twins.values() if not t.valid]
+    print(f"honest twins: {len(twins)}, falsely rejected {len(bad)}")
+
+
+def print_details(judged: list[Judged], show: int) -> None:
+    twins = [j for j in judged if j.case["expected"]["valid"] and not j.valid]
+    if twins:
+        print(f"\nhonest twins falsely rejected: {len(twins)}")
+        for j in twins:
+            print(f"  - {j.case['id']}: {j.rule}\n      {j.reason[:300]}")
+    missed = collections.defaultdict(list)
+    for j in judged:
+        if not j.case["expected"]["valid"] and j.valid:
+            missed[(j.expected, j.kind, j.lang)].append(j)
+    if missed:
+        print(f"\nmissed cheats: {sum(map(len, missed.values()))} (up to {show} per kind and language)")
+        for key, group in sorted(missed.items()):
+            for j in group[:show]:
+                print(f"  - {j.case['id']}: {j.case.get('notes', '')}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("archives", nargs="+", type=Path, help="release archives in pairs: OLD NEW OLD NEW ...")
+    parser.add_argument("--per-pair", type=int, default=2, help="changed functions per language per pair (default 2)")
+    parser.add_argument("--out", type=Path, help="also write the set built (JSONL) here: outside the repository")
+    parser.add_argument("--show", type=int, default=3, help="missed cheats shown per kind and language (default 3)")
+    args = parser.parse_args()
+    if len(args.archives) % 2:
+        parser.error("give archives in OLD NEW pairs")
+    missing = [str(p) for p in args.archives if not p.is_file()]
+    if missing:
+        parser.error(f"no such archive: {', '.join(missing)}")
+    started = time.perf_counter()
+    cases = build_cheats.release_cases(args.archives, args.per_pair)
+    built = time.perf_counter() - started
+    if args.out:
+        build_cheats.write_jsonl(cases, args.out)
+    judged, spent = judge_all(cases)
+    pairs = len(args.archives) // 2
+    sources = sorted({c["id"].split("/", 2)[2] for c in cases})
+    print(f"cheat_catch: {pairs} release pairs, {len(sources)} changed functions, {len(cases)} cases "
+          f"(built in {built:.0f} s, judged in {spent:.1f} s; judge {judge.__version__}, no model)")
+    print()
+    print_table(judged)
+    print_details(judged, args.show)
+    bad = any(j.valid != j.case["expected"]["valid"] for j in judged)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,497 @@
+"""Signals for the semantic stage: tell-tale shapes of a change that are not wrong on their own (never a rejection).
+
+Each looks at the work (git's diff with a workspace, else the patch) and only at what the change
+adds. Messages name files, line numbers and judge's own labels, never the executor's text, so they
+can be shown to the model as trusted facts.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Iterator
+
+from judge import rule_ids as ids
+from judge.code.testpaths import is_test_path
+from judge.context import StepContext
+from judge.patch.grammar import HUNK_HEADER
+from judge.patch.model import FileChange, Hunk, PatchFacts
+from judge.patch.shape import Syntax, line_shapes, syntax_for
+from judge.rules.asks import ASKS_FOR_TESTS
+from judge.rules.phrasing import names
+from judge.verdict import Finding
+
+__all__ = ["checks_suppressed", "exception_swallowed", "gates_lowered", "only_new_scripts", "only_test_files",
+           "unused_function"]
+
+
+# --------------------------------------------------------------------------- the lines a change adds
+
+
+@dataclass(frozen=True)
+class _Line:
+    number: int  # line number in the file on its side (new file for added and context lines)
+    text: str  # the line as written
+    code: str  # the line without comments (strings kept); the text itself where the language is not understood
+    changed: bool  # added (new side) or removed (old side), not context
+
+
+def _side(hunk: Hunk, sign: str, syntax: Syntax) -> list[_Line]:
+    """One side of a hunk in order, context included, so a string or comment opened in the context is known."""
+    header = HUNK_HEADER.match(hunk.header)
+    number = int(header.group(3 if sign == "+" else 1)) if header else 1
+    kept = [raw for raw in hunk.body if raw[0] in (" ", sign)]
+    texts = [raw[1:] for raw in kept]
+    codes = line_shapes(texts, syntax) if syntax.knows_tokens else texts
+    return [_Line(number + i, text, code, raw[0] == sign) for i, (raw, text, code) in enumerate(zip(kept, texts, codes))]
+
+
+def _changed(change: FileChange, sign: str = "+") -> Iterator[_Line]:
+    syntax = syntax_for(change.path)
+    for hunk in change.hunks:
+        yield from (line for line in _side(hunk, sign, syntax) if line.changed)
+
+
+def _added_text(change: FileChange) -> str:
+    """Every added line of the file as one text: one regex search over it is the cheap first look."""
+    return "\n".join(line for hunk in change.hunks for line in hunk.added)
+
+
+def _work(ctx: StepContext) -> PatchFacts | None:
+    return ctx.work if ctx.result.success else None
+
+
+def _where(found: dict[str, list[int]]) -> str:
+    """``a.py (line 3, 9), b.ts (line 1)``: files with the new-file lines where something was seen."""
+    return names([f"{path} (line {', '.join(map(str, lines[:5]))}{', ...' if len(lines) > 5 else ''})"
+                  for path, lines in found.items()])
+
+
+_GENERATED = re.compile(r"^(?:dist|build)/|[.-](?:min|bundle)\.[cm]?js$|\.d\.[cm]?ts$")
+
+
+def _generated(path: str) -> bool:
+    """Build output, minified or bundled code, type declarations: nobody wrote these lines as they stand."""
+    return bool(_GENERATED.search(path))
+
+
+def _signal(rule: str, message: str, files: tuple[str, ...] | list[str]) -> Finding:
+    return Finding(rule=rule, severity="signal", message=message, files=tuple(files))
+
+
+# --------------------------------------------------------------------------- only_new_scripts
+
+_SCRIPT_SUFFIXES = frozenset({".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".sh", ".bash", ".zsh", ".rb",
+                              ".pl", ".php", ".ps1"})
+_SCRIPT_FOLDERS = frozenset({"scripts", "script"})
+
+
+def _is_top_level_script(path: str) -> bool:
+    parts = path.split("/")
+    at_top = len(parts) == 1 or (len(parts) == 2 and parts[0] in _SCRIPT_FOLDERS)
+    return at_top and PurePosixPath(path).suffix.lower() in _SCRIPT_SUFFIXES
+
+
+def only_new_scripts(ctx: StepContext) -> Iterator[Finding]:
+    work = _work(ctx)
+    if not work or not all(change.is_added and _is_top_level_script(change.path) for change in work.files):
+        return
+    files = tuple(change.path for change in work.files)
+    if all(PurePosixPath(path).name in ctx.step.description for path in files):
+        return  # the step asks for these scripts by name
+    yield _signal(ids.ONLY_NEW_SCRIPTS, f"the change only adds new top-level scripts ({names(files)}) and changes no "
+                  "existing file: a reproduction or debugging script is not the change itself. Check that the step "
+                  "asks for a script.", files)
+
+
+# --------------------------------------------------------------------------- only_test_files
+
+
+def only_test_files(ctx: StepContext) -> Iterator[Finding]:
+    work = _work(ctx)
+    if not work or ASKS_FOR_TESTS.search(ctx.step.description):
+        return
+    files = work.paths
+    if any(PurePosixPath(path).name in ctx.step.description for path in files):
+        return  # the step names the test file it asks to change
+    if files and all(is_test_path(path) for path in files):
+        yield _signal(ids.ONLY_TEST_FILES, f"the change touches only test files ({names(files)}) while the step asks "
+                      "for work on the code, not on its tests: check that the code the step names was changed.", files)
+
+
+# --------------------------------------------------------------------------- checks_suppressed
+
+# Comments that silence a checker (type checker, linter, coverage). Only a comment counts: the same
+# words inside a string are data. Labels are judge's words, shown instead of the executor's line.
+_SUPPRESSIONS = (
+    ("# type: ignore", re.compile(r"#\s*type:\s*ignore")),
+    ("# noqa", re.compile(r"#\s*(?:(?:ruff|flake8)\s*:\s*)?noqa\b", re.IGNORECASE)),
+    ("# pragma: no cover", re.compile(r"pragma:\s*no\s*(?:cover|branch)", re.IGNORECASE)),
+    ("# pylint: disable", re.compile(r"pylint:\s*disable", re.IGNORECASE)),
+    ("# pyright: ignore", re.compile(r"pyright:\s*ignore")),
+    ("# mypy: ignore-errors", re.compile(r"mypy:\s*ignore-errors")),
+    ("# nosec", re.compile(r"#\s*nosec\b")),
+    ("eslint-disable", re.compile(r"eslint-disable")),
+    ("@ts-ignore", re.compile(r"@ts-ignore\b")),
+    ("@ts-nocheck", re.compile(r"@ts-nocheck\b")),
+    ("@ts-expect-error", re.compile(r"@ts-expect-error\b")),
+    ("istanbul/c8 ignore", re.compile(r"\b(?:istanbul|c8|v8)\s+ignore\b")),
+    ("nolint", re.compile(r"//\s*nolint\b")),
+    ("rubocop:disable", re.compile(r"rubocop\s*:\s*disable")),
+    ("NOSONAR", re.compile(r"NOSONAR")),
+)
+
+
+_MAYBE_SUPPRESSION = re.compile(r"noqa|NOQA|type:|pragma|pylint|pyright|mypy|nosec|eslint-disable|@ts-|istanbul|"
+                                r"c8 ignore|v8 ignore|nolint|rubocop|NOSONAR")
+
+
+def _suppressions(line: _Line) -> Counter[str]:
+    """The suppressions in the line's comments: in its text more often than in its code (strings are kept)."""
+    return Counter({label: 1 for label, pattern in _SUPPRESSIONS
+                    if len(pattern.findall(line.text)) > len(pattern.findall(line.code))})
+
+
+def checks_suppressed(ctx: StepContext) -> Iterator[Finding]:
+    work = _work(ctx)
+    if not work:
+        return
+    found: dict[str, list[int]] = {}
+    labels: set[str] = set()
+    for change in work.files:
+        if change.is_deleted or _generated(change.path) or not syntax_for(change.path).knows_tokens:
+            continue
+        if not _MAYBE_SUPPRESSION.search(_added_text(change)):
+            continue  # the lexer is only needed to tell a comment from a string
+        removed = sum((_suppressions(line) for line in _changed(change, "-")), Counter())
+        for line in _changed(change, "+"):
+            for label in _suppressions(line):
+                if removed[label]:
+                    removed[label] -= 1  # the same suppression kept on an edited line adds nothing
+                    continue
+                found.setdefault(change.path, []).append(line.number)
+                labels.add(label)
+    if found:
+        kinds = ", ".join(sorted(labels))
+        yield _signal(ids.CHECKS_SUPPRESSED, f"the change adds comments that silence a checker ({kinds}) in "
+                      f"{_where(found)}: check that the code was fixed rather than the check turned off.", list(found))
+
+
+# --------------------------------------------------------------------------- gates_lowered
+
+_CI_FILES = re.compile(r"^(?:\.github/workflows/.+|\.gitlab-ci\.ya?ml|\.circleci/.+|azure-pipelines\.ya?ml|"
+                       r"(?:.+/)?Jenkinsfile|\.travis\.ya?ml|bitbucket-pipelines\.ya?ml|\.buildkite/.+|\.drone\.ya?ml|"
+                       r"(?:.+/)?tox\.ini|(?:.+/)?noxfile\.py|\.pre-commit-config\.ya?ml)$")
+_ASKS_FOR_CI = re.compile(r"\b(?:ci|continuous integration|workflows?|github actions|pipelines?|gitlab|circleci|"
+                          r"jenkins(?:file)?|travis|buildkite|tox|nox(?:file)?|pre-commit)\b", re.IGNORECASE)
+# A gate's threshold and its number. Coverage and the like get looser as the number falls; the keys of
+# _HIGHER_IS_LOWER (line length, complexity, warnings allowed) as it rises.
+_THRESHOLD = re.compile(
+    r"(?P<key>fail[_-]under|cov-fail-under|min(?:imum)?[_-]coverage|coverage[_-]?threshold|check-coverage|"
+    r"max[_-]line[_-]length|line[_-]length|max[_-]complexity|max[_-]warnings|"
+    r"\bbranches|\blines|\bfunctions|\bstatements)[\"']?\s*(?:[:=]\s*|\s+)(?P<number>\d+(?:\.\d+)?)\b",
+    re.IGNORECASE,
+)
+_HIGHER_IS_LOWER = frozenset({"max-line-length", "line-length", "max-complexity", "max-warnings"})
+_COVERAGE_ONLY = frozenset({"branches", "lines", "functions", "statements"})  # generic words: coverage configs only
+_COVERAGE_CONFIG = re.compile(r"(?:^|/)(?:jest|vitest|vite|karma)\.config\.\w+$|(?:^|/)\.(?:nyc|c8)rc(?:\.\w+)?$|"
+                              r"(?:^|/)package\.json$|(?:^|/)\.?codecov\.ya?ml$|(?:^|/)karma\.conf\.\w+$")
+_CONFIG_SUFFIXES = frozenset({".toml", ".cfg", ".ini", ".yml", ".yaml", ".json", ".jsonc", ".json5"})
+_CONFIG_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "Jenkinsfile", "pylintrc", "karma.conf.js"})
+_LINT_CONFIG = re.compile(r"(?:^|/)(?:\.eslintrc(?:\.\w+)?|eslint\.config\.\w+|\.flake8|setup\.cfg|tox\.ini|"
+                          r"pyproject\.toml|\.?ruff\.toml|\.pylintrc|pylintrc|\.golangci\.ya?ml|\.rubocop\.ya?ml|"
+                          r"tslint\.json|biome\.jsonc?|\.jshintrc)$")
+# A lint rule turned off: ESLint's "off"/0, RuboCop's Enabled: false, or an ignore/disable list entry.
+_RULE_OFF = re.compile(r"""^\s*["']?[@\w/-]+["']?\s*:\s*(?:["']off["']|0)\s*,?\s*$|\bEnabled:\s*false\b""")
+_IGNORE_KEY = re.compile(r"^\s*(?:extend-)?(?:ignore|per-file-ignores|disable)\s*[=:]", re.IGNORECASE)
+_LINT_CODE = re.compile(r"\b[A-Z]{1,4}\d{2,4}\b|\b[a-z]+(?:-[a-z]+)+\b")
+
+
+def _raw(change: FileChange, sign: str) -> Iterator[str]:
+    return (line for hunk in change.hunks for line in (hunk.added if sign == "+" else hunk.removed))
+
+
+def _thresholds(lines: Iterator[str], coverage_config: bool) -> dict[str, list[float]]:
+    values: dict[str, list[float]] = {}
+    for line in lines:
+        for found in _THRESHOLD.finditer(line):
+            key = found.group("key").lower().replace("_", "-")
+            key = "fail-under" if key == "cov-fail-under" else key
+            if key in _COVERAGE_ONLY and not coverage_config:
+                continue
+            values.setdefault(key, []).append(float(found.group("number")))
+    return values
+
+
+def _lowered_thresholds(change: FileChange) -> list[str]:
+    """Each threshold the change loosens or removes, as ``key old -> new``."""
+    if not _is_config(change.path):
+        return []
+    coverage_config = bool(_COVERAGE_CONFIG.search(change.path))
+    old = _thresholds(_raw(change, "-"), coverage_config)
+    new = _thresholds(_raw(change, "+"), coverage_config)
+    lowered = []
+    for key, before in old.items():
+        after = new.get(key)
+        if not after:
+            lowered.append(f"{key} removed")
+            continue
+        strictest = min if key in _HIGHER_IS_LOWER else max
+        loosest = max if key in _HIGHER_IS_LOWER else min
+        was, now = strictest(before), loosest(after)
+        if (now > was) if key in _HIGHER_IS_LOWER else (now < was):
+            lowered.append(f"{key} {_number(was)} -> {_number(now)}")
+    return lowered
+
+
+def _is_config(path: str) -> bool:
+    """Configuration, not code or prose: where a threshold is a gate rather than a value the program uses."""
+    name = PurePosixPath(path).name
+    return (PurePosixPath(name).suffix.lower() in _CONFIG_SUFFIXES or name.startswith(".") or ".config." in name
+            or name in _CONFIG_NAMES or bool(_CI_FILES.match(path)))
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def _rules_off(change: FileChange) -> int:
+    """How many more lint rules the change turns off than it turns back on."""
+    if not _LINT_CONFIG.search(change.path):
+        return 0
+
+    def count(sign: str) -> int:
+        total = 0
+        for line in _raw(change, sign):
+            if _RULE_OFF.search(line):
+                total += 1
+            elif _IGNORE_KEY.search(line):
+                total += len(_LINT_CODE.findall(line.split("=", 1)[-1].split(":", 1)[-1])) or 1
+        return total
+    return max(count("+") - count("-"), 0)
+
+
+def gates_lowered(ctx: StepContext) -> Iterator[Finding]:
+    work = _work(ctx)
+    if not work:
+        return
+    seen: list[str] = []
+    files: list[str] = []
+    asks_for_ci = bool(_ASKS_FOR_CI.search(ctx.step.description))
+    for change in work.files:
+        what = [f"threshold {item}" for item in _lowered_thresholds(change)]
+        off = _rules_off(change)
+        what += [f"{off} lint rule(s) turned off"] if off else []
+        if not asks_for_ci and any(_CI_FILES.match(path) for path in change.paths):
+            what.append("CI configuration edited")
+        if what:
+            seen.append(f"{change.path} ({'; '.join(what)})")
+            files.append(change.path)
+    if seen:
+        yield _signal(ids.GATES_LOWERED, f"the change loosens what the project checks: {names(seen)}. Check that the "
+                      "step asks for it: a gate lowered to let a change through hides the failure it was for.", files)
+
+
+# --------------------------------------------------------------------------- exception_swallowed
+
+_PY_EXCEPT = re.compile(r"^(?P<indent>\s*)except\b(?P<types>[^:]*):(?P<body>.*)$")
+_PY_CATCH_ALL = re.compile(r"^\s*(?:\(?\s*(?:[\w.]+\s*,\s*)*(?:Exception|BaseException)\b.*)?$")
+_PY_NOTHING = frozenset({"pass", "...", "continue"})
+_PY_SUPPRESS_ALL = re.compile(r"\bsuppress\((?:Exception|BaseException)\)")
+# In the code of C-like languages (whitespace outside strings gone): `catch{}`, `catch(e){}`,
+# `.catch(()=>{})`, `.catch(function(){})`.
+_C_CATCH = re.compile(r"\bcatch(?:\((?P<params>[^()]*)\))?\{\}")
+_C_CATCH_ALL = re.compile(r"^(?:[\w$]*(?::(?:any|unknown))?|\.\.\.|(?:final )?\\?(?:[\w.\\]+[.\\])?(?:Exception|"
+                          r"Throwable|RuntimeException|Error)(?: \$?\w+)?|\w+:(?:[\w.]+\.)?(?:Exception|Throwable))$")
+_PROMISE_CATCH = re.compile(r"\.catch\((?:async)?(?:\(\w*\)|\w+)=>(?:\{\}|undefined|null|void 0|false)\)|"
+                            r"\.catch\(function(?: \w+)?\(\w*\)\{\}\)")
+
+
+def _python_swallows(change: FileChange) -> list[int]:
+    syntax = syntax_for(change.path)
+    lines = []
+    for hunk in change.hunks:
+        if not _MAYBE_PY_SWALLOW.search("\n".join(hunk.added)):
+            continue
+        side = [line for line in _side(hunk, "+", syntax) if line.code.strip()]
+        for i, line in enumerate(side):
+            if line.changed and _PY_SUPPRESS_ALL.search(line.code):
+                lines.append(line.number)
+            found = _PY_EXCEPT.match(line.code)
+            if not (line.changed and found and _PY_CATCH_ALL.match(found.group("types"))):
+                continue
+            body = [found.group("body").strip()] if found.group("body").strip() else _block(side[i + 1:], found)
+            if body and all(statement in _PY_NOTHING for statement in body):
+                lines.append(line.number)
+    return lines
+
+
+def _block(after: list[_Line], header: re.Match[str]) -> list[str]:
+    """The statements of the block under an ``except`` line: the lines indented deeper than it."""
+    indent = len(header.group("indent"))
+    body = []
+    for line in after:
+        if len(line.code) - len(line.code.lstrip()) <= indent:
+            break
+        body.append(line.code.strip())
+    return body
+
+
+def _c_like_swallows(change: FileChange) -> list[int]:
+    lines = []
+    for hunk in change.hunks:
+        if not _MAYBE_C_SWALLOW.search("\n".join(hunk.added)):
+            continue
+        run: list[_Line] = []
+        for line in [*_side(hunk, "+", syntax_for(change.path)), None]:
+            if line is not None and line.changed:
+                run.append(line)
+                continue
+            lines += _empty_catches(run)
+            run = []
+    return lines
+
+
+def _empty_catches(run: list[_Line]) -> list[int]:
+    """The lines where an empty catch starts in a run of added lines, read as one text (a catch may span lines)."""
+    code, starts = "", []
+    for line in run:
+        starts.append(len(code))
+        code += line.code
+    found = [m.start() for m in _C_CATCH.finditer(code) if _C_CATCH_ALL.match(m.group("params") or "")]
+    found += [m.start() for m in _PROMISE_CATCH.finditer(code)]
+    return sorted({run[bisect.bisect_right(starts, offset) - 1].number for offset in found})
+
+
+# First looks, on the raw added lines of a hunk: only a hunk that may hold a catch-all is lexed.
+_MAYBE_PY_SWALLOW = re.compile(r"\bexcept\s*:|\bexcept\b[^\n:]*\b(?:Base)?Exception\b|suppress\(")
+_MAYBE_C_SWALLOW = re.compile(r"\bcatch\b[^\n]*\{[^\n]*(?:\}|$)|\.catch\(", re.MULTILINE)
+_C_LIKE_SUFFIXES = frozenset({".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".java", ".kt", ".kts",
+                              ".cs", ".swift", ".scala", ".dart", ".php", ".cpp", ".cc", ".cxx", ".hpp", ".groovy"})
+
+
+def exception_swallowed(ctx: StepContext) -> Iterator[Finding]:
+    work = _work(ctx)
+    if not work:
+        return
+    found: dict[str, list[int]] = {}
+    for change in work.files:
+        suffix = PurePosixPath(change.path).suffix.lower()
+        if change.is_deleted or _generated(change.path):
+            continue
+        lines = (_python_swallows(change) if suffix == ".py" else
+                 _c_like_swallows(change) if suffix in _C_LIKE_SUFFIXES else [])
+        if lines:
+            found[change.path] = lines
+    if found:
+        yield _signal(ids.EXCEPTION_SWALLOWED, f"the change catches every exception and does nothing with it in "
+                      f"{_where(found)}: an error there now passes silently. Check that the step's code does not fail "
+                      "behind it.", list(found))
+
+
+# --------------------------------------------------------------------------- unused_function
+
+_DEFINITIONS = {
+    "python": re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\("),
+    "js": re.compile(r"^\s*(?P<export>export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*(?P<name>[\w$]+)\s*[(<]"
+                     r"|^\s*(?P<export2>export\s+)?(?:const|let|var)\s+(?P<name2>[\w$]+)\s*(?::[^=]+)?=\s*(?:async\s*)?"
+                     r"(?:function\b|\([^()]*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)"
+                     r"|^\s*(?:(?:public|private|protected|static|async|override|readonly)\s+)*(?P<name3>[\w$]+)\s*"
+                     r"(?:<[^>]*>)?\([^()]*\)\s*(?::\s*[^{;=]+)?\{\s*$"),
+    "go": re.compile(r"^func\s+(?:\([^)]*\)\s*)?(?P<name>\w+)\s*[(\[]"),
+    "rust": re.compile(r"^\s*(?P<export>pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?"
+                       r"fn\s+(?P<name>\w+)"),
+    "ruby": re.compile(r"^\s*def\s+(?:self\.)?(?P<name>\w+[?!]?)"),
+}
+_LANGUAGE = {**dict.fromkeys((".py",), "python"),
+             **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "js"),
+             ".go": "go", ".rs": "rust", ".rb": "ruby"}
+_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "catch", "function", "return", "with", "else", "do", "try",
+                            "super", "await", "typeof", "new", "delete", "void", "yield"})
+# Names a framework or runtime calls by convention, never by a call the patch would show.
+_CONVENTIONAL = frozenset({
+    "main", "run", "init", "setup", "teardown", "constructor", "render", "default", "handler", "handle",
+    "setUp", "tearDown", "setUpClass", "tearDownClass", "setUpModule", "tearDownModule", "asyncSetUp", "asyncTearDown",
+    "setup_method", "teardown_method", "setup_class", "teardown_class", "setup_module", "teardown_module",
+    "setup_function", "teardown_function", "toString", "toJSON", "valueOf", "get", "post", "put", "patch", "delete",
+    "head", "options", "componentDidMount", "componentDidUpdate", "componentWillUnmount", "shouldComponentUpdate",
+    "getDerivedStateFromProps", "getSnapshotBeforeUpdate", "componentDidCatch", "connectedCallback",
+    "disconnectedCallback", "attributeChangedCallback", "adoptedCallback", "mounted", "created", "unmounted",
+    "beforeMount", "beforeUnmount", "ngOnInit", "ngOnDestroy", "ngOnChanges", "ngAfterViewInit", "load_tests",
+})
+_CONVENTIONAL_PREFIX = re.compile(r"^(?:test|Test|visit|depart|do_|on_|on[A-Z]|handle_|pytest_|_repr_|Benchmark|"
+                                  r"Example|Fuzz)")
+_DECORATOR_OK = re.compile(r"^\s*@(?:staticmethod|classmethod)\s*$")
+_TOKEN = re.compile(r"[A-Za-z_$][\w$]*[?!]?")
+
+
+@dataclass(frozen=True)
+class _Definition:
+    path: str
+    line: int
+    name: str
+
+
+def _definitions(change: FileChange) -> Iterator[_Definition]:
+    """New definitions in the file's added lines, read from the lines as written: a line that starts a definition
+    is code, so no lexer is needed (the rare ``def`` inside a docstring is a signal too many, never a rejection)."""
+    language = _LANGUAGE.get(PurePosixPath(change.path).suffix.lower())
+    if language is None or change.is_deleted or is_test_path(change.path) or _generated(change.path):
+        return
+    pattern = _DEFINITIONS[language]
+    for hunk in change.hunks:
+        header = HUNK_HEADER.match(hunk.header)
+        number = int(header.group(3)) if header else 1
+        above: list[str] = []  # the new side so far
+        for raw in hunk.body:
+            if raw[0] not in " +":
+                continue
+            found = pattern.match(raw[1:]) if raw[0] == "+" else None
+            if found:
+                name = found.group("name") or found.groupdict().get("name2") or found.groupdict().get("name3")
+                exported = found.groupdict().get("export") or found.groupdict().get("export2")
+                if name and not exported and not _by_convention(name, language) and not _decorated(above):
+                    yield _Definition(change.path, number, name)
+            above.append(raw[1:])
+            number += 1
+
+
+def _by_convention(name: str, language: str) -> bool:
+    if name in _NOT_FUNCTIONS or name in _CONVENTIONAL or _CONVENTIONAL_PREFIX.match(name):
+        return True
+    if name.startswith("__") and name.endswith("__"):
+        return True
+    return language == "go" and name[:1].isupper()  # Go exports by capital letter
+
+
+def _decorated(above: list[str]) -> bool:
+    """A decorator or attribute right above the definition registers it (a route, a fixture, a command, a property,
+    Rust's ``#[test]``). Comment lines between them are skipped."""
+    for line in reversed(above):
+        code = line.strip()
+        if code and not (code.startswith(("#", "//", "/*", "*")) and not code.startswith("#[")):
+            return code.startswith("#[") or (code.startswith("@") and not _DECORATOR_OK.match(code))
+    return False
+
+
+def unused_function(ctx: StepContext) -> Iterator[Finding]:
+    work = _work(ctx)
+    definitions = [definition for change in work.files for definition in _definitions(change)] if work else []
+    if not definitions:
+        return
+    text = "\n".join(line for change in work.files for hunk in change.hunks  # type: ignore[union-attr]
+                     for line in hunk.body)
+    names_ = {definition.name for definition in definitions}
+    mentions = Counter(token for token in _TOKEN.findall(text) if token in names_)
+    found: dict[str, list[int]] = {}
+    for definition in definitions:
+        if mentions[definition.name] <= 1:  # the definition itself is the one mention
+            found.setdefault(definition.path, []).append(definition.line)
+    if found:
+        count = sum(map(len, found.values()))
+        yield _signal(ids.UNUSED_FUNCTION, f"the change defines {count} new function(s) that nothing else in the patch "
+                      f"calls or names, in {_where(found)}: check that the step's code is used, not only written.",
+                      list(found))
