@@ -411,6 +411,11 @@ def test_new_tests_new_files_and_added_assertions_are_honest():
                                           "    expect(parsePort(\"1\")).toBe(1);\n    expect(parsePort(\"2\")).toBe(2);\n")))
 
 
+def test_a_tautology_beside_the_assertions_a_test_keeps_weakens_nothing():
+    _accepted(_with_fix(PY, PYTEST, _edit(PYTEST, '    assert parse_port("8080") == 8080\n',
+                                          '    assert parse_port("8080") == 8080\n    assert True\n')))
+
+
 def test_a_new_test_that_starts_skipped_weakens_nothing():
     new = PYTEST + '\n\n@pytest.mark.skip(reason="needs IPv6")\ndef test_ipv6():\n    assert parse_port("[::1]:80") == 80\n'
     _accepted(_with_fix(PY, PYTEST, new))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from judge.code._tests_lexer import JS, mask
 from judge.code.sides import Side
 from judge.code.tests import Check, Mark, TestUnit, normalised
-from judge.code.treesitter import captures, parse
+from judge.code.treesitter import captures, parse, walk
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -43,6 +43,8 @@ _OPEN = {"(": ")", "[": "]", "{": "}"}
 _BRACKETS = re.compile(r"[()\[\]{}]")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _KEY = re.compile(r"[A-Za-z_$][\w$]*\??\s*:(?!:)")
+_DECLARED = re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
+_PARAMETERS = re.compile(r"\bfunction\b[^(]*\(([^()]*)\)|\(([^()]*)\)\s*=>")
 _CONTEXT = re.compile(r"""^(?P<call>it|test|specify)(?:\.\w+)*\(\s*(?P<q>["'`])(?P<title>.*?)(?P=q)""")
 
 
@@ -60,6 +62,7 @@ class _Unit:
     checks: list[Check] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
     names: set[str] = field(default_factory=set)
+    locals: set[str] = field(default_factory=set)
     tops: set[tuple[int, int]] = field(default_factory=set)
 
 
@@ -79,10 +82,20 @@ def units(side: Side, grammar: str, context: str = "") -> tuple[TestUnit, ...]:
             found.append(unit)
             open_units.append(unit)
     for unit in found[1:]:  # the code it uses: its words outside strings and comments, object keys aside
-        unit.names.update(_WORD.findall(_KEY.sub(" ", "\n".join(code[unit.line:unit.last + 1]))))
+        text = "\n".join(code[unit.line:unit.last + 1])
+        unit.names.update(_WORD.findall(_KEY.sub(" ", text)))
+        unit.locals.update(_locals(text))
     return tuple(TestUnit(u.name, u.kind, u.line, u.header_changed, u.label, u.body, tuple(u.checks),  # type: ignore[arg-type]
-                          tuple(u.marks), frozenset(u.names))
+                          tuple(u.marks), frozenset(u.names), locals=frozenset(u.locals))
                  for u in found if u.kind != "fragment" or u.checks or u.marks)
+
+
+def _locals(code: str) -> set[str]:
+    """Names a test binds: `const x`, `let {a, b}`, the parameters of its callbacks."""
+    bound = set(_DECLARED.findall(code))
+    for found in _PARAMETERS.finditer(code):
+        bound.update(_WORD.findall(_KEY.sub(" ", found[1] or found[2] or "")))
+    return bound
 
 
 def _closed(lines: tuple[str, ...], code: tuple[str, ...]) -> str:
@@ -216,7 +229,8 @@ def _check(top: Node, side: Side) -> Check:
     literals: set[int] = set()
     _tokens(top, False, tokens, slots, literals)
     shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
-    return Check(normalised(_text(top)), first, True, _tautology(top), tuple(tokens), frozenset(slots), shape)
+    names = frozenset(_text(n) for n in walk(top) if n.type in ("identifier", "property_identifier"))
+    return Check(normalised(_text(top)), first, True, _tautology(top), tuple(tokens), frozenset(slots), shape, names)
 
 
 def _tokens(node: Node, expected: bool, out: list[str], slots: set[int], literals: set[int]) -> None:

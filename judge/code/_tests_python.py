@@ -118,6 +118,7 @@ class _Unit:
     checks: list[Check] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
     names: set[str] = field(default_factory=set)
+    locals: set[str] = field(default_factory=set)
 
 
 class _Reader:
@@ -136,7 +137,7 @@ class _Reader:
     def done(self) -> tuple[TestUnit, ...]:
         every = [self.fragment, self.module, *self.units]
         return tuple(TestUnit(u.name, u.kind, u.line, u.header_changed, u.label or u.name, u.body,  # type: ignore[arg-type]
-                              tuple(u.checks), tuple(u.marks), frozenset(u.names), self.complete)
+                              tuple(u.checks), tuple(u.marks), frozenset(u.names), self.complete, frozenset(u.locals))
                      for u in every if u.kind not in ("fragment", "module") or u.checks or u.marks or u.names)
 
     def leftovers(self, covered: list[bool]) -> None:
@@ -191,6 +192,7 @@ class _Reader:
         line = self._line(node.lineno)
         unit = _Unit(node.name, "test" if node.name.startswith("test") else "helper", line, self.side.changed[line])
         self._marks_of(unit, node.decorator_list)
+        unit.locals.update(arg.arg for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
         for stmt in node.body:
             self._content(stmt, unit, direct=True)
         last = self._line(node.end_lineno or node.lineno)
@@ -213,6 +215,8 @@ class _Reader:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Name):
                 unit.names.add(node.id)
+                if isinstance(node.ctx, ast.Store):
+                    unit.locals.add(node.id)
             elif isinstance(node, ast.Attribute):
                 unit.names.add(node.attr)
             elif isinstance(node, ast.Assert):
@@ -231,8 +235,10 @@ class _Reader:
         literals: set[int] = set()
         _tokens(compared, False, set(map(id, expected)), tokens, slots, literals)
         shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
+        names = frozenset(n.id if isinstance(n, ast.Name) else n.attr  # type: ignore[attr-defined]
+                          for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)))
         return Check(normalised(self._text(node)), first, True, tautology(compared), tuple(tokens), frozenset(slots),
-                     shape)
+                     shape, names)
 
     def _marks_of(self, unit: _Unit, decorators: list[ast.expr], assignment: bool = False) -> None:
         for decorator in decorators:

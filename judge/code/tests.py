@@ -42,6 +42,7 @@ class Check:
     tokens: tuple[str, ...] = ()  # its syntax leaf by leaf, literals by value
     slots: frozenset[int] = frozenset()  # indexes in ``tokens`` of the literals on its expected side
     shape: str = ""  # its syntax with every literal masked: the same check with other values has the same shape
+    names: frozenset[str] = frozenset()  # the identifiers it uses (not its literals), for a changed check
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class TestUnit:
     marks: tuple[Mark, ...] = ()
     names: frozenset[str] = frozenset()  # identifiers it uses: the code it tests
     complete: bool = True  # every changed line of the side was read by the parser
+    locals: frozenset[str] = frozenset()  # names it binds itself (variables, parameters): not code under test
 
 
 _LANGUAGES = {

@@ -217,7 +217,7 @@ class _Reading:
         gone = [(seen, c) for seen, c in before if c.changed and c.text not in after_texts]
         came = [(seen, c) for seen, c in after if c.changed and c.text not in before_texts]
         found = []
-        for seen, check in came:
+        for seen, check in came if gone else ():  # a tautology weakens a test when it takes an assertion's place
             if check.tautology:
                 found.append(Weakening("tautology", seen.path, seen.label(check.line),
                                        f"now asserts `{_short(check.text)}`, which holds whatever the code does"))
@@ -228,7 +228,7 @@ class _Reading:
                 seen, check = edited
                 found.append(Weakening("expected_edited", seen.path, seen.label(check.line),
                                        f"had its expected value edited: `{_short(removed.text)}` became "
-                                       f"`{_short(check.text)}`", code_edited=self._uses_edited_code(new)))
+                                       f"`{_short(check.text)}`", code_edited=self._uses_edited_code(new, check)))
         lost = [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes]
         delegated = any(seen.unit.names & self.helpers for seen in new)
         marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
@@ -240,20 +240,41 @@ class _Reading:
                                    with_code))
         return found
 
-    def _uses_edited_code(self, seens: list[_Seen]) -> bool:
-        """The test uses a name that the change's non-test hunks hold (changed or around the change): the code it
-        checks was edited, so its expected values may honestly follow."""
-        return any((seen.unit.names - _COMMON) & self.edited_code for seen in seens)
+    def _uses_edited_code(self, seens: list[_Seen], check: Check | None = None) -> bool:
+        """The code the test checks was edited, so its expected values may honestly follow: a name the edited
+        assertion itself uses (not a variable of the test, not the assertion's own vocabulary) is on a changed line
+        of a non-test file, or names the function a change sits in; when the assertion names nothing of the code
+        (`expect(result).toBe(...)`), any name of the test in the change's non-test hunks."""
+        bound = set().union(*(seen.unit.locals for seen in seens))
+        own = {name for name in check.names if not _is_vocabulary(name)} - bound if check is not None else set()
+        if own:
+            return bool(own & self.edited_names)
+        return any((seen.unit.names - _COMMON - bound) & self.edited_code for seen in seens)
 
     # --- shared facts, computed once when needed
+
+    @cached_property
+    def edited_names(self) -> frozenset[str]:
+        """Names on the changed lines of non-test, non-documentation files, and of the definitions their hunks show
+        (the function a change sits in: in the hunk, or git's function context in its header)."""
+        words: set[str] = set()
+        for change in self._code_changes:
+            for hunk in change.hunks:
+                words.update(_WORD.findall(hunk.header))
+                for line in hunk.body:
+                    if line[0] in "+-" or _DEFINITION.search(line):
+                        words.update(_WORD.findall(line))
+        return frozenset(words)
+
+    @cached_property
+    def _code_changes(self) -> tuple[FileChange, ...]:
+        return tuple(c for c in self.patch.files if not (is_test_path(c.path) or _DOCS.search(c.path)))
 
     @cached_property
     def edited_code(self) -> frozenset[str]:
         """Every name in the hunks of the non-test, non-documentation files the change edits, and in their headers."""
         words: set[str] = set()
-        for change in self.patch.files:
-            if is_test_path(change.path) or _DOCS.search(change.path):
-                continue
+        for change in self._code_changes:
             for hunk in change.hunks:
                 words.update(_WORD.findall(hunk.header))
                 for line in hunk.body:
@@ -326,6 +347,16 @@ class _Reading:
 
 
 _KEYWORDS = frozenset({"if", "for", "while", "switch", "catch", "return", "function", "else", "do", "try", "with"})
+
+
+_VOCABULARY = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset({
+    "self", "this", "t", "assert", "expect", "pytest", "not", "resolves", "rejects", "is", "deepEqual", "strictEqual",
+    "deepStrictEqual", "equal", "notEqual", "ok", "same", "like", "truthy", "falsy", "throws", "should", "eql"})
+
+
+def _is_vocabulary(name: str) -> bool:
+    """A name of the language or of the assertion (`assertEqual`, `toBe`, `t.is`), not of the code under test."""
+    return name in _VOCABULARY or name.startswith("assert") or re.match(r"to[A-Z]", name) is not None
 
 
 def _definitions(lines: tuple[str, ...]) -> set[str]:
