@@ -10,11 +10,12 @@ what that means for the step:
   that asks to add a test to a file ("Add a test for X to tests/test_api.py") asks for none.
 - A test deleted together with the code it used (a definition the change removes from a non-test
   file and uses nowhere after) is a feature taken out with its tests: a signal.
-- An expected value edited in a change that also edits the code that test uses (a name of the test
-  appears in the change's non-test hunks, documentation aside) is a signal: an honest change of
-  behaviour updates the values its tests expect, and judge cannot tell that from a fix that made
-  the test fit the code. Edited where the change touches no code the test uses (only tests, or
-  unrelated code), the value was changed to make a test pass: rejected.
+- An expected value edited in a change that also edits the code the assertion checks (a name the
+  edited assertion uses is on a changed line of a non-test file, or names the function a change
+  sits in; see judge/code/weakening.py) is a signal: an honest change of behaviour updates the
+  values its tests expect, and judge cannot tell that from a fix that made the test fit the code.
+  Edited where the change touches no code the assertion checks (only tests, or unrelated code),
+  the value was changed to make a test pass: rejected.
 - A fix_regression that takes back the apply step (judge/rules/reversal.py's threshold), tests
   included, is a reversal: that rule gives the reason, this one a signal.
 - Anything else is rejected, naming each file, test and what was done, and what to do.
