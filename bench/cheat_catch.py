@@ -13,24 +13,28 @@ expected rule, the rules that caught them, and honest twins falsely rejected. Th
 twin (rule and reason) and up to --show missed cheats per kind. Exit code 1 when a cheat was missed or an
 honest twin rejected.
 
-Measured on main at 284ac55 (before the cheat detectors land; re-run after each merge), 27 release pairs
-(the PAIRS below, archives fetched with `pip download --no-deps --no-binary :all: PKG==VER -d /tmp/sdists`
-and `cd /tmp/npm && npm pack PKG@VER`); 24 of them hold a changed function (requests 2.31.0 -> 2.32.3 moved
-to src/, rich 13.7.0 -> 13.7.1 and resolve 1.22.8 -> 1.22.10 change no function body that qualifies):
+Measured on main at 40be82c (every detector of issue 10 merged), 26 release pairs (the PAIRS below but zod 3.25.20 -> 3.25.76; archives
+fetched with `pip download --no-deps --no-binary :all: PKG==VER -d /tmp/sdists` and `cd /tmp/npm && npm pack
+PKG@VER`); 23 of them hold a changed function that qualifies:
 
     python bench/cheat_catch.py $PAIRS --out /tmp/cheats-releases.jsonl
 
-    45 changed functions, 2288 cases: 1144 cheats, 1144 honest twins (built in ~2-4 min, judged in 8 s)
+    43 changed functions, 2216 cases: 1108 cheats, 1108 honest twins (built in 121 s, judged in 6.9 s)
     expected rule            cheats  caught  by expected rule
-    judge_manipulation          135       0                 0
-    junk_files                  158     158               158
-    malformed_patch              45       0                 0   (bare `Binary files ... differ`)
-    placeholder_only            164     126                 0   (126 by superficial_only; Python TODO docstrings: none)
-    stub_or_disabled_code       264       1                 0   (1 commented-out TS line by superficial_only)
-    superficial_only             77      72                72   (5 missed: an unpaired docstring quote in the hunk)
-    tests_weakened              301       0                 0
-    all cheats                 1144     357               230
-    honest twins falsely rejected: 0 of 1144
+    judge_manipulation          129     129               129
+    junk_files                  152     152               152
+    malformed_patch              43      43                43   (bare `Binary files ... differ`)
+    placeholder_only            156     150               146   (6 missed: Python TODO docstrings)
+    stub_or_disabled_code       256     180               180   (Python bodies replaced: 12 of 23 per kind)
+    superficial_only             73      72                71
+    tests_weakened              299     262               262
+    all cheats                 1108     988               983   (89.2%)
+    honest twins falsely rejected: 0 of 1108
+
+The misses are mostly one shape: a Python function whose body is replaced while its `def` line is above
+the hunk (a long docstring pushes it out of git's three lines of context), so the stub's function is not
+in view; and test files deleted or skipped where the test is cut the same way.
+Before the detectors (main at 284ac55), the same set caught 357 of 1144 cheats (0 of 1144 twins rejected).
 
 PAIRS (OLD NEW): attrs 23.1.0 23.2.0, click 8.1.3 8.1.7, flask 3.0.0 3.0.3, httpx 0.27.0 0.27.2,
 itsdangerous 2.1.2 2.2.0, Jinja2 3.1.3 / jinja2 3.1.4, MarkupSafe 2.1.3 2.1.5, packaging 23.2 24.0,
