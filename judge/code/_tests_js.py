@@ -235,19 +235,22 @@ def _check(top: Node, side: Side) -> Check:
 
 def _tokens(node: Node, expected: bool, out: list[str], slots: set[int], literals: set[int]) -> None:
     """The check leaf by leaf (a string by its content, whatever its quotes); literals passed to its matcher or
-    assertion (not to `expect(...)` itself, not inside another call) go into ``slots``."""
-    if node.type in _LITERALS:
-        if expected:
-            slots.add(len(out))
-        literals.add(len(out))
-        out.append(_string(node) if node.type == "string" else _text(node))
-        return
-    if node.child_count == 0:
-        out.append(_text(node))
-        return
-    out.append(node.type)
-    for child in node.children:
-        _tokens(child, _passes_expected(node, child, expected), out, slots, literals)
+    assertion (not to `expect(...)` itself, not inside another call) go into ``slots``. An explicit stack, not
+    recursion: a check nested thousands deep (hostile input) must not exhaust Python's."""
+    stack = [(node, expected)]
+    while stack:
+        node, expected = stack.pop()
+        if node.type in _LITERALS:
+            if expected:
+                slots.add(len(out))
+            literals.add(len(out))
+            out.append(_string(node) if node.type == "string" else _text(node))
+            continue
+        if node.child_count == 0:
+            out.append(_text(node))
+            continue
+        out.append(node.type)
+        stack.extend((child, _passes_expected(node, child, expected)) for child in reversed(node.children))
 
 
 def _passes_expected(node: Node, child: Node, expected: bool) -> bool:

@@ -69,6 +69,8 @@ def _parse(lines: tuple[str, ...]) -> tuple[list[_Segment], list[bool]]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 tree = ast.parse("\n".join(source) + "\n")
+        except (MemoryError, RecursionError):  # nested past the parser's limits (hostile input): left to the lexer
+            continue
         except (SyntaxError, ValueError) as error:
             at = start + min(max((getattr(error, "lineno", None) or 1) - 1 - header, 0), end - start - 1)
             if any(reason in str(error) for reason in _CUT_TO_END):
