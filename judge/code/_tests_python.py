@@ -171,8 +171,7 @@ class _Reader:
             elif isinstance(stmt, ast.ClassDef):
                 self._class(stmt)
             elif _is_pytestmark(stmt):
-                self._marks_of((group or self.module), stmt.value.elts if isinstance(stmt.value, (ast.List, ast.Tuple))  # type: ignore[attr-defined]
-                               else [stmt.value], assignment=True)  # type: ignore[attr-defined]
+                self._marks_of(group or self.module, _pytestmark_values(stmt), assignment=True)
             elif group is None and not nested and self._indent_of(stmt) > 0:
                 self._content(stmt, self.fragment, direct=True)  # inside a block above the hunk
             elif group is None and not nested:
@@ -351,6 +350,12 @@ def _truth(node: ast.expr) -> bool | None:
 
 def _is_pytestmark(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in stmt.targets)
+
+
+def _pytestmark_values(stmt: ast.stmt) -> list[ast.expr]:
+    """`pytestmark = mark` or `pytestmark = [mark, ...]`: the marks."""
+    value = stmt.value  # type: ignore[attr-defined]
+    return list(value.elts) if isinstance(value, (ast.List, ast.Tuple)) else [value]
 
 
 def _assert_tautology(test: ast.expr) -> bool:
