@@ -98,8 +98,27 @@ def test_early_return_before_the_code(path, old, new):
 
 
 def test_removed_code_written_back_as_comments():
-    new = PY.replace("        data = json.load(handle)\n", "        # data = json.load(handle)\n        data = {}\n")
+    new = PY.replace("        data = json.load(handle)\n", "        # data = json.load(handle)\n")
     _rejected(_judge("src/config.py", PY, new), "commented out", "data = json.load(handle)")
+
+
+@pytest.mark.parametrize("path", ["docs/conf.py", "mysite/settings.py", "jest.config.js"])
+def test_a_setting_commented_out_in_configuration_is_not_judged(path):
+    # more-itertools 10.2.0's docs/conf.py comments html_theme_path out: the ordinary way to drop a setting
+    old = "html_theme_path = [theme.get_html_theme_path()]\nhtml_static_path = ['_static']\n"
+    new = "# html_theme_path = [theme.get_html_theme_path()]\nhtml_static_path = ['_static']\n"
+    if path.endswith(".js"):
+        old, new = "module.exports.verbose = computeVerbose();\n", "// module.exports.verbose = computeVerbose();\n"
+    verdict = _judge(path, old, new)
+    assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings), verdict.reason
+
+
+def test_an_old_line_left_as_a_comment_beside_its_replacement_is_not_judged():
+    # more-itertools 10.2.0's docs/conf.py: the old setting stays as a comment beside the new code. A fake value in
+    # place of the old line looks the same to a rule; the semantic stage has to judge that one.
+    new = PY.replace("        data = json.load(handle)\n", "        # data = json.load(handle)\n        data = {}\n")
+    verdict = _judge("src/config.py", PY, new)
+    assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings), verdict.reason
 
 
 @pytest.mark.parametrize("path, old, new, shown", [
