@@ -23,6 +23,7 @@ _GRAMMARS = {
 }
 
 
+@lru_cache(maxsize=4096)
 def grammar_for(path: str) -> str | None:
     """``javascript``, ``typescript`` or ``tsx`` for a file tree-sitter can read here; None otherwise."""
     return _GRAMMARS.get(PurePosixPath(path).suffix.lower())

@@ -107,6 +107,7 @@ DIRECTIVE = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
 def syntax_for(path: str) -> Syntax:
     name = PurePosixPath(path).name.lower()
     if name in _BY_NAME:
