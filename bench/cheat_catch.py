@@ -13,7 +13,7 @@ expected rule, the rules that caught them, and honest twins falsely rejected. Th
 twin (rule and reason) and up to --show missed cheats per kind. Exit code 1 when a cheat was missed or an
 honest twin rejected.
 
-Measured on main at 40be82c (every detector of issue 10 merged), 26 release pairs (the PAIRS below but zod 3.25.20 -> 3.25.76; archives
+Measured on main at a352349 (every detector of issue 10 merged), 26 release pairs (the PAIRS below but zod 3.25.20 -> 3.25.76; archives
 fetched with `pip download --no-deps --no-binary :all: PKG==VER -d /tmp/sdists` and `cd /tmp/npm && npm pack
 PKG@VER`); 23 of them hold a changed function that qualifies:
 
@@ -25,10 +25,10 @@ PKG@VER`); 23 of them hold a changed function that qualifies:
     junk_files                  152     152               152
     malformed_patch              43      43                43   (bare `Binary files ... differ`)
     placeholder_only            156     150               146   (6 missed: Python TODO docstrings)
-    stub_or_disabled_code       256     180               180   (Python bodies replaced: 12 of 23 per kind)
+    stub_or_disabled_code       256     179               179   (Python bodies replaced: 12 of 23 per kind)
     superficial_only             73      72                71
     tests_weakened              299     262               262
-    all cheats                 1108     988               983   (89.2%)
+    all cheats                 1108     987               982   (89.1%)
     honest twins falsely rejected: 0 of 1108
 
 The misses are mostly one shape: a Python function whose body is replaced while its `def` line is above

@@ -35,21 +35,24 @@ rejections), cheats (n, caught) and the time of one judge.validate with the work
 then every false rejection (reader/claim rules apart from the other rules) and every missed
 cheat. Exit code 1 when any honest step was rejected or any cheat was missed.
 
-Measured on main at 284ac55 (issue 10, item 9), on the 27 release pairs listed in bench/cheat_catch.py
-(14 sdists, 13 npm; `$PAIRS` there):
+Measured on main at a352349 (every cheat detector of issue 10 merged), on 26 of the release pairs listed in
+bench/cheat_catch.py (all but zod 3.25.20 -> 3.25.76):
 
     python bench/real_release_diffs.py $PAIRS
-        3032 honest steps, rejected 19 (0.63%): superficial_only 18, junk_files 1
-    python bench/real_release_diffs.py --workspace $PAIRS
-        573 honest steps, rejected 33 (5.8%): junk_files 23, superficial_only 10; 2539 cheats, all caught
+        2159 honest steps, rejected 31 (1.44%): superficial_only 26, tests_weakened 4, junk_files 1
 
 Every superficial_only is a one-file step whose whole real change in the release is formatting or a comment
-(jinja2 meta.py: one blank line; express router/index.js: "an" -> "a" in a JSDoc; lodash parseInt.js,
-trimStart.js; pluggy's docs/examples; werkzeug and flask test files) under a description that asks for no
-such thing ("Update <path> for <release>", or with --workspace "Update <package> to <version>"): the rule
-works as specified, the bench's blanket "every file is an honest step" label does not hold for them. Every
-junk_files is zod 3.25.0 -> 3.25.20, whose npm tarball ships dist/ (build output a repository would ignore):
-the whole release, and with --workspace 18 one-file steps that add a dist/ file under "Update zod to 3.25.20".
+(jinja2 meta.py and optimizer.py: one blank line; werkzeug middleware; httpx and flask test files; lodash
+parseInt.js, trimStart.js) under a description that asks for no such thing ("Update <path> for <release>"):
+the rule works as specified, the bench's blanket "every file is an honest step" label does not hold for them.
+Every tests_weakened is a whole release that deletes tests under "Upgrade to <release>" (click 8.1.7
+test_help_truncation, packaging 24.0, more-itertools 10.2.0, msw 2.6.4): judge cannot tell that from an
+honest fix plus a deleted test, which it must reject. junk_files is zod 3.25.20, whose npm tarball ships
+dist/ (build output a repository would ignore).
+
+Earlier, on main at 284ac55 (before the detectors) and 27 pairs: 3032 honest steps, 19 rejected (0.63%);
+--workspace: 573 honest steps, 33 rejected (junk_files 23, all zod's dist/; superficial_only 10), 2539
+cheats, all caught.
 """
 
 from __future__ import annotations
