@@ -40,6 +40,10 @@ bench/cheat_catch.py (all but zod 3.25.20 -> 3.25.76):
 
     python bench/real_release_diffs.py $PAIRS
         2159 honest steps, rejected 31 (1.44%): superficial_only 26, tests_weakened 4, junk_files 1
+    python bench/real_release_diffs.py --workspace --sample 5 $PAIRS
+        228 honest steps, rejected 26: tests_weakened 16 (the same 4 whole releases, in each of 4 states),
+        junk_files 9 (zod's dist/), superficial_only 1; none by the reader/claim rules; 1057 cheats, all caught;
+        one workspace check: median 40 ms, whole release 198 ms
 
 Every superficial_only is a one-file step whose whole real change in the release is formatting or a comment
 (jinja2 meta.py and optimizer.py: one blank line; werkzeug middleware; httpx and flask test files; lodash
