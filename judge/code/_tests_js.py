@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from judge.code._tests_lexer import JS, mask
 from judge.code.sides import Side
-from judge.code.tests import Check, Mark, TestUnit, normalised
+from judge.code.tests import Check, Mark, TestUnit, UnitDraft, normalised
 from judge.code.treesitter import captures, parse, walk
 
 if TYPE_CHECKING:
@@ -49,20 +49,10 @@ _CONTEXT = re.compile(r"""^(?P<call>it|test|specify)(?:\.\w+)*\(\s*(?P<q>["'`])(
 
 
 @dataclass
-class _Unit:
-    name: str
-    kind: str
-    line: int
-    header_changed: bool = False
-    label: str = ""
+class _Unit(UnitDraft):
     end: int = 0  # the byte after its call: the calls before it are inside it
     last: int = 0  # its last row
-    body: str = ""
     callback: Node | None = None
-    checks: list[Check] = field(default_factory=list)
-    marks: list[Mark] = field(default_factory=list)
-    names: set[str] = field(default_factory=set)
-    locals: set[str] = field(default_factory=set)
     tops: set[tuple[int, int]] = field(default_factory=set)
 
 
@@ -85,9 +75,7 @@ def units(side: Side, grammar: str, context: str = "") -> tuple[TestUnit, ...]:
         text = "\n".join(code[unit.line:unit.last + 1])
         unit.names.update(_WORD.findall(_KEY.sub(" ", text)))
         unit.locals.update(_locals(text))
-    return tuple(TestUnit(u.name, u.kind, u.line, u.header_changed, u.label, u.body, tuple(u.checks),  # type: ignore[arg-type]
-                          tuple(u.marks), frozenset(u.names), locals=frozenset(u.locals))
-                 for u in found if u.kind != "fragment" or u.checks or u.marks)
+    return tuple(u.freeze() for u in found if u.kind != "fragment" or u.checks or u.marks)
 
 
 def _locals(code: str) -> set[str]:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from judge.code.sides import Side
-from judge.code.tests import Check, Mark, TestUnit, normalised
+from judge.code.tests import Check, Mark, TestUnit, UnitDraft, normalised
 
 __all__ = ["units"]
 
@@ -109,27 +109,13 @@ def _context(context: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------- reading the trees
 
 
-@dataclass
-class _Unit:
-    name: str
-    kind: str
-    line: int
-    header_changed: bool = False
-    label: str = ""
-    body: str = ""
-    checks: list[Check] = field(default_factory=list)
-    marks: list[Mark] = field(default_factory=list)
-    names: set[str] = field(default_factory=set)
-    locals: set[str] = field(default_factory=set)
-
-
 class _Reader:
     def __init__(self, side: Side, context: str, complete: bool) -> None:
         self.side, self.complete = side, complete
-        self.units: list[_Unit] = []
+        self.units: list[UnitDraft] = []
         test, group = _context(context)
-        self.fragment = _Unit(test, "fragment", 0, label=test or group)
-        self.module = _Unit("", "module", 0, label="every test of the module")
+        self.fragment = UnitDraft(test, "fragment", 0, label=test or group)
+        self.module = UnitDraft("", "module", 0, label="every test of the module")
         self.segment_now: _Segment | None = None
 
     def segment(self, segment: _Segment) -> None:
@@ -138,8 +124,7 @@ class _Reader:
 
     def done(self) -> tuple[TestUnit, ...]:
         every = [self.fragment, self.module, *self.units]
-        return tuple(TestUnit(u.name, u.kind, u.line, u.header_changed, u.label or u.name, u.body,  # type: ignore[arg-type]
-                              tuple(u.checks), tuple(u.marks), frozenset(u.names), self.complete, frozenset(u.locals))
+        return tuple(u.freeze(self.complete)
                      for u in every if u.kind not in ("fragment", "module") or u.checks or u.marks or u.names)
 
     def leftovers(self, covered: list[bool]) -> None:
@@ -153,14 +138,14 @@ class _Reader:
                 marks.append(Mark("skip", _mark_key(skip[1]), normalised(line), i, self.side.changed[i]))
             header = _LEXER_DEF.match(line)
             if header:
-                unit = _Unit(header[1], "test", i, self.side.changed[i], marks=marks)
+                unit = UnitDraft(header[1], "test", i, self.side.changed[i], marks=marks)
                 self.units.append(unit)
                 marks = []
         self.fragment.marks += marks
 
     # --- statements
 
-    def _statements(self, body: list[ast.stmt], group: _Unit | None, nested: bool = False) -> None:
+    def _statements(self, body: list[ast.stmt], group: UnitDraft | None, nested: bool = False) -> None:
         """Statements at the fragment's top level, of a class (``group``), or under a module-level ``if``/``with``/
         ``try`` (``nested``: where only definitions count)."""
         for stmt in body:
@@ -191,7 +176,7 @@ class _Reader:
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         line = self._line(node.lineno)
-        unit = _Unit(node.name, "test" if node.name.startswith("test") else "helper", line, self.side.changed[line])
+        unit = UnitDraft(node.name, "test" if node.name.startswith("test") else "helper", line, self.side.changed[line])
         self._marks_of(unit, node.decorator_list)
         unit.locals.update(arg.arg for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
         for stmt in node.body:
@@ -203,12 +188,12 @@ class _Reader:
 
     def _class(self, node: ast.ClassDef) -> None:
         line = self._line(node.lineno)
-        group = _Unit(node.name, "group", line, self.side.changed[line])
+        group = UnitDraft(node.name, "group", line, self.side.changed[line])
         self._marks_of(group, node.decorator_list)
         self.units.append(group)
         self._statements(node.body, group)
 
-    def _content(self, stmt: ast.stmt, unit: _Unit, direct: bool) -> None:
+    def _content(self, stmt: ast.stmt, unit: UnitDraft, direct: bool) -> None:
         if direct:
             skip = _skip_statement(stmt)
             if skip:
@@ -241,7 +226,7 @@ class _Reader:
         return Check(normalised(self._text(node)), first, True, tautology(compared), tuple(tokens), frozenset(slots),
                      shape, names)
 
-    def _marks_of(self, unit: _Unit, decorators: list[ast.expr], assignment: bool = False) -> None:
+    def _marks_of(self, unit: UnitDraft, decorators: list[ast.expr], assignment: bool = False) -> None:
         for decorator in decorators:
             key = _skip_mark(decorator)
             if key:
@@ -249,7 +234,7 @@ class _Reader:
                 text = normalised(self._text(decorator))
                 self._mark(unit, key, ("pytestmark = " if assignment else "@") + text, decorator)
 
-    def _mark(self, unit: _Unit, key: str, text: str, node: ast.AST) -> None:
+    def _mark(self, unit: UnitDraft, key: str, text: str, node: ast.AST) -> None:
         line = self._line(node.lineno)  # type: ignore[attr-defined]
         last = self._line(node.end_lineno or node.lineno)  # type: ignore[attr-defined]
         shown = text if len(text) <= 80 else text[:77] + "..."

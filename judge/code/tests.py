@@ -20,13 +20,13 @@ Strings and comments are never code: ``# pytest.skip(`` or ``"it.only("`` marks 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
 from judge.code.sides import Side
 
-__all__ = ["Check", "Mark", "TestUnit", "normalised", "test_language", "test_units"]
+__all__ = ["Check", "Mark", "TestUnit", "UnitDraft", "normalised", "test_language", "test_units"]
 
 Kind = Literal["test", "group", "helper", "fragment", "module"]
 
@@ -71,6 +71,27 @@ class TestUnit:
     names: frozenset[str] = frozenset()  # identifiers it uses: the code it tests
     complete: bool = True  # every changed line of the side was read by the parser
     locals: frozenset[str] = frozenset()  # names it binds itself (variables, parameters): not code under test
+
+
+@dataclass
+class UnitDraft:
+    """A test unit while a reader fills it in; ``freeze`` makes the TestUnit the detectors read."""
+
+    name: str
+    kind: str
+    line: int
+    header_changed: bool = False
+    label: str = ""
+    body: str = ""
+    checks: list[Check] = field(default_factory=list)
+    marks: list[Mark] = field(default_factory=list)
+    names: set[str] = field(default_factory=set)
+    locals: set[str] = field(default_factory=set)
+
+    def freeze(self, complete: bool = True) -> TestUnit:
+        return TestUnit(self.name, self.kind, self.line, self.header_changed,  # type: ignore[arg-type]
+                        self.label or self.name, self.body, tuple(self.checks), tuple(self.marks),
+                        frozenset(self.names), complete, frozenset(self.locals))
 
 
 _LANGUAGES = {
