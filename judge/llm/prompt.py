@@ -12,7 +12,7 @@ from pathlib import Path
 
 __all__ = ["PROMPT_VERSION", "Prompt", "load_prompt", "fence_token", "render_messages"]
 
-PROMPT_VERSION = "judge-v1"
+PROMPT_VERSION = "judge-v2"
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,11 @@ def render_messages(
     patch: str,
     patch_note: str,
     signals: list[str],
+    signal_details: list[str],
     fence: str,
 ) -> list[dict]:
+    """``signals`` go to the trusted part and must hold judge's own words only (rule ids, counts);
+    ``signal_details`` may quote the executor and go inside the data fence with its output."""
     user = prompt.user_template.format_map(
         {
             "step_id": step.get("id", ""),
@@ -79,6 +82,7 @@ def render_messages(
             "files": "\n".join(files) or "(none)",
             "patch_note": f" ({patch_note})" if patch_note else "",
             "patch": patch,
+            "signal_details": "\n".join(signal_details) or "(none)",
         }
     )
     return [{"role": "system", "content": prompt.system}, {"role": "user", "content": user}]

@@ -33,7 +33,8 @@ async def review(ctx: StepContext, signals: tuple[Finding, ...], config: JudgeCo
         else (ctx.work_text, "")
     summary = ctx.result.summary or ""
     files = list(ctx.result.files_written or ())
-    untrusted = "\n".join([summary, *files, patch_text])
+    details = _signal_details(signals)
+    untrusted = "\n".join([summary, *files, patch_text, *details])
     fence = fence_token(untrusted, config.fence_seed)
     messages = render_messages(
         prompt,
@@ -43,6 +44,7 @@ async def review(ctx: StepContext, signals: tuple[Finding, ...], config: JudgeCo
         patch=patch_text,
         patch_note=note,
         signals=_trusted_signals(signals) + _facts(ctx),
+        signal_details=details,
         fence=fence,
     )
     log = _CallLog(config.token_budget)
@@ -138,28 +140,15 @@ def _without_rule(reason: str, rule: str) -> str:
     return stripped
 
 
-# Signals whose messages judge writes from numbers and file names alone; any other may quote the
-# executor (an evidence file's nodeId, a ledger line) and stays out of the trusted part of the prompt.
-_QUOTE_FREE_SIGNALS = frozenset({"partial_reversal", "superficial_only", "scope_fix_regression"})
-# judge_manipulation's signal (judge/rules/manipulation.py) names files and line numbers only.
-_QUOTE_FREE_SIGNALS |= {"judge_manipulation"}
-# The signals of judge/rules/signals.py: judge's labels, counts, line numbers and file names only.
-_QUOTE_FREE_SIGNALS |= {"only_new_scripts", "only_test_files", "checks_suppressed", "gates_lowered", "exception_swallowed",
-                        "unused_function"}
-
-
 def _trusted_signals(signals: tuple[Finding, ...]) -> list[str]:
-    shown = [_trusted_text(s) for s in signals if s.rule in _QUOTE_FREE_SIGNALS]
-    others = sorted({s.rule for s in signals if s.rule not in _QUOTE_FREE_SIGNALS})
-    return shown + ([f"other signals (details not shown): {', '.join(others)}"] if others else [])
+    """Rule ids only: every message may quote the executor (file and function names, an evidence
+    file's nodeId, a ledger line), and no string of the executor's, however split or encoded,
+    may reach the trusted part of the prompt. The messages go to the fenced data instead."""
+    return list(dict.fromkeys(s.rule for s in signals))
 
 
-def _trusted_text(signal: Finding) -> str:
-    """A signal for the trusted part of the prompt: file names come from the executor, so they stay out."""
-    message = signal.message
-    for name in sorted(signal.files, key=len, reverse=True):
-        message = message.replace(name, "[file]")
-    return f"{signal.rule}: {message}"
+def _signal_details(signals: tuple[Finding, ...]) -> list[str]:
+    return [signal.reason for signal in signals]
 
 
 def _facts(ctx: StepContext) -> list[str]:
