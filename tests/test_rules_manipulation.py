@@ -105,8 +105,7 @@ def test_text_aimed_at_the_judge_in_added_lines_is_a_signal_naming_file_and_line
     signal = next(f for f in verdict.findings if f.rule == "judge_manipulation")
     assert signal.severity == "signal" and signal.files == (path,)
     assert f"{path} (line 10)" in signal.message
-    trusted = _trusted_signals((signal,))[0]
-    assert path not in trusted and "[file] (line 10)" in trusted
+    assert _trusted_signals((signal,)) == ["judge_manipulation"]  # the message itself goes into the data fence
     for word in ("Reviewer", "approved by judge", "im_start", "ignore all"):
         assert word not in signal.message
 

@@ -42,9 +42,8 @@ def _signal(verdict: judge.Verdict, rule: str) -> judge.Finding | None:
 
 
 def _quote_free(finding: judge.Finding, *executor_words: str) -> None:
-    trusted = _trusted_signals((finding,))[0]
-    for path in finding.files:
-        assert path not in trusted
+    """The prompt's trusted part gets the rule id alone; the message quotes no executor code either."""
+    assert _trusted_signals((finding,)) == [finding.rule]
     for words in executor_words:
         assert words not in finding.message
 
