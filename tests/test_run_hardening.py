@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from judge.errors import InputError
 from judge.runs.artifacts import ARTIFACT_FILES, prepare_artifact_dir, record_execution, write_artifacts
 from judge.runs.execute import run_command
 from judge.runs.json_pieces import object_pieces, string_pieces
-from judge.runs.record import MAX_LIMIT, evidence_hash
+from judge.runs.record import MAX_LIMIT, evidence_hash, truncate_output
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parents[1]
@@ -277,6 +278,19 @@ def test_output_at_the_cap_is_kept_whole(tmp_path):
                                 root=tmp_path, run_id="r", limit=MAX_LIMIT)
     assert evidence.stdout_bytes == size and evidence.stdout == "\0" * size
     assert (tmp_path / "artifacts/r/s/stdout.log").stat().st_size == size
+
+
+@pytest.mark.parametrize("limit", [2, 3, 10, 4097])
+def test_the_tails_ring_keeps_the_last_bytes_whatever_the_chunks(limit):
+    rng = random.Random(limit)  # fixed seed: the same chunks on every run
+    data = bytes(rng.randrange(256) for _ in range(50_000))
+    capture, offset = execute._Capture(limit), 0
+    while offset < len(data):
+        size = rng.choice([0, 1, limit // 2, limit - 1, limit, limit + 1, 3 * limit, 5000])
+        capture.feed(data[offset:offset + size])
+        offset += size
+        assert capture.text() == truncate_output(data[:offset], limit)
+    assert len(capture.head) + len(capture.tail) <= limit
 
 
 def _peak_bytes(action) -> int:
