@@ -125,7 +125,7 @@ def _open_run_dir(target: ArtifactDir, fds: ExitStack) -> int:
 
 
 def _contents(evidence: ExecutionEvidence) -> Iterator[Iterator[bytes]]:
-    """Each file's bytes in pieces: a 16 MiB output is never copied whole again (its JSON escapes are up to 6 times longer)."""
+    """Each file's bytes in pieces: a 16 MiB output is never copied whole again (escaped, it is up to 6 times longer)."""
     yield iter(((shlex.join(evidence.command) + "\n").encode("utf-8", "surrogateescape"),))
     yield _encoded(evidence.stdout)
     yield _encoded(evidence.stderr)

@@ -43,7 +43,7 @@ def open_real_dir(path: str | os.PathLike[str], *, create: bool) -> int:
 
 
 def open_child_dir(parent_fd: int, name: str, *, create: bool, shown: str | os.PathLike[str]) -> int:
-    """A descriptor on directory ``name`` inside ``parent_fd`` (made when missing and ``create``); ``shown`` names it in errors."""
+    """A descriptor on directory ``name`` inside ``parent_fd``, made when missing and ``create``; ``shown`` names it."""
     try:
         return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
     except FileNotFoundError:

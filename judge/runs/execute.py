@@ -34,7 +34,7 @@ _POLL_S = 0.1  # how often the exit and the timeout are checked while the pipes 
 
 
 def check_run_inputs(command: Sequence[str], timeout: float, limit: int) -> list[str]:
-    """The argv as strings; InputError for an empty command, a timeout not above 0, or a limit not within 2..MAX_LIMIT bytes."""
+    """The argv as strings; InputError for an empty command, a timeout not above 0, or a limit outside 2..MAX_LIMIT."""
     argv = [os.fspath(part) for part in command]
     if not argv:
         raise InputError("no command given: put it after --, e.g. judge run --step step-1 -- pytest -q")
@@ -149,7 +149,7 @@ def _done_after_exit(proc: subprocess.Popen[bytes], now: float, exited_at: float
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait for the command (it may have closed its pipes and gone on); past ``timeout`` kill its group. True when killed."""
+    """Wait for the command (it may have closed its pipes and run on); past ``timeout`` kill its group: then True."""
     try:
         proc.wait(max(timeout, 0))
         return False

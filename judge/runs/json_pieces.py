@@ -25,7 +25,7 @@ def string_pieces(text: str) -> Iterator[str]:
 
 
 def object_pieces(record: Mapping[str, Any], *, indent: int | None = None) -> Iterator[str]:
-    """``json.dumps(record, ensure_ascii=True, indent=indent)`` in pieces, for a flat object whose big values are strings."""
+    """``json.dumps(record, ensure_ascii=True, indent=indent)`` in pieces, for a flat object whose big values are str."""
     if not record:
         yield "{}"
         return
@@ -37,6 +37,6 @@ def object_pieces(record: Mapping[str, Any], *, indent: int | None = None) -> It
         yield json.dumps(str(key), ensure_ascii=True) + ": "
         if isinstance(value, str):
             yield from string_pieces(value)
-        else:  # a nested list or object is small here; indented one level deeper (no raw newline is inside a JSON string)
+        else:  # small here; indented one level deeper (a JSON string never holds a raw newline)
             yield json.dumps(value, ensure_ascii=True, indent=indent).replace("\n", newline)
     yield ("" if indent is None else "\n") + "}"
