@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -17,7 +16,8 @@ def add_run_command(commands: Any) -> None:
     run.add_argument("--run-id", dest="run_id", metavar="ID", help="default: UTC time and a random suffix")
     run.add_argument("--timeout", type=float, default=600.0, metavar="S", help="kill the command after S seconds")
     run.add_argument("--max-output", dest="max_output", type=int, default=64 * 1024, metavar="BYTES",
-                     help="bytes of stdout and of stderr kept (head and tail); the middle becomes [TRUNCATED]")
+                     help="bytes of stdout and of stderr kept (head and tail, at most 16777216 = 16 MiB); "
+                          "the middle becomes [TRUNCATED]")
     run.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS...", help="the command, after --")
     run.set_defaults(run=_run)
 
@@ -25,11 +25,14 @@ def add_run_command(commands: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     """Prints the evidence record on stdout; exit 0 when the command succeeded, 1 when not."""
     from judge.runs.artifacts import record_execution
+    from judge.runs.json_pieces import object_pieces
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     evidence = record_execution(command, step_id=args.step, root=args.root, run_id=args.run_id,
                                 timeout=args.timeout, limit=args.max_output)
-    sys.stdout.write(json.dumps(evidence.to_json(), ensure_ascii=True) + "\n")
+    for piece in object_pieces(evidence.to_json()):  # an output of 16 MiB is never escaped whole
+        sys.stdout.write(piece)
+    sys.stdout.write("\n")
     code = "no exit code" if evidence.exit_code is None else f"exit {evidence.exit_code}"
     sys.stderr.write(f"judge: {evidence.status} ({code}) in {evidence.duration_seconds:g} s; "
                      f"artifacts in {args.root}/artifacts/{evidence.run_id}/{evidence.step_id}/\n")

@@ -7,11 +7,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+from itertools import chain
 from typing import Sequence
 
-__all__ = ["DEFAULT_LIMIT", "TRUNCATED", "derived_status", "evidence_hash", "truncate_output"]
+from judge.runs.json_pieces import string_pieces
+
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "TRUNCATED", "derived_status", "evidence_hash", "truncate_output"]
 
 DEFAULT_LIMIT = 64 * 1024  # bytes kept per stream
+# At most 16 MiB per stream: escaped as JSON (up to 6 bytes a byte), both outputs still fit the
+# 256 MiB that `judge validate --evidence` reads, and judge's own memory stays a small multiple of it.
+MAX_LIMIT = 16 * 1024 * 1024
 TRUNCATED = "[TRUNCATED]"
 
 
@@ -25,8 +31,13 @@ def truncate_output(data: bytes, limit: int = DEFAULT_LIMIT) -> str:
 
 def evidence_hash(command: Sequence[str], stdout: str, stderr: str, exit_code: int | None) -> str:
     """sha256 over command, stdout, stderr and exit code, encoded as one JSON array so no two inputs collide."""
-    canonical = json.dumps([list(command), stdout, stderr, exit_code], ensure_ascii=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+    digest = hashlib.sha256()
+    argv = json.dumps(list(command), ensure_ascii=True, separators=(",", ":"))
+    # the compact array, streamed: an output is escaped a slice at a time, never as one big string
+    for piece in chain(("[", argv, ","), string_pieces(stdout), (",",), string_pieces(stderr),
+                       (",", json.dumps(exit_code), "]")):
+        digest.update(piece.encode("ascii"))
+    return digest.hexdigest()
 
 
 def derived_status(exit_code: int | None, timed_out: bool, error: str | None) -> str:
