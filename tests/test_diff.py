@@ -224,9 +224,11 @@ def test_zero_context_diff_keeps_each_hunk_separately():
     assert [(h.added, h.removed) for h in change.hunks] == [(("import math", ""), ()), ((), ("    return y + 1",))]
 
 
-def test_empty_hunk_in_a_plain_diff_is_not_a_file_creation():
-    (change,) = parse_patch("--- a/x\n+++ b/x\n@@ -0,0 +0,0 @@\n").files
-    assert not change.is_added and not change.is_deleted
+def test_empty_hunk_is_malformed_as_git_says():
+    # git apply: "corrupt patch" for a hunk with no + or - line (it used to read as a no-op here).
+    with pytest.raises(MalformedPatch, match="changes nothing") as raised:
+        parse_patch("--- a/x\n+++ b/x\n@@ -0,0 +0,0 @@\n")
+    assert raised.value.line == 3
 
 
 def test_two_plain_diff_files_back_to_back():
@@ -409,7 +411,7 @@ def test_rename_lines_decide_the_names_as_they_do_for_git():
 def test_file_header_lines_that_disagree_with_the_git_header_are_malformed():
     text = ("diff --git a/src/ok.py b/src/ok.py\nindex 1..2 100644\n--- a/vendor/secret.py\n+++ b/src/ok.py\n"
             "@@ -1 +1 @@\n-x\n+y\n")
-    with pytest.raises(MalformedPatch, match="--- line names 'vendor/secret.py'"):
+    with pytest.raises(MalformedPatch, match="names two different files, 'src/ok.py' and 'vendor/secret.py'"):
         parse_patch(text)
 
 
