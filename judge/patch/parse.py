@@ -17,7 +17,7 @@ from unidiff.errors import UnidiffParseError
 
 from judge.errors import MalformedPatch
 from judge.patch.git_apply import GitEntry, read_as_git
-from judge.patch.grammar import BINARY_PLACEHOLDER, DEV_NULL, HUNK_HEADER
+from judge.patch.grammar import DEV_NULL, HUNK_HEADER
 from judge.patch.model import FileChange, Hunk, PatchFacts
 from judge.patch.names import check_entry_names, entry_start, plain_diff_creation, strip_prefixes
 from judge.patch.paths import normalize_path, unquote_git_path
@@ -43,19 +43,19 @@ def parse_patch(text: str) -> PatchFacts:
     hunks = _collect_hunks(lines, starts)
     for pf, start, file_hunks in zip(patch_set, starts, hunks):
         if not file_hunks and not _declares_change_without_lines(pf):
-            _refuse_without_hunks(_unidiff_path(pf), start)
+            _refuse_without_hunks(_unidiff_path(pf), start, lines)
     # What git reads decides the names, modes and kinds: judge must see the files git writes.
-    entries = _owned_entries(read_as_git(lines, complete=undone.endswith("\n")), starts, patch_set, lines)
-    files = tuple(_file_change(pf, start, file_hunks, entry, lines)
-                  for pf, start, file_hunks, entry in zip(patch_set, starts, hunks, entries))
+    entries = _owned_entries(read_as_git(lines, complete=undone.endswith("\n")), starts, lines)
+    files = tuple(_file_change(start, file_hunks, entry, lines) for start, file_hunks, entry in zip(starts, hunks, entries))
     for change in files:
         if not change.hunks and not change.changes_without_lines:
-            _refuse_without_hunks(change.path, change.line)
+            _refuse_without_hunks(change.path, change.line, lines)
     return PatchFacts(files)
 
 
-def _refuse_without_hunks(path: str, line: int) -> None:
-    raise MalformedPatch(f"file {path} has a header but no @@ hunks (a text change needs hunks; truncated?)", line)
+def _refuse_without_hunks(path: str, line: int, lines: list[str]) -> None:
+    raise MalformedPatch(f"file {path} has a header but no @@ hunks (a text change needs hunks; truncated?): "
+                         f"{_quote(lines[line - 1])}", line)
 
 
 _CHANGE_WITHOUT_LINES = ("new file mode ", "deleted file mode ", "rename from ", "rename to ", "copy from ", "copy to ",
@@ -72,9 +72,9 @@ def _unidiff_path(pf) -> str:
     return normalize_path(target if target not in (DEV_NULL, "") else source)
 
 
-def _owned_entries(entries: tuple[GitEntry, ...], starts: list[int], patch_set, lines: list[str]) -> list[GitEntry | None]:
-    """Each file entry judge read, paired with the one git read there (by position); None for a bare
-    `Binary files ... differ` git skips as prose. Any other difference in what the two read is malformed."""
+def _owned_entries(entries: tuple[GitEntry, ...], starts: list[int], lines: list[str]) -> list[GitEntry]:
+    """Each file entry judge read, paired with the one git read there (by position). An entry only one of
+    them reads (git skips a bare `Binary files ... differ` as prose, say) is malformed."""
     owned: list[GitEntry | None] = [None] * len(starts)
     for entry in entries:
         owner = bisect_right(starts, entry.line) - 1
@@ -83,15 +83,13 @@ def _owned_entries(entries: tuple[GitEntry, ...], starts: list[int], patch_set, 
                                  "that is not a file entry of its own here; produce the patch with `git diff`",
                                  entry.line)
         owned[owner] = entry
-    for pf, start, entry in zip(patch_set, starts, owned):
-        if entry is None and not _bare_binary_placeholder(pf):
+    for start, entry in zip(starts, owned):
+        if entry is None:
             raise MalformedPatch(f"git apply does not read the entry at line {start} ({_quote(lines[start - 1])}) as "
-                                 "a file: it skips it as prose; produce the patch with `git diff`", start)
-    return owned
-
-
-def _bare_binary_placeholder(pf) -> bool:
-    return bool(pf.is_binary_file) and any(BINARY_PLACEHOLDER.match(line.rstrip("\r\n")) for line in pf.patch_info or ())
+                                 "a file: it skips it as prose (a `Binary files ... differ` line needs its "
+                                 "`diff --git` header, and carries no content); produce the patch with "
+                                 "`git diff --binary`", start)
+    return owned  # type: ignore[return-value]
 
 
 def _start_line(pf, lines: list[str]) -> int:
@@ -226,11 +224,7 @@ def _reject_stray_line(lines: list[str], index: int, hunk: Hunk) -> None:
     )
 
 
-def _file_change(pf, start: int, hunks: list[Hunk], entry: GitEntry | None, lines: list[str]) -> FileChange:
-    if entry is None:  # a bare `Binary files ... differ`, no content: rule 6 refuses it in an executor's patch
-        path = _unidiff_path(pf)
-        return FileChange(old_path=path, new_path=path, line=start, hunks=tuple(hunks), is_binary=True,
-                          binary_placeholder=True)
+def _file_change(start: int, hunks: list[Hunk], entry: GitEntry, lines: list[str]) -> FileChange:
     check_entry_names(entry, lines[entry.line - 1])
     old_path = None if entry.is_new == 1 else entry.old_name
     new_path = None if entry.is_delete == 1 else entry.new_name
