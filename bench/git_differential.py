@@ -27,7 +27,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+_ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(_ROOT), str(_ROOT / "tests")]  # this checkout's judge, not an installed one
 
 from patch_differential import Case, compare, mutated_cases, seeds  # noqa: E402
 

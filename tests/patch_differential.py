@@ -38,8 +38,8 @@ _WRITTEN = {
     "release_prefixes.diff": "--- project-1.0/src/a.py\t2024-01-01 10:00:00.000000000 +0000\n"
                              "+++ project-1.1/src/a.py\t2024-02-01 10:00:00.000000000 +0000\n"
                              "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
-    "svn.diff": "Index: trunk/app.py\n===================================================================\n"
-                "--- trunk/app.py\t(revision 10)\n+++ trunk/app.py\t(working copy)\n@@ -1,2 +1,2 @@\n-x\n+y\n z\n",
+    "svn.diff": "Index: app.py\n===================================================================\n"
+                "--- app.py\t(revision 10)\n+++ app.py\t(working copy)\n@@ -1,2 +1,2 @@\n-x\n+y\n z\n",
     "bzr_epoch.diff": "=== added file 'new.txt'\n--- new.txt\t1970-01-01 00:00:00 +0000\n"
                       "+++ new.txt\t2024-01-01 10:00:00 +0000\n@@ -0,0 +1,2 @@\n+one\n+two\n",
     "two_hunks.diff": "diff --git a/m.py b/m.py\nindex 1111111..2222222 100644\n--- a/m.py\n+++ b/m.py\n"

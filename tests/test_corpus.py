@@ -28,6 +28,7 @@ MALFORMED = {
     "sample0.diff": "the --- line names 'path/to/original' and the +++ line names 'path/to/new'",  # git writes new
     "sample5.diff": "does not start with ' ', '+', '-'",  # a lone CR line in a hunk: git says corrupt patch
     "git_no_prefix.diff": "gives git no file name",  # `diff --git file1 file1`: git apply -p1 finds no name
+    "debdiff.diff": "git apply does not read the entry",  # bare `Binary files ... differ` lines: git skips them
 }
 WELL_FORMED = sorted(p.name for p in CORPUS.glob("*.diff") if p.name not in MALFORMED)
 
@@ -155,5 +156,6 @@ def test_git_symlink_sample_is_an_added_file():
     assert files("git_symlink.diff") == [(None, "bin/check", 1, 0)]
 
 
-def test_debdiff_sample_has_one_text_and_two_binary_files():
-    assert [f.is_binary for f in parse_patch(read("debdiff.diff")).files] == [False, True, True]
+def test_debdiff_sample_without_its_bare_binary_lines_reads_its_text_file():
+    text = "".join(line for line in read("debdiff.diff").splitlines(keepends=True) if not line.startswith("Binary"))
+    assert [(f.path, f.is_added, f.is_binary) for f in parse_patch(text).files] == [("added.txt", True, False)]

@@ -45,6 +45,8 @@ class GitEntry:
     is_binary: bool = False
     binary_placeholder: bool = False
     plain_names: tuple[str | None, str | None] = (None, None)  # a plain diff's `---` and `+++` names, each alone
+    written_names: tuple[str | None, str | None] = (None, None)  # the same, no leading directory dropped
+    p_value: int = 1  # leading directories git drops from a plain diff's names
     hunk_count: int = 0
     old_lines: int = 0
     new_lines: int = 0
@@ -141,9 +143,11 @@ class _GitReader:
             p = q if p < 0 else p
             if 0 <= p == q:
                 self.p_value, self.p_known = p, True
-        entry = GitEntry(line=index + 1, is_git=False)
+        entry = GitEntry(line=index + 1, is_git=False, p_value=self.p_value)
         entry.plain_names = (None if is_dev_null(first) else find_name_traditional(first, None, self.p_value),
                              None if is_dev_null(second) else find_name_traditional(second, None, self.p_value))
+        entry.written_names = (None if is_dev_null(first) else find_name_traditional(first, None, 0),
+                               None if is_dev_null(second) else find_name_traditional(second, None, 0))
         if is_dev_null(first):
             entry.is_new, entry.is_delete = 1, 0
             name = entry.new_name = find_name_traditional(second, None, self.p_value)
@@ -176,9 +180,9 @@ class _GitReader:
             extensions = sum((entry.is_delete == 1, entry.is_new == 1, entry.is_rename, entry.is_copy))
             if extensions > 1:
                 raise MalformedPatch(
-                    f"the header lines {entry.extension_line} and {end + 1} contradict each other ({_quote(self.lines[end])} "
-                    "after a file was already said to be created, deleted, renamed or copied; git: inconsistent "
-                    "header lines); a file entry is one of these at most", end + 1)
+                    f"the header lines {entry.extension_line} and {end + 1} contradict each other "
+                    f"({_quote(self.lines[end])} after a file was already said to be created, deleted, renamed or "
+                    "copied; git: inconsistent header lines); a file entry is one of these at most", end + 1)
             if extensions and not entry.extension_line:
                 entry.extension_line = end + 1
             if done:
@@ -191,9 +195,9 @@ class _GitReader:
         if entry.old_name is None and entry.new_name is None:
             if entry.def_name is None:
                 raise MalformedPatch(
-                    f"the `diff --git` header at line {entry.line} gives git no file name ({_quote(self.lines[entry.line - 1])}: "
-                    "its two sides must name the same file as `a/PATH b/PATH`, or `---`/`+++` or rename lines "
-                    "must name it)", entry.line)
+                    f"the `diff --git` header at line {entry.line} gives git no file name "
+                    f"({_quote(self.lines[entry.line - 1])}: its two sides must name the same file as "
+                    "`a/PATH b/PATH`, or `---`/`+++` or rename lines must name it)", entry.line)
             entry.old_name = entry.new_name = entry.def_name
         if (entry.new_name is None and entry.is_delete != 1) or (entry.old_name is None and entry.is_new != 1):
             raise MalformedPatch(f"the git header at line {entry.line} lacks a file name (line {end + 1}): a file "

@@ -39,6 +39,25 @@ def check_entry_names(entry: GitEntry, header: str) -> None:
         raise MalformedPatch(
             f"the --- line names {first!r} and the +++ line names {second!r} (line {entry.line}): "
             f"git apply and patch would write {written!r}; {_WHAT_TO_DO}", entry.line)
+    _check_dropped_directory(entry)
+
+
+def _check_dropped_directory(entry: GitEntry) -> None:
+    """git apply drops a plain diff's first directory (-p1), `patch -p0` keeps it: only a prefix that is
+    plainly one (git's a/ b/ pairs, or two sides that differ there: `old/src/x` `new/src/x`) is unambiguous."""
+    if entry.p_value != 1:
+        return
+    firsts = [name.split("/", 1)[0] for name in entry.written_names if name is not None]
+    if len(firsts) == 2 and (firsts[0] != firsts[1] or (firsts[0], firsts[1]) in GIT_PREFIX_PAIRS):
+        return
+    if len(firsts) == 1 and any(firsts[0] in pair for pair in GIT_PREFIX_PAIRS):
+        return
+    written = next(name for name in entry.written_names if name is not None)
+    read = entry.new_name or entry.old_name
+    raise MalformedPatch(
+        f"the plain diff at line {entry.line} names {written!r} with no a/ b/ prefixes: git apply writes it as "
+        f"{read!r} (it drops the first directory) while `patch -p0` writes {written!r}; produce the patch "
+        "with `git diff` (its a/ and b/ prefixes say which part is the path)", entry.line)
 
 
 _WHAT_TO_DO = ("declare a rename with a git diff (`rename from`/`rename to`) or name the same file on both lines "

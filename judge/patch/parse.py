@@ -46,7 +46,8 @@ def parse_patch(text: str) -> PatchFacts:
             _refuse_without_hunks(_unidiff_path(pf), start, lines)
     # What git reads decides the names, modes and kinds: judge must see the files git writes.
     entries = _owned_entries(read_as_git(lines, complete=undone.endswith("\n")), starts, lines)
-    files = tuple(_file_change(start, file_hunks, entry, lines) for start, file_hunks, entry in zip(starts, hunks, entries))
+    files = tuple(_file_change(start, file_hunks, entry, lines)
+                  for start, file_hunks, entry in zip(starts, hunks, entries))
     for change in files:
         if not change.hunks and not change.changes_without_lines:
             _refuse_without_hunks(change.path, change.line, lines)
