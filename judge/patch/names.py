@@ -10,8 +10,9 @@ from judge.errors import MalformedPatch
 from judge.patch.git_apply import GitEntry
 from judge.patch.grammar import DEV_NULL, GIT_PREFIX_PAIRS, HUNK_HEADER
 from judge.patch.model import Hunk
+from judge.patch.paths import unsafe_reason
 
-__all__ = ["check_entry_names", "entry_start", "plain_diff_creation", "strip_prefixes"]
+__all__ = ["check_entry_names", "entry_start", "plain_diff_creation", "reads_as_written", "strip_prefixes"]
 
 
 def check_entry_names(entry: GitEntry, header: str) -> None:
@@ -43,21 +44,32 @@ def check_entry_names(entry: GitEntry, header: str) -> None:
 
 
 def _check_dropped_directory(entry: GitEntry) -> None:
-    """git apply drops a plain diff's first directory (-p1), `patch -p0` keeps it: only a prefix that is
-    plainly one (git's a/ b/ pairs, or two sides that differ there: `old/src/x` `new/src/x`) is unambiguous."""
-    if entry.p_value != 1:
+    """A plain diff creating or deleting a file names it once: without a/ (or b/) before it, git apply
+    drops its first directory (-p1) and `patch -p0` keeps it, so the file written depends on the tool."""
+    if entry.p_value != 1 or reads_as_written(entry):
         return
     firsts = [name.split("/", 1)[0] for name in entry.written_names if name is not None]
-    if len(firsts) == 2 and (firsts[0] != firsts[1] or (firsts[0], firsts[1]) in GIT_PREFIX_PAIRS):
-        return
-    if len(firsts) == 1 and any(firsts[0] in pair for pair in GIT_PREFIX_PAIRS):
+    if len(firsts) == 2 or any(firsts[0] in pair for pair in GIT_PREFIX_PAIRS):
         return
     written = next(name for name in entry.written_names if name is not None)
     read = entry.new_name or entry.old_name
     raise MalformedPatch(
-        f"the plain diff at line {entry.line} names {written!r} with no a/ b/ prefixes: git apply writes it as "
+        f"the plain diff at line {entry.line} names {written!r} with no a/ b/ prefix: git apply writes it as "
         f"{read!r} (it drops the first directory) while `patch -p0` writes {written!r}; produce the patch "
         "with `git diff` (its a/ and b/ prefixes say which part is the path)", entry.line)
+
+
+def reads_as_written(entry: GitEntry) -> bool:
+    """A plain diff whose names are read as written, no directory dropped: an unsafe name (`+++ /etc/x`,
+    for unsafe_path to refuse, not the safe-looking one git makes of it), or the same name on both
+    sides with no a/ b/ pair (`diff -u` run in the repository; judge's workspace check applies it -p0)."""
+    if entry.is_git or entry.p_value != 1:
+        return False
+    written = [name for name in entry.written_names if name is not None]
+    if any(unsafe_reason(name) is not None for name in written):
+        return True
+    firsts = [name.split("/", 1)[0] for name in written]
+    return len(written) == 2 and written[0] == written[1] and (firsts[0], firsts[1]) not in GIT_PREFIX_PAIRS
 
 
 _WHAT_TO_DO = ("declare a rename with a git diff (`rename from`/`rename to`) or name the same file on both lines "
