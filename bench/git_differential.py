@@ -15,7 +15,11 @@ when either of the two must-be-0 columns is not.
 The generator lives in tests/patch_differential.py, next to the test that runs a few hundred of the
 same cases on every CI run; this script imports it from there.
 
-Measured on the parser branch of issue 11 (see the report for the figures).
+Measured on the parser branch of issue 11 (a5b446c), `--cases 40000 --seed 0`: 34/34 seeds accepted by
+both; git refuses and judge accepts 0; judge refuses and git accepts 5,510 (no @@ hunks 1,395, unidiff's
+"Target without source" 1,086, stray lines after a complete hunk 797, two names without a rename 738...);
+read differently 0. The same cases on main (45fb261): 6,470 accepted although git refuses them, and 1,824
+read as other files or counts than git reads.
 """
 
 from __future__ import annotations
