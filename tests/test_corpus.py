@@ -24,6 +24,11 @@ MALFORMED = {
     "sample2.diff": "fewer lines",  # truncated last hunk
     "sample6.diff": "more lines",  # hunk longer than its header says
     "sample7.diff": "fewer lines",  # hunk shorter than its header says
+    # Refused since issue 11, as `git apply` refuses or misreads them:
+    "sample0.diff": "the --- line names 'path/to/original' and the +++ line names 'path/to/new'",  # git writes new
+    "sample5.diff": "does not start with ' ', '+', '-'",  # a lone CR line in a hunk: git says corrupt patch
+    "git_no_prefix.diff": "gives git no file name",  # `diff --git file1 file1`: git apply -p1 finds no name
+    "debdiff.diff": "git apply does not read the entry",  # bare `Binary files ... differ` lines: git skips them
 }
 WELL_FORMED = sorted(p.name for p in CORPUS.glob("*.diff") if p.name not in MALFORMED)
 
@@ -137,13 +142,20 @@ def test_git_delete_sample():
     assert files("git_delete.diff") == [("somefile.c", None, 0, 10)]
 
 
-def test_git_no_prefix_sample_keeps_bare_names():
-    assert files("git_no_prefix.diff") == [("file1", None, 0, 3), ("file2", "file2", 6, 0), (None, "file3", 3, 0)]
+def test_git_no_prefix_sample_reads_like_git_apply_p0():
+    # Refused as git apply (-p1) refuses it; the same entries with a/ b/ prefixes read as before.
+    text = read("git_no_prefix.diff")
+    for name in ("file1", "file2", "file3"):
+        text = text.replace(f"diff --git {name} {name}", f"diff --git a/{name} b/{name}")
+        text = text.replace(f"--- {name}", f"--- a/{name}").replace(f"+++ {name}", f"+++ b/{name}")
+    assert [(f.old_path, f.new_path, f.added_count, f.removed_count) for f in parse_patch(text).files] == [
+        ("file1", None, 0, 3), ("file2", "file2", 6, 0), (None, "file3", 3, 0)]
 
 
 def test_git_symlink_sample_is_an_added_file():
     assert files("git_symlink.diff") == [(None, "bin/check", 1, 0)]
 
 
-def test_debdiff_sample_has_one_text_and_two_binary_files():
-    assert [f.is_binary for f in parse_patch(read("debdiff.diff")).files] == [False, True, True]
+def test_debdiff_sample_without_its_bare_binary_lines_reads_its_text_file():
+    text = "".join(line for line in read("debdiff.diff").splitlines(keepends=True) if not line.startswith("Binary"))
+    assert [(f.path, f.is_added, f.is_binary) for f in parse_patch(text).files] == [("added.txt", True, False)]

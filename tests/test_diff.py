@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from builders import FIXTURES, diff
+from builders import FIXTURES, diff, make_case
 from judge.errors import MalformedPatch
 from judge.patch.parse import parse_patch
 from judge.patch.paths import unquote_git_path
@@ -224,9 +224,11 @@ def test_zero_context_diff_keeps_each_hunk_separately():
     assert [(h.added, h.removed) for h in change.hunks] == [(("import math", ""), ()), ((), ("    return y + 1",))]
 
 
-def test_empty_hunk_in_a_plain_diff_is_not_a_file_creation():
-    (change,) = parse_patch("--- a/x\n+++ b/x\n@@ -0,0 +0,0 @@\n").files
-    assert not change.is_added and not change.is_deleted
+def test_empty_hunk_is_malformed_as_git_says():
+    # git apply: "corrupt patch" for a hunk with no + or - line (it used to read as a no-op here).
+    with pytest.raises(MalformedPatch, match="changes nothing") as raised:
+        parse_patch("--- a/x\n+++ b/x\n@@ -0,0 +0,0 @@\n")
+    assert raised.value.line == 3
 
 
 def test_two_plain_diff_files_back_to_back():
@@ -409,7 +411,7 @@ def test_rename_lines_decide_the_names_as_they_do_for_git():
 def test_file_header_lines_that_disagree_with_the_git_header_are_malformed():
     text = ("diff --git a/src/ok.py b/src/ok.py\nindex 1..2 100644\n--- a/vendor/secret.py\n+++ b/src/ok.py\n"
             "@@ -1 +1 @@\n-x\n+y\n")
-    with pytest.raises(MalformedPatch, match="--- line names 'vendor/secret.py'"):
+    with pytest.raises(MalformedPatch, match="names two different files, 'src/ok.py' and 'vendor/secret.py'"):
         parse_patch(text)
 
 
@@ -421,3 +423,75 @@ def test_a_diff_hidden_in_mail_prose_is_not_skipped():
     except MalformedPatch:
         return  # refusing the patch is as good as seeing the file
     assert "vendor/secret.py" in facts.paths
+
+
+# --- as strict as git apply, and the names git writes (issue 11) ----------------------------------
+
+
+def test_plain_diff_naming_two_files_is_malformed_and_says_both_names():
+    # git apply and GNU patch write setup.py here; reading setup.py.md bypassed excludedPaths ["*.py"].
+    error = _malformed("--- a/setup.py\n+++ b/setup.py.md\n@@ -1 +1 @@\n-a\n+b\n")
+    assert "'setup.py'" in str(error) and "'setup.py.md'" in str(error)
+    assert "rename from" in str(error) and error.line == 1
+
+
+def test_git_header_naming_two_files_without_rename_lines_is_malformed():
+    error = _malformed("diff --git a/x.py b/x.md\n--- a/x.py\n+++ b/x.md\n@@ -1 +1 @@\n-a\n+b\n")
+    assert "'x.py' and 'x.md'" in str(error) and "rename from" in str(error)
+
+
+def test_bare_git_header_with_two_names_is_not_a_rename():
+    error = _malformed("diff --git a/README.md b/docs/README.md\n")
+    assert "no @@ hunks" in str(error) and "diff --git a/README.md b/docs/README.md" in str(error)
+
+
+def test_release_style_prefixes_read_as_git_apply_p1_writes_them():
+    text = "--- project-1.0/src/a.py\t2024-01-01 10:00:00 +0000\n+++ project-1.1/src/a.py\t2024-02-01 10:00:00 +0000\n" \
+           "@@ -1 +1 @@\n-a\n+b\n"
+    assert parse_patch(text).paths == ("src/a.py",)
+
+
+def test_plain_diff_creating_a_file_without_a_prefix_is_malformed():
+    # git apply drops the first directory (-p1) and creates setup.py; `patch -p0` creates docs/setup.py.
+    error = _malformed("--- /dev/null\n+++ docs/setup.py\n@@ -0,0 +1 @@\n+x\n")
+    assert "'docs/setup.py' with no a/ b/ prefix" in str(error) and "'setup.py'" in str(error)
+
+
+def test_plain_diff_u_run_in_the_repository_keeps_its_names_as_written():
+    # `diff -u` in the work tree: the same name on both sides, no a/ b/ pair (judge's workspace check applies -p0).
+    assert parse_patch("--- src/app.py\n+++ src/app.py\n@@ -1 +1 @@\n-a\n+b\n").paths == ("src/app.py",)
+
+
+def test_plain_diff_of_a_top_level_file_without_prefixes_keeps_its_name():
+    assert parse_patch("--- app.py\n+++ app.py\n@@ -1 +1 @@\n-a\n+b\n").paths == ("app.py",)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("diff --git a/x b/x\ndeleted file mode 100644\nnew file mode 100644\n", "contradict each other"),
+    ("diff --git a/x b/x\nold mode 100644\nnew mode 10x755\n", "no valid octal file mode"),
+    ("diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b", "cut off"),
+    ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n same\n", "changes nothing"),
+    ("diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n", "remove lines"),
+    ("diff --git a/p b/p\nnew file mode 100644\nindex 0..1\nGIT binary patch\nliteral 3\nzzzz\n\n", "corrupt binary"),
+    ("Binary files a/p and b/p differ\n", "git apply finds no file"),
+], ids=["deleted-and-new", "mode-garbage", "cut-mid-line", "context-only-hunk", "new-file-removes", "bad-base85",
+        "lone-binary-placeholder"])
+def test_what_git_apply_refuses_is_malformed_with_its_line(text, expected):
+    error = _malformed(text)
+    assert expected in str(error)
+
+
+def test_mode_lines_are_read_as_git_canonical_modes():
+    (change,) = parse_patch("diff --git a/r b/r\nold mode 100600\nnew mode 100700\n").files
+    assert (change.old_mode, change.new_mode, change.is_mode_change) == ("100644", "100755", True)
+
+
+def test_deleted_and_new_file_mode_patch_is_malformed_patch_through_validate_not_judge_error():
+    # Issue 11 item 7: this 3-line patch made a FileChange with neither an old nor a new path, and a rule crashed.
+    import judge
+
+    step, result = make_case("diff --git a/x b/x\ndeleted file mode 100644\nnew file mode 100644\n",
+                             filesWritten=["x"], filesTouched=["x"])
+    verdict = judge.validate(step, result)
+    assert (verdict.valid, verdict.rule) == (False, "malformed_patch")
+    assert "contradict" in verdict.reason

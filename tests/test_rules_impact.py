@@ -19,10 +19,11 @@ EMPTY_HUNK = "--- a/src/app.py\n+++ b/src/app.py\n@@ -0,0 +0,0 @@\n"
 
 
 @pytest.mark.parametrize("patch", [CONTEXT_ONLY, EMPTY_HUNK])
-def test_patch_without_added_or_removed_lines_is_zero_impact(patch):
+def test_patch_without_added_or_removed_lines_is_malformed_as_git_apply_says(patch):
+    # Issue 11: git apply calls a hunk without + or - lines a corrupt patch; zero_impact used to catch these.
     verdict = judge.validate(*make_case(patch))
-    assert verdict.rule == "zero_impact"
-    assert "src/app.py" in verdict.reason
+    assert verdict.rule == "malformed_patch"
+    assert "changes nothing" in verdict.reason
 
 
 @pytest.mark.parametrize(

@@ -152,8 +152,8 @@ def _rb_push_refuses_when_full(make: ChangeMaker, cases: CaseSet) -> None:
     ])
     st, rs = cases.add("valid/c-rb-push-full-returns-error", mk_step(PUSH_FULL_STEP),
                        mk_result(full, "rb_push refuses writes to a full buffer; test updated."))
-    cases.add("zero_impact/c-context-only-rb-push", st, with_(rs, patch=to_context_only(full.patch)),
-              "zero_impact")
+    cases.add("malformed_patch/c-context-only-rb-push", st, with_(rs, patch=to_context_only(full.patch)),
+              "malformed_patch")  # git apply: a hunk without + or - lines is corrupt
 
 
 def _reindent_instead_of_behaviour(make: ChangeMaker, cases: CaseSet) -> None:

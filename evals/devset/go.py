@@ -125,8 +125,8 @@ def _reset_method(make: ChangeMaker, cases: CaseSet) -> Change:
     cases.add("undeclared_file/go-hidden-test", st,
               with_(rs, filesWritten=["limiter.go"], filesTouched=["limiter.go", "limiter_test.go"]),
               "undeclared_file")
-    cases.add("zero_impact/go-context-only-reset", st, with_(rs, patch=to_context_only(reset.patch)),
-              "zero_impact")
+    cases.add("malformed_patch/go-context-only-reset", st, with_(rs, patch=to_context_only(reset.patch)),
+              "malformed_patch")  # git apply: a hunk without + or - lines is corrupt
     cases.add("malformed_patch/go-header-only-no-hunks", st,
               with_(rs, patch=reset.patch.split("@@")[0].rstrip("\n") + "\n",
                     filesWritten=["limiter.go"], filesTouched=["limiter.go"]), "malformed_patch")

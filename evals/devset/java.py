@@ -164,9 +164,9 @@ def _new_exception_class(make: ChangeMaker, cases: CaseSet) -> None:
                        mk_step("Introduce InvoiceNotFoundException and throw it from "
                                "InvoiceService.pay() for unknown ids.", allowed=[f"{JAVA_PKG}/"]),
                        mk_result(nf, "Added InvoiceNotFoundException; pay() throws it."))
-    cases.add("zero_impact/java-context-only-modify", st,
+    cases.add("malformed_patch/java-context-only-modify", st,
               with_(rs, patch=to_context_only(make.change("java", [PAY_THROWS_NOT_FOUND]).patch),
-                    filesWritten=[SERVICE], filesTouched=[SERVICE]), "zero_impact")
+                    filesWritten=[SERVICE], filesTouched=[SERVICE]), "malformed_patch")  # git apply: corrupt hunk
 
 
 def _crlf_properties(make: ChangeMaker, cases: CaseSet) -> None:

@@ -143,8 +143,8 @@ def _retry_backoff(make: ChangeMaker, cases: CaseSet) -> Change:
     cases.add("missing_files_written/py-absent", st, with_(rs, filesWritten=DROP), "missing_files_written")
     cases.add("files_touched_incomplete/py-absent", st, with_(rs, filesTouched=DROP),
               "files_touched_incomplete")
-    cases.add("zero_impact/py-context-only-retry", st, with_(rs, patch=to_context_only(retry.patch)),
-              "zero_impact")
+    cases.add("malformed_patch/py-context-only-retry", st, with_(rs, patch=to_context_only(retry.patch)),
+              "malformed_patch")  # git apply: a hunk without + or - lines is corrupt
     cases.add("malformed_patch/py-no-file-headers", st, with_(rs, patch=strip_file_headers(retry.patch)),
               "malformed_patch")
     return retry

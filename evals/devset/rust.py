@@ -78,8 +78,8 @@ def _parser_skips_comments(make: ChangeMaker, cases: CaseSet) -> None:
                        mk_result(com, "parse_line returns no fields for '#' lines; added skips_comments."))
     cases.add("invalid_mode/rs-Apply-capitalised", st, with_(rs, mode="Apply"), "invalid_mode")
     cases.add("missing_patch/rs-newlines-only", st, with_(rs, patch="\n\n"), "missing_patch")
-    cases.add("zero_impact/rs-context-only-parser", st, with_(rs, patch=to_context_only(com.patch)),
-              "zero_impact")
+    cases.add("malformed_patch/rs-context-only-parser", st, with_(rs, patch=to_context_only(com.patch)),
+              "malformed_patch")  # git apply: a hunk without + or - lines is corrupt
     lines = com.patch.split("\n")
     s_, e_ = hunks_of(com.patch)[-1]
     cut = "\n".join(lines[:s_ + (e_ - s_) // 2]) + "\n"

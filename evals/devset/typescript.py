@@ -198,8 +198,8 @@ def _format_currency(make: ChangeMaker, cases: CaseSet) -> Change:
     st, rs = cases.add("valid/ts-format-currency-with-test", mk_step(d_cur, excluded=["vendor/**", "dist/"]),
                        mk_result(cur, "Added formatCurrency() and two tests."))
     cases.add("invalid_mode/ts-fix", st, with_(rs, mode="fix"), "invalid_mode")
-    cases.add("zero_impact/ts-context-only-format", st, with_(rs, patch=to_context_only(cur.patch)),
-              "zero_impact")
+    cases.add("malformed_patch/ts-context-only-format", st, with_(rs, patch=to_context_only(cur.patch)),
+              "malformed_patch")  # git apply: a hunk without + or - lines is corrupt
     cases.add("file_not_in_patch/ts-claims-index", st,
               with_extra_file(rs, "src/index.ts"), "file_not_in_patch")
     return cur

@@ -7,37 +7,82 @@ patch smuggles a change past a reader that trusts one line while `git apply` tru
 from __future__ import annotations
 
 from judge.errors import MalformedPatch
+from judge.patch.git_apply import GitEntry
 from judge.patch.grammar import DEV_NULL, GIT_PREFIX_PAIRS, HUNK_HEADER
 from judge.patch.model import Hunk
-from judge.patch.paths import unquote_git_path
+from judge.patch.paths import unsafe_reason
 
-__all__ = ["entry_start", "git_names", "plain_diff_creation", "strip_prefixes"]
+__all__ = ["check_entry_names", "entry_start", "plain_diff_creation", "reads_as_written", "strip_prefixes"]
 
 
-def git_names(lines: list[str], start: int, old: str | None, new: str | None) -> tuple[str | None, str | None]:
-    """The names git itself applies: `rename/copy from/to` win over the `diff --git` line, and the
-    `---`/`+++` lines must agree with them. A disagreement is how a patch smuggles a change past
-    a reader that trusts one line while `git apply` trusts another: it is malformed."""
-    header: dict[str, str] = {}
-    for line in lines[start : start + 40]:
-        line = line.rstrip("\r\n")
-        if line.startswith(("@@", "diff --git ")):
-            break
-        for key in ("rename from ", "rename to ", "copy from ", "copy to ", "--- ", "+++ "):
-            if line.startswith(key):
-                header[key] = unquote_git_path(line[len(key) :].split("\t")[0])
-    old = header.get("rename from ", header.get("copy from ", old))
-    new = header.get("rename to ", header.get("copy to ", new))
-    if "--- " in header or "+++ " in header:
-        source, target = strip_prefixes(header.get("--- ", DEV_NULL), header.get("+++ ", DEV_NULL))
-        for said, named, key in ((source, old, "--- "), (target, new, "+++ ")):
-            if key in header and said != (named if named is not None else DEV_NULL):
-                raise MalformedPatch(
-                    f"the {key.strip()} line names {said!r} but the git header says {named or DEV_NULL!r}: "
-                    "a patch must name each file the same way everywhere",
-                    start,
-                )
-    return old, new
+def check_entry_names(entry: GitEntry, header: str) -> None:
+    """One file entry names one file, unless a git header says it renames or copies it.
+
+    Otherwise readers disagree on the file: for `--- a/setup.py` / `+++ b/setup.py.md` git apply and
+    patch write setup.py while a reader of the `+++` line sees a Markdown file. ``header`` is the
+    entry's first line, quoted in the message.
+    """
+    if entry.is_git:
+        if entry.is_rename or entry.is_copy:
+            return
+        named = [name for name in (entry.old_name, entry.new_name) if name is not None]
+        if entry.def_name is not None and all(name == entry.def_name for name in named):
+            return
+        sides = ([entry.def_name] if entry.def_name is not None else []) + named
+        names = " and ".join(repr(name) for name in dict.fromkeys(sides)) if len(set(sides)) > 1 \
+            else header_sides(header)
+        raise MalformedPatch(
+            f"the git entry at line {entry.line} ({_quote(header)}) names two different files, {names}, without "
+            f"`rename from`/`rename to` or `copy from`/`copy to` lines; {_WHAT_TO_DO}", entry.line)
+    first, second = entry.plain_names
+    if first is not None and second is not None and first != second:
+        written = entry.new_name or entry.old_name
+        raise MalformedPatch(
+            f"the --- line names {first!r} and the +++ line names {second!r} (line {entry.line}): "
+            f"git apply and patch would write {written!r}; {_WHAT_TO_DO}", entry.line)
+    _check_dropped_directory(entry)
+
+
+def _check_dropped_directory(entry: GitEntry) -> None:
+    """A plain diff creating or deleting a file names it once: without a/ (or b/) before it, git apply
+    drops its first directory (-p1) and `patch -p0` keeps it, so the file written depends on the tool."""
+    if entry.p_value != 1 or reads_as_written(entry):
+        return
+    firsts = [name.split("/", 1)[0] for name in entry.written_names if name is not None]
+    if len(firsts) == 2 or any(firsts[0] in pair for pair in GIT_PREFIX_PAIRS):
+        return
+    written = next(name for name in entry.written_names if name is not None)
+    read = entry.new_name or entry.old_name
+    raise MalformedPatch(
+        f"the plain diff at line {entry.line} names {written!r} with no a/ b/ prefix: git apply writes it as "
+        f"{read!r} (it drops the first directory) while `patch -p0` writes {written!r}; produce the patch "
+        "with `git diff` (its a/ and b/ prefixes say which part is the path)", entry.line)
+
+
+def reads_as_written(entry: GitEntry) -> bool:
+    """A plain diff whose names are read as written, no directory dropped: an unsafe name (`+++ /etc/x`,
+    for unsafe_path to refuse, not the safe-looking one git makes of it), or the same name on both
+    sides with no a/ b/ pair (`diff -u` run in the repository; judge's workspace check applies it -p0)."""
+    if entry.is_git or entry.p_value != 1:
+        return False
+    written = [name for name in entry.written_names if name is not None]
+    if any(unsafe_reason(name) is not None for name in written):
+        return True
+    firsts = [name.split("/", 1)[0] for name in written]
+    return len(written) == 2 and written[0] == written[1] and (firsts[0], firsts[1]) not in GIT_PREFIX_PAIRS
+
+
+_WHAT_TO_DO = ("declare a rename with a git diff (`rename from`/`rename to`) or name the same file on both lines "
+               "(`git diff` writes both)")
+
+
+def header_sides(header: str) -> str:
+    """The text after `diff --git `, to show what a header names when git could not read one name from it."""
+    return repr(header[len("diff --git ") :][:120])
+
+
+def _quote(fragment: str, limit: int = 80) -> str:
+    return repr(fragment if len(fragment) <= limit else fragment[:limit] + "...")
 
 
 def entry_start(lines: list[str], target_line: int) -> int:

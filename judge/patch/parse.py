@@ -16,9 +16,10 @@ from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
 from judge.errors import MalformedPatch
-from judge.patch.grammar import BINARY_PLACEHOLDER, DEV_NULL, HUNK_HEADER
+from judge.patch.git_apply import GitEntry, read_as_git
+from judge.patch.grammar import DEV_NULL, HUNK_HEADER
 from judge.patch.model import FileChange, Hunk, PatchFacts
-from judge.patch.names import entry_start, git_names, plain_diff_creation, strip_prefixes
+from judge.patch.names import check_entry_names, entry_start, plain_diff_creation, reads_as_written, strip_prefixes
 from judge.patch.paths import normalize_path, unquote_git_path
 from judge.patch.transport import blank_email_prose, split_lines, undo_transport_crlf
 
@@ -27,7 +28,8 @@ __all__ = ["parse_patch"]
 
 def parse_patch(text: str) -> PatchFacts:
     """Parse ``text`` as a unified diff, or raise MalformedPatch naming the problem and the line."""
-    lines = blank_email_prose(split_lines(undo_transport_crlf(text)))
+    undone = undo_transport_crlf(text)
+    lines = blank_email_prose(split_lines(undone))
     reader = _CountingLines(lines)
     try:
         patch_set = PatchSet(reader, metadata_only=True)
@@ -39,14 +41,56 @@ def parse_patch(text: str) -> PatchFacts:
         raise MalformedPatch("no file headers found (expected `diff --git a/... b/...` or `--- a/...` / `+++ b/...`)")
     starts = [_start_line(pf, lines) for pf in patch_set]
     hunks = _collect_hunks(lines, starts)
-    files = tuple(_file_change(pf, start, file_hunks, lines) for pf, start, file_hunks in zip(patch_set, starts, hunks))
+    for pf, start, file_hunks in zip(patch_set, starts, hunks):
+        if not file_hunks and not _declares_change_without_lines(pf):
+            _refuse_without_hunks(_unidiff_path(pf), start, lines)
+    # What git reads decides the names, modes and kinds: judge must see the files git writes.
+    entries = _owned_entries(read_as_git(lines, complete=undone.endswith("\n")), starts, lines)
+    files = tuple(_file_change(start, file_hunks, entry, lines)
+                  for start, file_hunks, entry in zip(starts, hunks, entries))
     for change in files:
         if not change.hunks and not change.changes_without_lines:
-            raise MalformedPatch(
-                f"file {change.path} has a header but no @@ hunks (a text change needs hunks; truncated?)",
-                change.line,
-            )
+            _refuse_without_hunks(change.path, change.line, lines)
     return PatchFacts(files)
+
+
+def _refuse_without_hunks(path: str, line: int, lines: list[str]) -> None:
+    raise MalformedPatch(f"file {path} has a header but no @@ hunks (a text change needs hunks; truncated?): "
+                         f"{_quote(lines[line - 1])}", line)
+
+
+_CHANGE_WITHOUT_LINES = ("new file mode ", "deleted file mode ", "rename from ", "rename to ", "copy from ", "copy to ",
+                         "old mode ", "new mode ", "GIT binary patch", "Binary files ")
+
+
+def _declares_change_without_lines(pf) -> bool:
+    """A header line that could make an entry a change without hunks (git's reading decides later)."""
+    return bool(pf.is_binary_file) or any(line.startswith(_CHANGE_WITHOUT_LINES) for line in pf.patch_info or ())
+
+
+def _unidiff_path(pf) -> str:
+    source, target = strip_prefixes(unquote_git_path(pf.source_file or ""), unquote_git_path(pf.target_file or ""))
+    return normalize_path(target if target not in (DEV_NULL, "") else source)
+
+
+def _owned_entries(entries: tuple[GitEntry, ...], starts: list[int], lines: list[str]) -> list[GitEntry]:
+    """Each file entry judge read, paired with the one git read there (by position). An entry only one of
+    them reads (git skips a bare `Binary files ... differ` as prose, say) is malformed."""
+    owned: list[GitEntry | None] = [None] * len(starts)
+    for entry in entries:
+        owner = bisect_right(starts, entry.line) - 1
+        if owner < 0 or owned[owner] is not None:
+            raise MalformedPatch(f"git apply reads a file entry at line {entry.line} ({_quote(lines[entry.line - 1])}) "
+                                 "that is not a file entry of its own here; produce the patch with `git diff`",
+                                 entry.line)
+        owned[owner] = entry
+    for start, entry in zip(starts, owned):
+        if entry is None:
+            raise MalformedPatch(f"git apply does not read the entry at line {start} ({_quote(lines[start - 1])}) as "
+                                 "a file: it skips it as prose (a `Binary files ... differ` line needs its "
+                                 "`diff --git` header, and carries no content); produce the patch with "
+                                 "`git diff --binary`", start)
+    return owned  # type: ignore[return-value]
 
 
 def _start_line(pf, lines: list[str]) -> int:
@@ -181,34 +225,28 @@ def _reject_stray_line(lines: list[str], index: int, hunk: Hunk) -> None:
     )
 
 
-def _file_change(pf, start: int, hunks: list[Hunk], lines: list[str]) -> FileChange:
-    info = [line.rstrip("\r\n") for line in (pf.patch_info or ())]
-    is_git = any(line.startswith("diff --git ") for line in info)
-    source, target = unquote_git_path(pf.source_file or ""), unquote_git_path(pf.target_file or "")
-    source, target = strip_prefixes(source, target)
-    old_path = None if source in (DEV_NULL, "") and target else source
-    new_path = None if target == DEV_NULL else target
-    if not is_git and len(hunks) == 1:
+def _file_change(start: int, hunks: list[Hunk], entry: GitEntry, lines: list[str]) -> FileChange:
+    check_entry_names(entry, lines[entry.line - 1])
+    old_name, new_name = entry.written_names if reads_as_written(entry) else (entry.old_name, entry.new_name)
+    old_path = None if entry.is_new == 1 else old_name
+    new_path = None if entry.is_delete == 1 else new_name
+    if not entry.is_git and len(hunks) == 1:
         old_path, new_path = plain_diff_creation(hunks[0], old_path, new_path)
-    if is_git:
-        old_path, new_path = git_names(lines, pf.diff_line_no or 1, old_path, new_path)
-    is_copy = any(line.startswith("copy from ") for line in info)
-    is_rename = is_git and not is_copy and None not in (old_path, new_path) and old_path != new_path
-    if not is_git and old_path is not None and new_path is not None:
-        old_path = new_path  # plain `diff -u old new`: the target name is the file's name
+    old_path = None if old_path is None else normalize_path(old_path)
+    new_path = None if new_path is None else normalize_path(new_path)
     return FileChange(
-        old_path=None if old_path is None else normalize_path(old_path),
-        new_path=None if new_path is None else normalize_path(new_path),
+        old_path=old_path,
+        new_path=new_path,
         line=start,
         hunks=tuple(hunks),
-        is_binary=bool(pf.is_binary_file),
-        binary_placeholder=any(BINARY_PLACEHOLDER.match(line) for line in info),
-        is_rename=is_rename,
-        is_copy=is_copy,
-        old_mode=_mode(info, "old mode "),
-        new_mode=_mode(info, "new mode "),
+        is_binary=entry.is_binary,
+        binary_placeholder=entry.binary_placeholder,
+        is_rename=entry.is_rename and None not in (old_path, new_path) and old_path != new_path,
+        is_copy=entry.is_copy,
+        old_mode=_mode(entry.old_mode),
+        new_mode=_mode(entry.new_mode),
     )
 
 
-def _mode(info: list[str], prefix: str) -> str | None:
-    return next((line[len(prefix) :].strip() for line in info if line.startswith(prefix)), None)
+def _mode(mode: int | None) -> str | None:
+    return None if mode is None else format(mode, "o")

@@ -34,14 +34,27 @@ def split_lines(text: str) -> list[str]:
 
 def blank_email_prose(lines: list[str]) -> list[str]:
     """A commit message may quote a hunk header; only those `@@` lines are blanked, so they cannot start
-    a hunk. The message runs from a mail's `From <sha>` line to its `---` separator (or the first
-    `diff --git`); anything else in it stays, so a diff hidden there is still read (and refused)."""
+    a hunk. A mail is a patch whose first line is `From <sha> ...` (as `git format-patch` writes); each
+    message runs from its `From <sha>` line to where `git mailinfo` starts the patch (a `---` separator,
+    `--- <name>`, `diff -` or `Index: `). Anything else in it stays, so a diff hidden there is still read."""
+    if not (lines and MAIL_FROM.match(lines[0])):
+        return lines
     out: list[str] = []
     in_prose = False
     for line in lines:
         if MAIL_FROM.match(line):
             in_prose = True
-        elif line.rstrip("\r") == "---" or line.startswith("diff --git "):
+        elif _starts_mail_patch(line):
             in_prose = False
         out.append("" if in_prose and line.startswith("@@") else line)
     return out
+
+
+def _starts_mail_patch(line: str) -> bool:
+    """git mailinfo's patchbreak(): where the message of a mail ends and its patch begins."""
+    if line.startswith(("diff -", "Index: ")):
+        return True
+    if not line.startswith("---"):
+        return False
+    rest = line[3:]
+    return (rest[:1] == " " and rest[1:2] not in ("", " ", "\t", "\r", "\v", "\f")) or rest.strip(" \t\r\v\f") == ""
