@@ -125,7 +125,6 @@ def small_cases() -> list[tuple[str, dict, dict, bool, str | None]]:
             "+    port = int(value)\n+    if not 1 <= port <= 65535:\n+        raise ValueError(f\"port out of range: {port}\")\n"
             "+    return port\n", "+    raise NotImplementedError\n").replace("@@ -4,7 +4,10 @@", "@@ -4,7 +4,7 @@")),
          False, "stub_or_disabled_code"),
-        ("zero_impact", *make_case(context_only), False, "zero_impact"),
         ("reversal", *make_case(diff("python_edit_reverse.diff"), step=fix_step, mode="fix_regression"),
          False, "reversal"),
         ("placeholder_only", *make_case(edit.replace(

@@ -45,14 +45,14 @@ BASE = _report("base", [
     _case("stays-right", False, False, "undeclared_file", "undeclared_file", latency_ms=10.0),
     _case("gets-fixed", False, True, "scope_excluded", latency_ms=20.0),
     _case("breaks", True, True, latency_ms=30.0),
-    _case("rule-changes", False, False, "zero_impact", "undeclared_file", latency_ms=40.0),
-    _case("gone", True, False, None, "zero_impact"),
+    _case("rule-changes", False, False, "superficial_only", "undeclared_file", latency_ms=40.0),
+    _case("gone", True, False, None, "superficial_only"),
 ])
 HEAD = _report("head", [
     _case("stays-right", False, False, "undeclared_file", "undeclared_file", latency_ms=10.0),
     _case("gets-fixed", False, False, "scope_excluded", "scope_excluded", latency_ms=20.0),
-    _case("breaks", True, False, None, "zero_impact", latency_ms=30.0),
-    _case("rule-changes", False, False, "zero_impact", "scope_excluded", latency_ms=80.0),
+    _case("breaks", True, False, None, "superficial_only", latency_ms=30.0),
+    _case("rule-changes", False, False, "superficial_only", "scope_excluded", latency_ms=80.0),
     _case("new", True, True),
 ])
 
@@ -61,7 +61,7 @@ def test_flips_matched_by_id_and_classified() -> None:
     comparison = compare_reports(BASE, HEAD)
     flips = {flip["id"]: flip for flip in comparison["flips"]}
     assert [flip["id"] for flip in comparison["flips"]] == ["breaks", "gets-fixed", "rule-changes"]  # broke first
-    assert flips["breaks"]["change"] == "broke" and flips["breaks"]["head"] == "invalid: zero_impact"
+    assert flips["breaks"]["change"] == "broke" and flips["breaks"]["head"] == "invalid: superficial_only"
     assert flips["gets-fixed"]["change"] == "fixed" and flips["gets-fixed"]["base"] == "valid"
     assert flips["rule-changes"]["change"] == "changed"
     assert (flips["rule-changes"]["base"], flips["rule-changes"]["head"]) == ("invalid: undeclared_file",
@@ -94,7 +94,7 @@ def test_old_reports_without_new_metrics_compare_as_na() -> None:
 
 
 def test_label_changes_are_flagged() -> None:
-    head = _report("head", [_case("breaks", False, True, "zero_impact"), _case("stays-right", True, True)])
+    head = _report("head", [_case("breaks", False, True, "superficial_only"), _case("stays-right", True, True)])
     flips = {flip["id"]: flip for flip in compare_reports(BASE, head)["flips"]}
     assert flips["stays-right"]["labelChanged"] is True
 
@@ -107,7 +107,7 @@ def test_rendered_comparison_reads_as_markdown() -> None:
     assert "| accuracy | 60.0% | 80.0% | +20.0 pp | better |" in lines
     assert "| falseAcceptRate | 33.3% | 0.0% | -33.3 pp | better |" in lines
     assert "### Flipped verdicts (3: 1 broke, 1 fixed, 1 changed)" in lines
-    assert "| breaks | valid | valid | invalid: zero\\_impact | broke |" in lines
+    assert "| breaks | valid | valid | invalid: superficial\\_only | broke |" in lines
     assert "Only in base (1): gone" in lines and "Only in head (1): new" in lines
 
 

@@ -23,7 +23,7 @@ def record(expected_valid: bool, valid: bool, expected_rule: str | None = None, 
            **fields) -> CaseRecord:
     """A judged case; an invalid verdict without a rule gets the expected rule (the judge agreed)."""
     if not valid and rule is None:
-        rule = expected_rule or "zero_impact"
+        rule = expected_rule or "superficial_only"
     values = dict(case_id=f"case-{next(_IDS)}", inputs_hash="0" * 64, tags=(), expected_valid=expected_valid,
                   expected_rule=expected_rule, valid=valid, rule=None if valid else rule, reason="r",
                   decided_by="rules" if not valid else "skipped")
@@ -133,7 +133,7 @@ def test_empty_set_has_zero_rates_and_no_latency() -> None:
 
 
 _records = st.lists(
-    st.builds(record, st.booleans(), st.booleans(), st.sampled_from([None, "undeclared_file", "zero_impact"]),
+    st.builds(record, st.booleans(), st.booleans(), st.sampled_from([None, "undeclared_file", "superficial_only"]),
               st.sampled_from([None, "undeclared_file", "scope_excluded"]),
               latency_ms=st.floats(0, 1e6), cost_usd=st.none() | st.floats(0, 10),
               agreement=st.none() | st.floats(0, 1), samples=st.integers(0, 5)),

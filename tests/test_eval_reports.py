@@ -143,7 +143,7 @@ def test_markdown_cells_escape_pipes_newlines_and_html(mixed) -> None:
 
 
 def test_markdown_lists_at_most_20_wrong_cases() -> None:
-    cases = [{"id": f"c{i}", "expectedValid": True, "expectedRule": None, "valid": False, "rule": "zero_impact",
+    cases = [{"id": f"c{i}", "expectedValid": True, "expectedRule": None, "valid": False, "rule": "superficial_only",
               "reason": "x"} for i in range(25)]
     report = {"runId": "r", "settings": {}, "metrics": _metrics_of(cases), "cases": cases, "badLines": []}
     text = render_markdown(report)
@@ -189,7 +189,7 @@ def test_junit_undecided_cases_are_errors(undecided) -> None:
 
 def test_junit_survives_text_xml_cannot_hold() -> None:
     case = {"id": "ctl\x00\x1b\ud800", "expectedValid": True, "expectedRule": None, "valid": False,
-            "rule": "zero_impact", "reason": "bell \x07 and ]]> and </testcase>", "latencyMs": 1.0}
+            "rule": "superficial_only", "reason": "bell \x07 and ]]> and </testcase>", "latencyMs": 1.0}
     text = render_junit({"cases": [case], "metrics": {}, "badLines": [{"line": 2, "problem": "nul \x00"}]})
     root = ET.fromstring(text.encode("utf-8"))
     testcase = root.find("testsuite/testcase")
@@ -248,6 +248,6 @@ def test_html_content_security_policy_hashes_match(mixed) -> None:
 
 def test_html_with_non_finite_numbers_in_a_case_still_embeds_strict_json() -> None:
     report = {"runId": "r", "settings": {}, "metrics": {}, "badLines": [],
-              "cases": [{"id": "n", "expectedValid": True, "valid": False, "rule": "zero_impact", "reason": "x"}],
+              "cases": [{"id": "n", "expectedValid": True, "valid": False, "rule": "superficial_only", "reason": "x"}],
               "wrong": [{"id": "n", "step": {"description": "d", "weight": float("nan")}, "result": {"patch": "p"}}]}
     assert _embedded(render_html(report))["wrong"][0]["patch"] == "p"

@@ -1,4 +1,4 @@
-"""Rules 7 and 8 (deterministic part): zero_impact and superficial_only."""
+"""Rules 7 and 8 (deterministic part): a patch that changes nothing is malformed; superficial_only."""
 
 import pytest
 
@@ -20,7 +20,7 @@ EMPTY_HUNK = "--- a/src/app.py\n+++ b/src/app.py\n@@ -0,0 +0,0 @@\n"
 
 @pytest.mark.parametrize("patch", [CONTEXT_ONLY, EMPTY_HUNK])
 def test_patch_without_added_or_removed_lines_is_malformed_as_git_apply_says(patch):
-    # Issue 11: git apply calls a hunk without + or - lines a corrupt patch; zero_impact used to catch these.
+    # Issue 11: git apply calls a hunk without + or - lines a corrupt patch; the retired zero_impact rule used to catch these.
     verdict = judge.validate(*make_case(patch))
     assert verdict.rule == "malformed_patch"
     assert "changes nothing" in verdict.reason

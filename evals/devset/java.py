@@ -30,7 +30,7 @@ UNKNOWN_ID_FIX_STEP = (
     "naming the id instead.")
 
 # pay() throws the new exception: made once with the new class (valid) and once alone
-# (turned into context only: zero_impact).
+# (turned into context only: malformed_patch, a hunk git apply calls corrupt).
 PAY_THROWS_NOT_FOUND = (
     "edit", SERVICE,
     "    public void pay(String invoiceId) {\n        Invoice invoice = invoices.get(invoiceId);\n",

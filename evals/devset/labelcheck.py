@@ -11,7 +11,7 @@ ALL_RULES = [
     "invalid_mode", "mode_mismatch", "failure_with_patch", "failure_without_summary",
     "missing_patch", "missing_files_written", "malformed_patch", "unsafe_path",
     "undeclared_file", "file_not_in_patch", "files_touched_incomplete", "scope_excluded",
-    "scope_outside_allowed", "scope_fix_regression", "junk_files", "stub_or_disabled_code", "zero_impact",
+    "scope_outside_allowed", "scope_fix_regression", "junk_files", "stub_or_disabled_code",
     "reversal", "placeholder_only", "superficial_only",
 ]
 # The cheat detectors of issue 10: the cheat set (evals/build_cheats.py) covers them; here they may be rare.
@@ -19,7 +19,7 @@ CHEAT_RULES = ("junk_files", "stub_or_disabled_code", "placeholder_only")
 # Rules reference_rule does not re-derive: a case labelled with one of them must pass
 # every structural rule (malformed_patch cases are not checked at all: a broken patch
 # may trip anything).
-LATE_RULES = ("malformed_patch", "junk_files", "stub_or_disabled_code", "zero_impact", "reversal", "placeholder_only",
+LATE_RULES = ("malformed_patch", "junk_files", "stub_or_disabled_code", "reversal", "placeholder_only",
               "superficial_only")
 BAD_SUMMARIES = {"", "failed", "error", "fail", "failure", "n/a", "none"}
 
@@ -125,8 +125,6 @@ def _check_patch_invariants(cid: str, step: dict, res: dict, rule) -> None:
     """What the label promises about the patch itself."""
     patch = res.get("patch") or ""
     plus, minus = change_counts(patch)
-    if rule == "zero_impact":
-        assert plus == minus == 0 and "@@" in patch, cid
     if rule == "reversal":
         assert revert_ratio(step["applyPatch"], patch) >= 0.9, cid
     if step["mode"] == "fix_regression" and rule is None and res["success"]:

@@ -1,4 +1,8 @@
-"""Rules 7 and 8 (deterministic part): a successful patch must change something real."""
+"""Rule 8 (deterministic part): a successful apply must change code, not only whitespace or comments.
+
+Rule 7's patch that changes nothing (context-only or empty hunks) is malformed_patch: git apply
+calls such a hunk a corrupt patch (issue 11), so the parser refuses it before any rule runs.
+"""
 
 from __future__ import annotations
 
@@ -11,24 +15,9 @@ from judge.rules.phrasing import names
 from judge.patch.shape import adds_trailing_whitespace, superficial_kinds
 from judge.verdict import Finding
 
-__all__ = ["zero_impact", "superficial_only"]
+__all__ = ["superficial_only"]
 
 _ASKS = {"comment": ASKS_FOR_COMMENTS, "whitespace": ASKS_FOR_FORMATTING}
-
-
-def zero_impact(ctx: StepContext) -> Iterator[Finding]:
-    patch = ctx.work
-    if not (ctx.result.success and patch):
-        return
-    if any(f.added_count or f.removed_count or f.changes_without_lines for f in patch.files):
-        return
-    yield Finding(
-        rule=ids.ZERO_IMPACT,
-        message=f"the patch for {names([f.path for f in patch.files])} adds and removes no lines "
-        "(only context or empty hunks), so it changes nothing. "
-        "Return a patch with the real edits, or report success: false with the reason.",
-        files=tuple(f.path for f in patch.files),
-    )
 
 
 def superficial_only(ctx: StepContext) -> Iterator[Finding]:
@@ -36,7 +25,7 @@ def superficial_only(ctx: StepContext) -> Iterator[Finding]:
     if not (ctx.result.success and ctx.result.mode == "apply" and patch):
         return
     if not (patch.added_count or patch.removed_count):
-        return  # nothing to judge here; zero_impact speaks for line-less patches
+        return  # only renames, modes, binaries: no lines whose kind could be judged
     kinds = [superficial_kinds(change) for change in patch.files]
     if any(kind is None for kind in kinds):
         return

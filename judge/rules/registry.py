@@ -51,7 +51,6 @@ RULES: tuple[Rule, ...] = (
     junk.junk_files,
     tampering.tests_weakened,
     stubs.stub_or_disabled_code,
-    impact.zero_impact,
     reversal.reversal,
     placeholder.placeholder_only,
     impact.superficial_only,
