@@ -1,20 +1,24 @@
 """Runs an eval set: cases read once from the file, judged with bounded concurrency, stored as they finish.
 
 A resumed run takes the cases its store already holds as done and judges only
-the others; the verdict cache answers unchanged cases without the model.
+the others; the verdict cache answers unchanged cases without the model. Processes
+running one run at once share its cases through claims, each case judged by one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import sys
 import time
 from dataclasses import dataclass, replace
-from typing import Iterator
+from typing import Awaitable, Callable, Iterator
 
 from judge import rule_ids as ids
 from judge.config import JudgeConfig
+from judge.errors import InputError, field_ref
 from judge.eval.cache import VerdictCache, cache_key
+from judge.eval.claims import CaseClaims, Owner
 from judge.eval.cases import EvalSet, LoadedCase
 from judge.eval.progress import Progress
 from judge.eval.report.model import BadLine, CaseInputs, CaseRecord
@@ -22,10 +26,15 @@ from judge.eval.store import RunStore
 from judge.pipeline import avalidate
 from judge.verdict import Verdict
 
-__all__ = ["RunResult", "run_eval"]
+__all__ = ["CLAIM_WAIT_SECONDS", "RunResult", "run_eval"]
 
 # A wrong case's patch is kept in the report up to this size, then cut with a marker.
 _MAX_PATCH_IN_REPORT = 200_000
+
+# How long a run waits for cases another process is judging, counted from the last one that settled;
+# a live judge settles a case within its model timeout and retries, far below this.
+CLAIM_WAIT_SECONDS = 600.0
+_POLL_SECONDS = 0.25
 
 
 @dataclass(frozen=True)
@@ -48,37 +57,69 @@ async def run_eval(
     concurrency: int = 8,
     shard: tuple[int, int] | None = None,
     progress: Progress | None = None,
+    claim_wait: float | None = None,
 ) -> RunResult:
+    """Judge the cases; with a store and a run, claim each before judging it, so that other processes on the
+    same run judge the rest, and wait for theirs (judge/eval/claims.py): the result holds every case once."""
     started = time.monotonic()
-    done = store.records(run_id) if store and run_id else {}
+    note = progress.note if progress else _note
+    done = store.records(run_id, note) if store and run_id else {}
+    claims = CaseClaims(store, run_id) if store and run_id else None
     order: list[str] = []
     bad: list[BadLine] = []
     records: dict[str, CaseRecord] = {}
     wrong: dict[str, CaseInputs] = {}
     reused: set[str] = set()
+    held: dict[str, tuple[LoadedCase, Owner]] = {}  # cases another live process is judging
+    by_others: set[str] = set()
     digest = hashlib.sha256()
     loaded = _cases(cases.items(shard), order, bad, digest, progress)
 
-    async def worker() -> None:
-        for item in loaded:  # one shared iterator: each case goes to exactly one worker
-            case = item.case
-            stored = done.get(case.id)
-            if stored is not None and stored.inputs_hash == item.inputs_hash:
-                # Same inputs: the stored verdict stands; the labels are the file's, which may have been fixed.
-                record = replace(stored, expected_valid=case.expected.valid, expected_rule=case.expected.rule,
-                                 tags=case.tags)
-                reused.add(case.id)
-            else:
-                record = await _judge_case(item, config, cache)
-                if store and run_id:
-                    store.save(run_id, record)
-            records[case.id] = record
-            if not record.rule_correct:
-                wrong[case.id] = _inputs(item)
-            if progress:
-                progress.advance()
+    def keep(item: LoadedCase, record: CaseRecord) -> None:
+        records[item.case.id] = record
+        if not record.rule_correct:
+            wrong[item.case.id] = _inputs(item)
+        if progress:
+            progress.advance()
 
-    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+    def labelled(item: LoadedCase, stored: CaseRecord) -> CaseRecord:
+        """A stored verdict stands for the same inputs; the labels are the file's, which may have been fixed."""
+        reused.add(item.case.id)
+        case = item.case
+        return replace(stored, expected_valid=case.expected.valid, expected_rule=case.expected.rule, tags=case.tags)
+
+    async def worker(items: Iterator[LoadedCase]) -> None:
+        for item in items:  # one shared iterator: each case goes to exactly one worker
+            stored = done.get(item.case.id)
+            if stored is not None and stored.inputs_hash == item.inputs_hash:
+                keep(item, labelled(item, stored))
+                continue
+            taken = claims.take(item.case.id, item.inputs_hash) if claims else None
+            if isinstance(taken, Owner):
+                held[item.case.id] = (item, taken)
+                continue
+            held.pop(item.case.id, None)
+            if isinstance(taken, CaseRecord):
+                by_others.add(item.case.id)
+                keep(item, labelled(item, taken))
+                continue
+            record = await _judge_case(item, config, cache)
+            if claims:
+                claims.finish(record)
+            elif store and run_id:
+                store.save(run_id, record)
+            keep(item, record)
+
+    try:
+        await asyncio.gather(*(worker(loaded) for _ in range(max(1, concurrency))))
+        await _await_held(held, worker, concurrency, CLAIM_WAIT_SECONDS if claim_wait is None else claim_wait,
+                          note, run_id)
+    finally:
+        if claims:
+            claims.close()
+    if by_others:
+        note(f"{len(by_others)} case{'s' if len(by_others) > 1 else ''} of run {run_id} were judged by another "
+             "process sharing its store; the report holds their stored verdicts")
     if progress:
         progress.finish()
     return RunResult(
@@ -89,6 +130,34 @@ async def run_eval(
         resumed=len(reused),
         seconds=time.monotonic() - started,
     )
+
+
+async def _await_held(held: dict[str, tuple[LoadedCase, "Owner"]], worker: Callable[[Iterator[LoadedCase]], Awaitable[None]],
+                      concurrency: int, claim_wait: float, note: Callable[[str], None], run_id: str | None) -> None:
+    """Until every case another process held is settled: stored by it (taken as is), or free again because it
+    died (judged here). Gives up with an InputError after ``claim_wait`` seconds in which none settled."""
+    said = False
+    last_progress, count = time.monotonic(), len(held)
+    while held:
+        if len(held) < count:
+            last_progress, count = time.monotonic(), len(held)
+        owners = sorted({str(owner) for _, owner in held.values()})
+        if time.monotonic() - last_progress > claim_wait:
+            ids = ", ".join(repr(case_id) for case_id in list(held)[:5]) + (", ..." if len(held) > 5 else "")
+            raise InputError(f"run {run_id}: {len(held)} case(s) still being judged by {', '.join(owners)} after "
+                             f"{claim_wait:.0f} s without progress ({ids}); everything else is stored: "
+                             f"{field_ref('resume')} {run_id} again once that process has ended")
+        if not said:
+            note(f"{len(held)} case(s) of run {run_id} are being judged by {', '.join(owners)}, which shares the "
+                 f"store; waiting for them (at most {claim_wait:.0f} s without progress)")
+            said = True
+        await asyncio.sleep(_POLL_SECONDS)
+        retry = iter([item for item, _ in list(held.values())])
+        await asyncio.gather(*(worker(retry) for _ in range(max(1, concurrency))))
+
+
+def _note(text: str) -> None:
+    sys.stderr.write(f"judge: {text}\n")
 
 
 def _cases(items: Iterator[LoadedCase | BadLine], order: list[str], bad: list[BadLine], digest,
