@@ -89,11 +89,20 @@ def _judge_set(folder: Path, data: bytes) -> tuple[int, Any]:
     path = folder / "set.jsonl"
     path.write_bytes(data)
     result = asyncio.run(run_eval(EvalSet(str(path)), JudgeConfig()))
-    lines = sum(1 for line in data.split(b"\n") if line.strip())
+    lines = sum(1 for number, line in enumerate(data.split(b"\n")) if not _blank(line, first=number == 0))
     assert len(result.records) + len(result.bad_lines) == lines  # each line judged or reported, once
     for record in result.records:
         assert type(record.valid) is bool and record.reason.strip()
     return lines, result
+
+
+def _blank(line: bytes, *, first: bool) -> bool:
+    """Whether a line of a set is blank: Unicode whitespace only, after the file's BOM (bytes that are not
+    UTF-8 are not blank)."""
+    try:
+        return not line.decode("utf-8-sig" if first else "utf-8").strip()
+    except UnicodeDecodeError:
+        return False
 
 
 def _real(kind: str) -> bytes:
