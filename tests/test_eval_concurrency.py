@@ -235,3 +235,25 @@ def test_a_run_reports_the_cases_another_process_judged_for_it(scripted_server, 
     assert sorted(_verdicts(report)) == ids and report["resumed"] == 1
     assert _verdicts(report)["c001"] == (False, "step_not_implemented", "judged by the other process")
     assert "c001" not in server.per_tag()
+
+
+def test_a_live_owner_renews_its_leases_and_gives_its_claims_back_when_closed(tmp_path) -> None:
+    store = RunStore(tmp_path / "store.sqlite")
+    store.new_run("set.jsonl", {})
+    run_id = store.latest_run("set.jsonl")
+    mine = CaseClaims(store, run_id, lease=30, renew=0.02)
+    other = CaseClaims(store, run_id)
+    try:
+        assert mine.take("c1", "h") is None
+        claimed_until = store.db.execute("SELECT expires FROM claims").fetchone()[0]
+        _wait_for(lambda: store.db.execute("SELECT expires FROM claims").fetchone()[0] > claimed_until,
+                  "the heartbeat renews the lease")
+        assert other.take("c1", "h") == mine.owner  # alive: the other waits
+        mine.close()
+        assert store.db.execute("SELECT count(*) FROM claims").fetchone()[0] == 0
+        assert mine.owner.gone()  # closed in this process: what it might have left behind is free
+        assert other.take("c1", "h") is None
+    finally:
+        mine.close()  # closing twice is harmless
+        other.close()
+        store.close()
