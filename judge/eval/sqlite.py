@@ -8,9 +8,11 @@ version than this judge knows is refused, so an old judge never writes into a la
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 from judge.errors import InputError
 
@@ -37,7 +39,10 @@ def connect(path: Path, field: str, kind: str, schema: tuple[str, ...], version:
                     for statement in schema:
                         db.execute(statement)
                     db.execute(f"PRAGMA user_version = {int(version)}")
-    except sqlite3.DatabaseError as exc:
+    except sqlite3.OperationalError as exc:  # locked for longer than the timeout, unwritable, ...
+        db.close()
+        raise InputError(f"{path}: cannot use it as a judge {kind} ({exc})", field=field) from None
+    except sqlite3.DatabaseError as exc:  # "file is not a database", a corrupt one
         db.close()
         raise InputError(f"{path}: not a judge {kind} ({exc}); {remedy}", field=field) from None
     if problem is not None:
@@ -46,19 +51,17 @@ def connect(path: Path, field: str, kind: str, schema: tuple[str, ...], version:
     return db
 
 
-class transaction:  # noqa: N801 - used as a statement: `with transaction(db):`
+@contextlib.contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an exception): the write lock is taken at once, so what the
     transaction reads stays true until it commits, whichever process writes next."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.db.execute("BEGIN IMMEDIATE")
-        return self.db
-
-    def __exit__(self, kind: object, *rest: object) -> None:
-        self.db.execute("ROLLBACK" if kind is not None else "COMMIT")
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 def _mismatch(db: sqlite3.Connection, schema: tuple[str, ...], version: int) -> str | None:

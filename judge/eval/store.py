@@ -15,7 +15,7 @@ import sqlite3
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ContextManager
 
 from judge.errors import InputError, field_ref
 from judge.eval.report.model import CaseRecord
@@ -64,7 +64,7 @@ class RunStore:
     def close(self) -> None:
         self.db.close()
 
-    def transaction(self) -> transaction:
+    def transaction(self) -> ContextManager[sqlite3.Connection]:
         """``with store.transaction():`` — what is read and written inside commits as one (BEGIN IMMEDIATE)."""
         return transaction(self.db)
 
