@@ -181,3 +181,17 @@ def test_an_unreadable_cache_entry_is_a_miss_counted_on_stderr(scripted_server, 
     assert _report(tmp_path)["cases"][0]["cached"] is True
     with sqlite3.connect(tmp_path / "cache.sqlite") as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == CACHE_VERSION
+
+
+# --- a recording's settings that cannot be read back ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, problem", [("{oops", "not valid JSON"), ("[1]", "not a recording's settings"),
+                                           ('{"n": ' + "9" * 5000 + "}", "an integer of 5,000 digits")],
+                         ids=["not-json", "not-an-object", "integer-too-long"])
+def test_an_unreadable_recording_is_refused_in_one_line(tmp_path: Path, capsys, text: str, problem: str) -> None:
+    (tmp_path / "rec").mkdir()
+    (tmp_path / "rec" / "recording.json").write_text(text, encoding="utf-8")
+    code, out, err = _eval(capsys, tmp_path, "--replay", str(tmp_path / "rec"))
+    assert (code, out) == (2, "")
+    assert err.startswith("judge: --replay ") and problem in err and len(err.splitlines()) == 1
