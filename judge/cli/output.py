@@ -18,8 +18,9 @@ class _Flags(dict):
 
 
 def error_line(exc: InputError) -> str:
-    """``judge: --repo x: not a git work tree (...)``: the library's fields worded as this command's flags."""
-    return f"judge: {exc.render(_Flags())}\n"
+    """``judge: --repo x: not a git work tree (...)``: the library's fields worded as this command's flags.
+    A lone surrogate quoted from the input becomes its escape, so that any stderr can write the line."""
+    return f"judge: {exc.render(_Flags())}\n".encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def flags(text: str) -> str:

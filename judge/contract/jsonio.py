@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Iterator
 
 from judge.errors import InputError
 
-__all__ = ["MAX_INPUT_BYTES", "iter_jsonl", "read_json", "read_text"]
+__all__ = ["MAX_INPUT_BYTES", "IntegerTooLong", "iter_jsonl", "loads", "parse_json", "read_json", "read_text"]
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 
@@ -50,11 +51,56 @@ def parse_json(text: str, where: str) -> Any:
         raise InputError(f"{where}: {name} is not a JSON value; use a number or null")
 
     try:
-        return json.loads(text, parse_constant=refuse)
+        return loads(text, parse_constant=refuse)
+    except IntegerTooLong as exc:
+        raise InputError(f"{where}: {exc.msg} at line {exc.lineno} column {exc.colno}; "
+                         "write it as a string or shorten it") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise InputError(f"{where}: JSON nested too deeply") from None
+
+
+class IntegerTooLong(json.JSONDecodeError):
+    """A JSON integer with more digits than Python converts (``sys.get_int_max_str_digits()``, 4,300 by default).
+
+    RFC 8259 lets a reader limit the range of numbers. A JSONDecodeError, so that every reader that words
+    invalid JSON also words this, with the integer's line and column.
+    """
+
+
+def loads(text: str, **options: Any) -> Any:
+    """``json.loads``, but an integer too long for Python is IntegerTooLong at its place, not a bare ValueError."""
+    def integer(literal: str) -> int:
+        try:
+            return int(literal)
+        except ValueError:  # a JSON integer literal fails int() only by its length
+            raise _TooLong(literal) from None
+
+    try:
+        return json.loads(text, parse_int=integer, **options)
+    except _TooLong as exc:
+        digits = len(exc.literal.lstrip("-"))
+        limit = sys.get_int_max_str_digits()
+        raise IntegerTooLong(f"an integer of {digits:,} digits, more than judge reads ({limit:,})",
+                             text, _position_of(exc.literal, text)) from None
+
+
+class _TooLong(Exception):
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+
+# A JSON string (skipped whole, so digits inside one never count) or a JSON number.
+_STRING_OR_NUMBER = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
+
+
+def _position_of(literal: str, text: str) -> int:
+    """Where the integer ``literal`` first stands as a number (not inside a string) in ``text``; 0 if not found."""
+    for token in _STRING_OR_NUMBER.finditer(text):
+        if token.group() == literal:
+            return token.start()
+    return 0
 
 
 def iter_jsonl(source: str, label: str, data: bytes | None = None) -> Iterator[tuple[int, Any | InputError]]:

@@ -130,12 +130,20 @@ class ExecutionEvidence(BaseModel):
     stderr_bytes: StrictInt = Field(alias="stderrBytes", ge=0)
     started_at: Timestamp = Field(alias="startedAt")
     finished_at: Timestamp = Field(alias="finishedAt")
-    duration_seconds: float = Field(alias="durationSeconds", ge=0)
+    duration_seconds: float = Field(alias="durationSeconds", ge=0, strict=True)  # a JSON number: not "1", not true
     timed_out: StrictBool = Field(alias="timedOut")
     status: Literal["SUCCESS", "FAILURE", "NO_EVIDENCE"]
     evidence_hash: StrictStr = Field(alias="evidenceHash", pattern=r"^[0-9a-f]{64}$")
     artifacts: tuple[Path, ...]
     error: Optional[StrictStr] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_is_the_integer_one(cls, data: Any) -> Any:
+        # As EvidenceFile's: Literal[1] would take True, which the schema's const refuses.
+        if isinstance(data, dict) and isinstance(data.get("version"), bool):
+            raise ValueError("version must be 1")
+        return data
 
     def to_json(self) -> dict:
         return self.model_dump(mode="json", by_alias=True)

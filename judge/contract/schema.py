@@ -82,14 +82,27 @@ def _parse(kind: str, model: type[M], data: Any) -> M:
     try:
         return model.model_validate(data)
     except PydanticError as exc:
-        from jsonschema.exceptions import best_match
-
-        error = best_match(_validator(kind).iter_errors(data))
-        if error is not None:
-            raise ContractViolation(kind, SCHEMA_FILES[kind], _json_path(kind, error), _describe(error)) from None
+        violation = _worded_by_schema(kind, data)
+        if violation is not None:
+            raise violation from None
         first = exc.errors()[0]  # the schema let it through but the model did not: still a contract breach
         loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
         raise ContractViolation(kind, SCHEMA_FILES[kind], f"$.{kind}{loc}", first["msg"]) from None
+
+
+def _worded_by_schema(kind: str, data: Any) -> ContractViolation | None:
+    """The breach as the schema words it; None when the schema finds none or cannot word it: jsonschema
+    repr()s the value, which raises for an int too long for str() and for lists nested past the recursion
+    limit (only the Python API can pass either: JSON text that deep or that long is refused when read)."""
+    from jsonschema.exceptions import best_match
+
+    try:
+        error = best_match(_validator(kind).iter_errors(data))
+        if error is None:
+            return None
+        return ContractViolation(kind, SCHEMA_FILES[kind], _json_path(kind, error), _describe(error))
+    except (ValueError, RecursionError):
+        return None
 
 
 def _json_path(kind: str, error: Any) -> str:

@@ -30,6 +30,11 @@ class Progress:
             self.stream.flush()
             self._last_line = now
 
+    def note(self, text: str) -> None:
+        """One line for the reader (``judge: ...``), on its own line even while a bar is drawn."""
+        self.stream.write(("\r\x1b[K" if self.live else "") + f"judge: {text}\n")
+        self.stream.flush()
+
     def finish(self) -> None:
         if self.live:
             self.stream.write("\r" + self._bar(time.monotonic()) + "\n")

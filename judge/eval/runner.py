@@ -1,20 +1,24 @@
 """Runs an eval set: cases read once from the file, judged with bounded concurrency, stored as they finish.
 
 A resumed run takes the cases its store already holds as done and judges only
-the others; the verdict cache answers unchanged cases without the model.
+the others; the verdict cache answers unchanged cases without the model. Processes
+running one run at once share its cases through claims, each case judged by one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import sys
 import time
 from dataclasses import dataclass, replace
 from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.config import JudgeConfig
+from judge.errors import InputError, field_ref
 from judge.eval.cache import VerdictCache, cache_key
+from judge.eval.claims import CaseClaims, Owner
 from judge.eval.cases import EvalSet, LoadedCase
 from judge.eval.progress import Progress
 from judge.eval.report.model import BadLine, CaseInputs, CaseRecord
@@ -22,10 +26,15 @@ from judge.eval.store import RunStore
 from judge.pipeline import avalidate
 from judge.verdict import Verdict
 
-__all__ = ["RunResult", "run_eval"]
+__all__ = ["CLAIM_WAIT_SECONDS", "RunResult", "run_eval"]
 
 # A wrong case's patch is kept in the report up to this size, then cut with a marker.
 _MAX_PATCH_IN_REPORT = 200_000
+
+# How long a run waits for cases another process is judging, counted from the last one that settled;
+# a live judge settles a case within its model timeout and retries, far below this.
+CLAIM_WAIT_SECONDS = 600.0
+_POLL_SECONDS = 0.25
 
 
 @dataclass(frozen=True)
@@ -48,47 +57,117 @@ async def run_eval(
     concurrency: int = 8,
     shard: tuple[int, int] | None = None,
     progress: Progress | None = None,
+    claim_wait: float | None = None,
 ) -> RunResult:
+    """Judge the cases; with a store and a run, claim each before judging it, so that other processes on the
+    same run judge the rest, and wait for theirs (judge/eval/claims.py): the result holds every case once."""
     started = time.monotonic()
-    done = store.records(run_id) if store and run_id else {}
-    order: list[str] = []
-    bad: list[BadLine] = []
-    records: dict[str, CaseRecord] = {}
-    wrong: dict[str, CaseInputs] = {}
-    reused: set[str] = set()
-    digest = hashlib.sha256()
-    loaded = _cases(cases.items(shard), order, bad, digest, progress)
-
-    async def worker() -> None:
-        for item in loaded:  # one shared iterator: each case goes to exactly one worker
-            case = item.case
-            stored = done.get(case.id)
-            if stored is not None and stored.inputs_hash == item.inputs_hash:
-                # Same inputs: the stored verdict stands; the labels are the file's, which may have been fixed.
-                record = replace(stored, expected_valid=case.expected.valid, expected_rule=case.expected.rule,
-                                 tags=case.tags)
-                reused.add(case.id)
-            else:
-                record = await _judge_case(item, config, cache)
-                if store and run_id:
-                    store.save(run_id, record)
-            records[case.id] = record
-            if not record.rule_correct:
-                wrong[case.id] = _inputs(item)
-            if progress:
-                progress.advance()
-
-    await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+    run = _Judging(config, store, run_id, cache, progress)
+    loaded = _cases(cases.items(shard), run.order, run.bad, run.digest, progress)
+    workers = max(1, concurrency)
+    try:
+        await asyncio.gather(*(run.worker(loaded) for _ in range(workers)))
+        await _await_held(run, workers, CLAIM_WAIT_SECONDS if claim_wait is None else claim_wait)
+    finally:
+        if run.claims:
+            run.claims.close()
+    if run.by_others:
+        run.note(f"{len(run.by_others)} case(s) of run {run_id} were judged by another process sharing its "
+                 "store; the report holds their stored verdicts")
     if progress:
         progress.finish()
     return RunResult(
-        records=tuple(records[case_id] for case_id in order),
-        bad_lines=tuple(bad),
-        wrong_inputs=tuple(wrong[case_id] for case_id in order if case_id in wrong),
-        set_sha256=digest.hexdigest(),
-        resumed=len(reused),
+        records=tuple(run.records[case_id] for case_id in run.order),
+        bad_lines=tuple(run.bad),
+        wrong_inputs=tuple(run.wrong[case_id] for case_id in run.order if case_id in run.wrong),
+        set_sha256=run.digest.hexdigest(),
+        resumed=len(run.reused),
         seconds=time.monotonic() - started,
     )
+
+
+class _Judging:
+    """One run's cases as they settle: judged here, taken from the store, or held by another process."""
+
+    def __init__(self, config: JudgeConfig, store: RunStore | None, run_id: str | None,
+                 cache: VerdictCache | None, progress: Progress | None) -> None:
+        self.config, self.store, self.run_id, self.cache, self.progress = config, store, run_id, cache, progress
+        self.note = progress.note if progress else _note
+        self.done = store.records(run_id, self.note) if store and run_id else {}
+        self.claims = CaseClaims(store, run_id) if store and run_id else None
+        self.order: list[str] = []
+        self.bad: list[BadLine] = []
+        self.digest = hashlib.sha256()
+        self.records: dict[str, CaseRecord] = {}
+        self.wrong: dict[str, CaseInputs] = {}
+        self.reused: set[str] = set()  # taken from the store instead of judged
+        self.by_others: set[str] = set()  # of those, stored by another process during this run
+        self.held: dict[str, tuple[LoadedCase, Owner]] = {}  # another live process is judging them
+
+    async def worker(self, items: Iterator[LoadedCase]) -> None:
+        for item in items:  # one shared iterator: each case goes to exactly one worker
+            await self.settle(item)
+
+    async def settle(self, item: LoadedCase) -> None:
+        stored = self.done.get(item.case.id)
+        if stored is not None and stored.inputs_hash == item.inputs_hash:
+            self.keep(item, self.reuse(item, stored))
+            return
+        taken = self.claims.take(item.case.id, item.inputs_hash) if self.claims else None
+        if isinstance(taken, Owner):
+            self.held[item.case.id] = (item, taken)
+            return
+        self.held.pop(item.case.id, None)
+        if isinstance(taken, CaseRecord):
+            self.by_others.add(item.case.id)
+            self.keep(item, self.reuse(item, taken))
+            return
+        record = await _judge_case(item, self.config, self.cache)
+        if self.claims:
+            self.claims.finish(record)
+        elif self.store and self.run_id:
+            self.store.save(self.run_id, record)
+        self.keep(item, record)
+
+    def reuse(self, item: LoadedCase, stored: CaseRecord) -> CaseRecord:
+        """A stored verdict stands for the same inputs; the labels are the file's, which may have been fixed."""
+        self.reused.add(item.case.id)
+        case = item.case
+        return replace(stored, expected_valid=case.expected.valid, expected_rule=case.expected.rule, tags=case.tags)
+
+    def keep(self, item: LoadedCase, record: CaseRecord) -> None:
+        self.records[item.case.id] = record
+        if not record.rule_correct:
+            self.wrong[item.case.id] = _inputs(item)
+        if self.progress:
+            self.progress.advance()
+
+
+async def _await_held(run: _Judging, workers: int, claim_wait: float) -> None:
+    """Until every case another process held is settled: stored by it (taken as is), or free again because it
+    died (judged here). An InputError after ``claim_wait`` seconds in which none settled."""
+    said = False
+    last_progress, count = time.monotonic(), len(run.held)
+    while run.held:
+        if len(run.held) < count:
+            last_progress, count = time.monotonic(), len(run.held)
+        owners = ", ".join(sorted({str(owner) for _, owner in run.held.values()}))
+        if time.monotonic() - last_progress > claim_wait:
+            ids = ", ".join(repr(case_id) for case_id in list(run.held)[:5]) + (", ..." if len(run.held) > 5 else "")
+            raise InputError(f"run {run.run_id}: {len(run.held)} case(s) still being judged by {owners} after "
+                             f"{claim_wait:g} s without progress ({ids}); everything else is stored: "
+                             f"{field_ref('resume')} {run.run_id} again once that process has ended")
+        if not said:
+            run.note(f"{len(run.held)} case(s) of run {run.run_id} are being judged by {owners}, which shares the "
+                     f"store; waiting for them (at most {claim_wait:g} s without progress)")
+            said = True
+        await asyncio.sleep(_POLL_SECONDS)
+        retry = iter([item for item, _ in list(run.held.values())])
+        await asyncio.gather(*(run.worker(retry) for _ in range(workers)))
+
+
+def _note(text: str) -> None:
+    sys.stderr.write(f"judge: {text}\n")
 
 
 def _cases(items: Iterator[LoadedCase | BadLine], order: list[str], bad: list[BadLine], digest,

@@ -68,14 +68,18 @@ def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
     config = recorded_settings(config, options.record, options.replay)
     store = RunStore(Path(options.store))
     use_cache = options.cache and not (options.record or options.replay)
-    cache = VerdictCache(Path(options.cache)) if use_cache else None  # type: ignore[arg-type]
+    cache = None
     try:
+        cache = VerdictCache(Path(options.cache)) if use_cache else None  # type: ignore[arg-type]
         run_id = _run_id(options, store, config, shard)
         estimate = cases.line_count()
         progress = Progress(estimate if shard is None else -(-estimate // shard[1]))
         with traffic(options.record, options.replay):
             result = asyncio.run(run_eval(cases, config, store=store, run_id=run_id, cache=cache,
                                           concurrency=options.concurrency, shard=shard, progress=progress))
+        if cache is not None and cache.unreadable:
+            progress.note(f"cache {cache.path}: {cache.unreadable} unreadable entr"
+                          f"{'ies' if cache.unreadable > 1 else 'y'} treated as misses (judged again, rewritten)")
     finally:
         store.close()
         if cache is not None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Iterator
 
 from judge.config import JudgeConfig
+from judge.contract.jsonio import read_json
 from judge.errors import InputError, field_ref
 
 __all__ = ["recorded_settings", "traffic"]
@@ -22,7 +23,10 @@ def recorded_settings(config: JudgeConfig, record: str | None, replay: str | Non
     if replay:
         if not setup.is_file():
             raise InputError(f"{directory}: no recording.json there; record one with {field_ref('record')}", field="replay")
-        recorded = json.loads(setup.read_text(encoding="utf-8"))
+        recorded = read_json(str(setup), field_ref("replay"))
+        if not isinstance(recorded, dict):
+            raise InputError(f"{setup}: not a recording's settings (a JSON object); record again with "
+                             f"{field_ref('record')}", field="replay")
         return config.model_copy(update={**recorded, "retries": 0})
     directory.mkdir(parents=True, exist_ok=True)
     config = config.model_copy(update={"fence_seed": config.fence_seed if config.fence_seed is not None else 1})

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from judge.errors import ContractViolation
+from judge.contract.jsonio import loads
 from judge.contract.schema import parse_verdict
 from judge.contract.models import VerdictContract
 
@@ -55,7 +56,7 @@ def parse_reply(text: str | None, untrusted: str = "") -> Reply:
     if not stripped.startswith("{"):
         raise ReplyError(f"the reply must be only a JSON object, but it starts with {stripped[:40]!r}")
     try:
-        data = json.loads(stripped)
+        data = loads(stripped)
     except json.JSONDecodeError as exc:
         raise ReplyError(f"the reply is not valid JSON ({exc.msg} at character {exc.pos})") from None
     try:

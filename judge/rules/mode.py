@@ -34,5 +34,8 @@ def mode_mismatch(ctx: StepContext) -> Iterator[Finding]:
 
 
 def _shown(value: object) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # an int too long for str(), lists nested too deep: only from Python
+        return "a value too large to show"
     return text if len(text) <= 60 else text[:60] + "..."

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import ContractViolation
+from judge.contract.jsonio import loads
 from judge.contract.schema import parse_evidence_file
 from judge.errors import InputError
 from judge.workspace.confine import confined, segment_problem
@@ -76,7 +77,7 @@ def _read_json(location: Path) -> object:
     if data is None:
         raise ValueError("it is not a regular file")
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        return loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise ValueError(f"it is not UTF-8 (byte {exc.start})") from None
     except json.JSONDecodeError as exc:

@@ -1,0 +1,134 @@
+"""Case claims: which process is judging which case of a run, so that processes sharing one store (two
+`judge eval --resume R` at once, or worker processes) never judge a case twice.
+
+Claiming is one BEGIN IMMEDIATE transaction: if the case is stored with these inputs, the stored record
+is the answer; if another live process holds it, that process is; otherwise a row in ``claims`` makes it
+this process's. Saving the record and dropping the claim is one transaction too, so a case is always
+either stored, claimed, or free — never judged by two live processes.
+
+A claim lives as long as its owner does. A heartbeat thread renews the lease of all the owner's claims
+every ``renew`` seconds; another process takes a claim over when
+- its owner ran on this host and its pid is gone (`kill -9`, a crash): at once, so a `--resume` right
+  after a kill judges exactly what was in flight, without waiting;
+- or its lease has expired (``lease`` seconds without a renewal): an owner on another host or in another
+  pid namespace that died, or a pid reused by an unrelated program.
+An owner stopped (SIGSTOP) for longer than the lease can have a case judged a second time by the process
+that took it over; a case is never lost. SQLite's WAL needs one machine's shared memory, so every process
+sharing a store runs on one kernel, and their clocks agree.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+
+from judge.eval.report.model import CaseRecord
+from judge.eval.store import RunStore
+
+__all__ = ["LEASE_SECONDS", "RENEW_SECONDS", "CaseClaims", "Owner"]
+
+LEASE_SECONDS = 60.0
+RENEW_SECONDS = 10.0
+
+_HOST = socket.gethostname()
+_LIVE_TOKENS: set[str] = set()  # the owners open in this process: a claim with this pid and another token is dead
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who holds a claim: a process (pid on a host) and a token for the one CaseClaims inside it."""
+
+    pid: int
+    host: str
+    token: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.pid}@{self.host}#{self.token}"
+
+    def __str__(self) -> str:
+        return f"pid {self.pid} on {self.host}"
+
+    def gone(self) -> bool:
+        """Certainly not running: on this host, and its pid is free (or is this process, where it is closed)."""
+        if self.host != _HOST:
+            return False
+        if self.pid == os.getpid():
+            return self.token not in _LIVE_TOKENS
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return True
+        except OSError:  # PermissionError: alive, as another user
+            return False
+        return False
+
+
+class CaseClaims:
+    """This process's claims on the cases of one run of ``store``; close() gives back what it still holds."""
+
+    def __init__(self, store: RunStore, run_id: str, *, lease: float = LEASE_SECONDS,
+                 renew: float = RENEW_SECONDS) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.lease = lease
+        self.owner = Owner(os.getpid(), _HOST, uuid.uuid4().hex[:12])
+        _LIVE_TOKENS.add(self.owner.token)
+        self._stop = threading.Event()
+        self._beat = threading.Thread(target=self._renew_every, args=(renew,), daemon=True,
+                                      name=f"judge-claims-{self.owner.token}")
+        self._beat.start()
+
+    def take(self, case_id: str, inputs_hash: str) -> CaseRecord | Owner | None:
+        """None: the case is now this process's to judge. A CaseRecord: it is stored with these inputs (another
+        process judged it). An Owner: that live process is judging it; ask again later."""
+        with self.store.transaction() as db:
+            stored = self.store.record(self.run_id, case_id)
+            if stored is not None and stored.inputs_hash == inputs_hash:
+                return stored
+            row = db.execute("SELECT pid, host, owner, expires FROM claims WHERE run_id = ? AND case_id = ?",
+                             (self.run_id, case_id)).fetchone()
+            now = time.time()
+            if row is not None:
+                holder = Owner(row[0], row[1], row[2].rpartition("#")[2])
+                if holder != self.owner and row[3] > now and not holder.gone():
+                    return holder
+            db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       (self.run_id, case_id, inputs_hash, self.owner.id, self.owner.pid, self.owner.host, now,
+                        now + self.lease))
+        return None
+
+    def finish(self, record: CaseRecord) -> None:
+        """Store the record of a case this process judged and give its claim back, as one."""
+        with self.store.transaction() as db:
+            self.store.save(self.run_id, record)
+            db.execute("DELETE FROM claims WHERE run_id = ? AND case_id = ? AND owner = ?",
+                       (self.run_id, record.case_id, self.owner.id))
+
+    def close(self) -> None:
+        """Stop renewing and give back every claim still held (cases not finished are free again)."""
+        self._stop.set()
+        self._beat.join()
+        _LIVE_TOKENS.discard(self.owner.token)
+        try:
+            self.store.db.execute("DELETE FROM claims WHERE owner = ?", (self.owner.id,))
+        except sqlite3.Error:  # the claims die with their lease, or at once for a process on this host
+            pass
+
+    def _renew_every(self, seconds: float) -> None:
+        # Its own connection: one shared with the event loop's thread would join its open transactions.
+        db = sqlite3.connect(str(self.store.path), timeout=seconds, isolation_level=None)
+        try:
+            while not self._stop.wait(seconds):
+                try:
+                    db.execute("UPDATE claims SET expires = ? WHERE owner = ?", (time.time() + self.lease,
+                                                                                 self.owner.id))
+                except sqlite3.Error:  # busy: the lease outlasts several missed renewals
+                    pass
+        finally:
+            db.close()

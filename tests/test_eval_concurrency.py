@@ -1,0 +1,259 @@
+"""Processes sharing one eval store (issue 11, item 6): two `judge eval --resume R` at once judge each case
+once and both report the whole run; a case claimed by a killed process is taken over at once; a live
+claim is waited for, within a bound.
+
+Every model answer comes from a SYNTHETIC OpenAI-compatible server on 127.0.0.1 (tests/loopback.py); it
+counts the requests for each case, tagged ``[case ID]`` in the step description.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import judge
+from builders import make_case, run_cli
+from judge.eval.claims import CaseClaims
+from judge.eval.report.model import CaseRecord
+from judge.eval.store import RunStore
+
+from loopback import Hang, Request, content
+
+pytestmark = pytest.mark.loopback
+
+VALID = content(True, "the patch does what the step asks")  # SYNTHETIC
+CASES = 24
+_ROOT = Path(judge.__file__).resolve().parents[1]  # the judge under test, for the processes the tests start
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith("JUDGE_"):
+            monkeypatch.delenv(name)
+
+
+def _set(tmp_path: Path, count: int = CASES) -> tuple[Path, list[str]]:
+    """Cases that pass the rules, so each needs one model request, tagged by its id for the server."""
+    lines, ids = [], []
+    for n in range(count):
+        tag = f"c{n:03d}"
+        step, result = make_case(step={"description": f"Add input validation to parse_port() [case {tag}]"})
+        lines.append(json.dumps({"id": tag, "step": step, "result": result, "expected": {"valid": True}}))
+        ids.append(tag)
+    path = tmp_path / "set.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path, ids
+
+
+def _flags(server, tmp_path: Path, *extra: str) -> list[str]:
+    return ["--model", "openai/t", "--api-base", server.api_base, "--output-mode", "none", "--no-cache",
+            "--store", str(tmp_path / "store.sqlite"), *extra]
+
+
+def _new_empty_run(server, tmp_path: Path, capsys, run_id: str = "R") -> None:
+    """Run ``run_id`` exists with the test's settings and no case stored: both processes then only resume it."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    code, _, err = run_cli(capsys, "eval", str(empty), "--run-id", run_id, "--out", str(tmp_path / "empty.json"),
+                           *_flags(server, tmp_path))
+    assert code == 0, err
+
+
+def _spawn(argv: list[str], tmp_path: Path) -> subprocess.Popen:
+    command = [sys.executable, "-c", "import sys; from judge.cli.main import main; sys.exit(main())", "eval", *argv]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _wait_for(condition, what: str, proc: subprocess.Popen | None = None, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"{what}: the process ended first: {proc.stderr.read().decode()!r}")
+        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
+        time.sleep(0.01)
+
+
+def _rows(store: Path, table: str) -> list[tuple]:
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5) as db:
+        return db.execute(f"SELECT case_id FROM {table}").fetchall()
+
+
+def _report(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _verdicts(report: dict) -> dict[str, tuple]:
+    return {c["id"]: (c["valid"], c["rule"], c["reason"]) for c in report["cases"]}
+
+
+def test_two_concurrent_resumes_judge_each_case_once_and_both_report_the_whole_run(scripted_server, tmp_path,
+                                                                                  capsys) -> None:
+    gate = threading.Event()
+
+    def answer(index: int, request: Request):
+        gate.wait(60)  # every answer waits until both processes have cases in flight
+        return content(True, f"the step is done ({request.tag})")
+
+    server = scripted_server(answer)
+    source, ids = _set(tmp_path)
+    _new_empty_run(server, tmp_path, capsys)
+    store = tmp_path / "store.sqlite"
+    argv = [str(source), "--resume", "R", "--concurrency", "2", *_flags(server, tmp_path)]
+    first = _spawn(argv + ["--out", str(tmp_path / "a.json")], tmp_path)
+    try:
+        _wait_for(lambda: server.count >= 2, "the first process asks the model", first)
+        second = _spawn(argv + ["--out", str(tmp_path / "b.json")], tmp_path)
+        try:
+            _wait_for(lambda: server.count >= 4, "the second process asks the model too", second)
+            assert len(_rows(store, "claims")) == 4  # two in flight each, each case claimed by one
+            gate.set()
+            outs = [proc.communicate(timeout=120) for proc in (first, second)]
+        finally:
+            second.kill()
+    finally:
+        gate.set()
+        first.kill()
+    assert (first.returncode, second.returncode) == (0, 0), outs
+    assert all(b"Traceback" not in err for _, err in outs)
+
+    asked = server.per_tag()
+    assert sorted(asked) == ids and set(asked.values()) == {1}, asked  # each case judged exactly once
+    a, b = _report(tmp_path / "a.json"), _report(tmp_path / "b.json")
+    assert sorted(_verdicts(a)) == ids and _verdicts(a) == _verdicts(b)  # both complete, the same verdicts
+    # Each case was judged by one process and taken from the store by the other.
+    assert a["resumed"] + b["resumed"] == CASES and a["resumed"] >= 2 and b["resumed"] >= 2
+    assert sorted(row[0] for row in _rows(store, "results")) == ids
+    assert _rows(store, "claims") == []
+
+
+def test_a_case_claimed_by_a_killed_process_is_taken_over_at_once(scripted_server, tmp_path, capsys) -> None:
+    answers = {"hang": True}
+    server = scripted_server(lambda index, request: Hang(60) if answers["hang"] else VALID)
+    source, ids = _set(tmp_path, 6)
+    _new_empty_run(server, tmp_path, capsys)
+    store = tmp_path / "store.sqlite"
+    argv = [str(source), "--resume", "R", "--concurrency", "2", *_flags(server, tmp_path)]
+    killed = _spawn(argv + ["--out", str(tmp_path / "killed.json")], tmp_path)
+    try:
+        _wait_for(lambda: server.count >= 2, "the process asks the model", killed)
+        held = sorted(row[0] for row in _rows(store, "claims"))
+        assert len(held) == 2
+        os.kill(killed.pid, signal.SIGKILL)
+    finally:
+        killed.wait(timeout=10)
+    assert killed.returncode == -signal.SIGKILL
+    answers["hang"] = False
+
+    code, _, err = run_cli(capsys, "eval", *argv, "--out", str(tmp_path / "out.json"))
+
+    assert code == 0, err
+    assert "waiting" not in err  # its pid is gone: no lease to wait out
+    report = _report(tmp_path / "out.json")
+    assert sorted(_verdicts(report)) == ids and report["resumed"] == 0
+    asked = server.per_tag()
+    assert {tag: asked[tag] for tag in held} == {tag: 2 for tag in held}  # in flight at the kill: asked again
+    assert all(asked[tag] == 1 for tag in ids if tag not in held)
+    assert _rows(store, "claims") == []
+
+
+def _forge_claim(store: Path, case_id: str, *, host: str, expires_in: float) -> None:
+    """A claim as a process on another host would leave it: its pid cannot be checked from here."""
+    with sqlite3.connect(store) as db:
+        now = time.time()
+        db.execute("INSERT INTO claims VALUES ('R', ?, 'h', ?, 4242, ?, ?, ?)",
+                   (case_id, f"4242@{host}#t0", host, now, now + expires_in))
+
+
+def test_an_expired_lease_is_taken_over_and_a_live_one_is_waited_for_within_a_bound(
+        scripted_server, tmp_path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = scripted_server([VALID])
+    source, ids = _set(tmp_path, 4)
+    _new_empty_run(server, tmp_path, capsys)
+    store = tmp_path / "store.sqlite"
+    _forge_claim(store, "c000", host="elsewhere.example", expires_in=-1)  # its owner stopped renewing it
+    _forge_claim(store, "c001", host="elsewhere.example", expires_in=3600)  # its owner renews it, but never ends
+    monkeypatch.setattr("judge.eval.runner.CLAIM_WAIT_SECONDS", 0.5)
+    argv = [str(source), "--resume", "R", *_flags(server, tmp_path), "--out", str(tmp_path / "out.json")]
+
+    code, out, err = run_cli(capsys, "eval", *argv)
+
+    assert code == 2 and out == ""
+    last = err.splitlines()[-1]
+    assert last.startswith("judge: run R: 1 case(s) still being judged by pid 4242 on elsewhere.example")
+    assert "'c001'" in last and "--resume R again" in last
+    assert "waiting for them" in err
+    assert sorted(server.per_tag()) == ["c000", "c002", "c003"]  # the expired claim was taken over
+    assert sorted(row[0] for row in _rows(store, "results")) == ["c000", "c002", "c003"]
+
+    with sqlite3.connect(store) as db:  # its owner ends after all
+        db.execute("DELETE FROM claims WHERE case_id = 'c001'")
+    code, _, err = run_cli(capsys, "eval", *argv)
+    assert code == 0, err
+    assert sorted(_verdicts(_report(tmp_path / "out.json"))) == ids
+    assert server.per_tag()["c001"] == 1
+
+
+def test_a_run_reports_the_cases_another_process_judged_for_it(scripted_server, tmp_path, capsys) -> None:
+    server = scripted_server([VALID])
+    source, ids = _set(tmp_path, 3)
+    _new_empty_run(server, tmp_path, capsys)
+    other = RunStore(tmp_path / "store.sqlite")  # another judge in this process, holding c001
+    claims = CaseClaims(other, "R")
+    line = json.loads(source.read_text(encoding="utf-8").splitlines()[1])
+    from judge.contract.schema import parse_eval_case
+    from judge.eval.cases import inputs_hash
+
+    digest = inputs_hash(parse_eval_case(line))
+    assert claims.take("c001", digest) is None
+    elsewhere = CaseRecord("c001", digest, (), True, None, False, "step_not_implemented",
+                           "judged by the other process", "semantic", llm_calls=1)
+    timer = threading.Timer(0.5, claims.finish, args=(elsewhere,))
+    timer.start()
+    try:
+        code, _, err = run_cli(capsys, "eval", str(source), "--resume", "R", *_flags(server, tmp_path),
+                               "--out", str(tmp_path / "out.json"))
+    finally:
+        timer.join()
+        claims.close()
+        other.close()
+
+    assert code == 0, err
+    assert "judged by another process" in err
+    report = _report(tmp_path / "out.json")
+    assert sorted(_verdicts(report)) == ids and report["resumed"] == 1
+    assert _verdicts(report)["c001"] == (False, "step_not_implemented", "judged by the other process")
+    assert "c001" not in server.per_tag()
+
+
+def test_a_live_owner_renews_its_leases_and_gives_its_claims_back_when_closed(tmp_path) -> None:
+    store = RunStore(tmp_path / "store.sqlite")
+    store.new_run("set.jsonl", {})
+    run_id = store.latest_run("set.jsonl")
+    mine = CaseClaims(store, run_id, lease=30, renew=0.02)
+    other = CaseClaims(store, run_id)
+    try:
+        assert mine.take("c1", "h") is None
+        claimed_until = store.db.execute("SELECT expires FROM claims").fetchone()[0]
+        _wait_for(lambda: store.db.execute("SELECT expires FROM claims").fetchone()[0] > claimed_until,
+                  "the heartbeat renews the lease")
+        assert other.take("c1", "h") == mine.owner  # alive: the other waits
+        mine.close()
+        assert store.db.execute("SELECT count(*) FROM claims").fetchone()[0] == 0
+        assert mine.owner.gone()  # closed in this process: what it might have left behind is free
+        assert other.take("c1", "h") is None
+    finally:
+        mine.close()  # closing twice is harmless
+        other.close()
+        store.close()
