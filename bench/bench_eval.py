@@ -200,6 +200,7 @@ def split(work: Path, model: LoopbackServer, count: int) -> dict[str, Any]:
 
     import judge.llm.client as client
     from judge.config import JudgeConfig
+    from judge.eval.cases import EvalSet
     from judge.eval.runner import run_eval
     from judge.eval.store import RunStore
 
@@ -216,7 +217,7 @@ def split(work: Path, model: LoopbackServer, count: int) -> dict[str, Any]:
     litellm.acompletion = waits
     try:
         cpu, started = time.process_time(), time.monotonic()
-        asyncio.run(run_eval(str(work / f"set-{count}.jsonl"), config, store=store,
+        asyncio.run(run_eval(EvalSet(str(work / f"set-{count}.jsonl")), config, store=store,
                              run_id=store.new_run("split", {}), concurrency=CONCURRENCY))
         judge_wall, judge_cpu = time.monotonic() - started, time.process_time() - cpu
     finally:
