@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from judge.patch.paths import matches_any, normalize_path, unsafe_reason
+import judge
+from judge.patch.globs import glob_problem, matches_any
+from judge.patch.paths import normalize_path, unsafe_reason
 
 # --- normalize_path ------------------------------------------------------------------------------
 
@@ -168,3 +170,96 @@ def test_last_match_wins_also_when_the_last_match_is_a_directory_pattern(path, p
 
 def test_matches_any_accepts_any_iterable_of_patterns():
     assert matches_any("src/a.py", (p for p in ["docs/**", "src/**"]))
+
+
+# --- globs: the rest of the syntax, and the deliberate differences from pathspec -------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "patterns", "expected"),
+    [
+        # `dir/*` matches a directory, so everything below it (pathspec: only the direct children)
+        ("vendor/a/b.py", ["vendor/*"], True),
+        ("vendor/a", ["vendor/*"], True),
+        ("vendor", ["vendor/*"], False),
+        # a class never matches `/` (pathspec's [!x] and [.-0] do)
+        ("a/b", ["a[!x]b"], False),
+        ("a-b", ["a[!x]b"], True),
+        ("a/b", ["a[.-0]b"], False),
+        ("a0b", ["a[.-0]b"], True),
+        # classes, ranges, negation, `]` first, unclosed `[`
+        ("src/b.py", ["src/[a-c].py"], True),
+        ("src/d.py", ["src/[a-c].py"], False),
+        ("src/d.py", ["src/[!a-c].py"], True),
+        ("src/d.py", ["src/[^a-c].py"], True),
+        ("]", ["[]a]"], True),
+        ("b", ["[!]a]"], True),
+        ("a[b", ["a[b"], True),
+        ("a\\b", ["a[\\]b"], True),
+        # escapes, comments, blank patterns, trailing spaces
+        ("a*b", ["a\\*b"], True),
+        ("axb", ["a\\*b"], False),
+        ("#x", ["\\#x"], True),
+        ("#x", ["#x"], False),
+        ("!x", ["\\!x"], True),
+        ("x", [""], False),
+        ("x", ["   "], False),
+        ("x.py", ["x.py   "], True),
+        ("x ", ["x\\ "], True),
+        # several `*` in one segment; `**` inside a segment is a plain `*`
+        ("a/abcabd", ["**/*ab*d"], True),
+        ("ab", ["*ab*b"], False),
+        ("src/x_test_y.py", ["src/*test*.py"], True),
+        ("src/a/b", ["src/a**b"], False),
+        ("src/ab", ["src/a**b"], True),
+        # `**` forms
+        ("x", ["**"], True),
+        ("x", ["**/"], False),
+        ("a/x", ["**/"], True),
+        ("a/x", ["*/"], True),
+        ("x", ["*/"], False),
+        ("a", ["a/**"], False),
+        ("a/b/c/d", ["a/**/c/**"], True),
+        ("a/c", ["a/**/c/**"], False),
+        ("x/a/y/b/z.py", ["**/a/**/b/**/*.py"], True),
+        ("x/b/y/a/z.py", ["**/a/**/b/**/*.py"], False),
+        ("x", ["/"], True),
+    ],
+)
+def test_glob_syntax(path, patterns, expected):
+    assert matches_any(path, patterns) is expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "words"),
+    [("a\\", "lone"), ("src/\\", "lone"), ("[z-a]", "range"), ("!", "negates nothing"), ("x" * 4097, "longer")],
+)
+def test_a_glob_that_cannot_be_compiled_is_named(pattern, words):
+    problem = glob_problem(pattern)
+    assert problem is not None and words in problem
+
+
+@pytest.mark.parametrize("pattern", ["**/tests/**/*.py", "{a,b}", "[", "a[", "x" * 4096, "*" * 4000, "\\ ", "#"])
+def test_an_ordinary_or_odd_but_readable_glob_compiles(pattern):
+    assert glob_problem(pattern) is None
+
+
+@pytest.mark.parametrize("field", ["allowedFiles", "excludedPaths"])
+@pytest.mark.parametrize(("pattern", "words"), [("a\\", "lone"), ("[b-a]", "range"), ("x" * 4097, "maxLength")])
+def test_a_step_with_a_bad_glob_breaks_its_contract_naming_field_and_glob(field, pattern, words):
+    result = {"mode": "apply", "success": True, "patch": None, "filesWritten": [], "summary": "nothing"}
+    verdict = judge.validate({"id": "s", "description": "d", field: ["ok/**", pattern]}, result)
+    assert not verdict.valid and verdict.findings[0].rule == "schema_invalid"
+    assert f"$.step.{field}[1]" in verdict.reason and words in verdict.reason
+    assert len(verdict.reason) < 400
+
+
+def test_a_matched_glob_on_a_long_hostile_path_gives_the_right_answer():
+    # The shapes that made pathspec's regexes backtrack; bench/bench_globs.py times them.
+    tests_dirs = "tests/" * 40_000
+    assert matches_any(tests_dirs + "x.py", ["**/tests/**/*.py"])
+    assert not matches_any(tests_dirs + "x.pyc", ["**/tests/**/*.py"])
+    assert not matches_any("src/" + "test/" * 40_000 + "x.js", ["src/**/test/**/*.ts"])
+    assert matches_any("src/" + "test/" * 40_000 + "x.ts", ["src/**/test/**/*.ts"])
+    assert not matches_any("docs/" + "abc" * 80_000 + ".md", ["docs/*a*b*c*d*.md"])
+    assert matches_any("docs/" + "abc" * 80_000 + "d.md", ["docs/*a*b*c*d*.md"])

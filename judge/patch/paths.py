@@ -1,24 +1,11 @@
-"""Repository paths: normalising what agents write, spotting unsafe ones, matching globs.
-
-Globs follow .gitignore pattern semantics (through pathspec):
-
-- ``*`` and ``?`` never cross a ``/``; ``**`` does (``src/**``, ``**/test_*.py``, ``a/**/b``).
-- A pattern without a ``/`` (other than a trailing one) matches at any depth:
-  ``*.lock`` matches ``a/b/c.lock``; ``vendor/`` matches everything under any ``vendor`` directory.
-- A pattern with a ``/`` is anchored at the repository root: ``/build`` and ``build/x.py``.
-- A pattern that matches a directory matches every file below it: ``src`` matches ``src/a/b.py``.
-- ``!pattern`` re-includes what an earlier pattern matched; the last matching pattern wins
-  (unlike git, a file can be re-included even when its parent directory was matched).
-"""
+"""Repository paths: normalising what agents write and spotting unsafe ones (globs: judge.patch.globs)."""
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Any, Iterable
 
 
-__all__ = ["normalize_path", "unquote_git_path", "unsafe_reason", "matches_any"]
+__all__ = ["normalize_path", "unquote_git_path", "unsafe_reason"]
 
 # `\303\244`, `\t`, `\"`: the C escapes git uses inside a quoted path.
 _C_ESCAPE = re.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
@@ -70,16 +57,3 @@ def unsafe_reason(path: str) -> str | None:
     if any(segment.rstrip(". ").lower() == ".git" or segment.upper() == "GIT~1" for segment in segments):
         return "the path is inside a .git directory"
     return None
-
-
-@lru_cache(maxsize=256)
-def _spec(patterns: tuple[str, ...]) -> Any:
-    import pathspec  # here: only steps with globs pay for it
-    # PathSpec, not GitIgnoreSpec: the latter ranks file patterns above directory ones,
-    # which breaks "last match wins" (`!vendor/keep.py` then `vendor/`).
-    return pathspec.PathSpec.from_lines("gitignore", patterns)
-
-
-def matches_any(path: str, patterns: Iterable[str]) -> bool:
-    """True when the gitignore-style ``patterns`` (last match wins, ``!`` negates) match ``path``."""
-    return _spec(tuple(patterns)).match_file(path)

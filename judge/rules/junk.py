@@ -12,7 +12,7 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
-from judge.patch.paths import matches_any
+from judge.patch.globs import matches_any
 from judge.rules.phrasing import names
 from judge.verdict import Finding
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from judge import rule_ids as ids
-from judge.patch.paths import matches_any, normalize_path
+from judge.patch.globs import matches_any
+from judge.patch.paths import normalize_path
 from judge.context import StepContext
 from judge.rules.phrasing import names
 from judge.verdict import Finding
