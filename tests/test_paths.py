@@ -1,12 +1,18 @@
-"""judge.patch.paths: normalising agent-written paths, spotting unsafe ones, gitignore-style globs."""
+"""judge.patch.paths and judge.patch.globs: normalising agent-written paths, refusing unsafe and
+platform-dangerous ones (also as `judge run` ids), gitignore-style globs and the step's glob check."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
 import judge
+from judge.errors import InputError
+from judge.workspace.confine import check_segment, segment_problem
+
 from judge.patch.globs import glob_problem, matches_any
-from judge.patch.paths import normalize_path, unsafe_reason
+from judge.patch.paths import MAX_PATH_BYTES, MAX_PATH_SEGMENTS, normalize_path, segment_reason, unsafe_reason
 
 # --- normalize_path ------------------------------------------------------------------------------
 
@@ -75,6 +81,133 @@ def test_unsafe_path_gets_a_reason_naming_the_problem(path, words):
     assert reason is not None and words in reason
 
 
+# Names some platform an orchestrator runs on reads as another name or as a device (issue 11, item 8).
+PLATFORM_DANGEROUS = [
+    # Windows drives and alternate data streams
+    ("c:x", "drive"),
+    ("C:foo/bar", "drive"),
+    ("a.txt:stream", "':'"),
+    ("docs/a:b.md", "':'"),
+    ("src/x.py::$DATA", "':'"),
+    (".git::$INDEX_ALLOCATION/hooks/post-checkout", ".git"),
+    (".git:x", ".git"),
+    # reserved device names, any case, any extension, as any segment
+    ("CON", "device"),
+    ("con.txt", "device"),
+    ("a/Nul.tar.gz", "device"),
+    ("aux/x.py", "device"),
+    ("PRN", "device"),
+    ("COM1", "device"),
+    ("com9.log", "device"),
+    ("LPT1", "device"),
+    ("lpt9/x", "device"),
+    ("COM0", "device"),
+    ("COM\u00b9", "device"),
+    ("lpt\u00b3.txt", "device"),
+    ("CONIN$", "device"),
+    ("conout$.txt", "device"),
+    ("CON .txt", "device"),
+    # trailing dots and spaces
+    ("a/b.", "dot or a space"),
+    ("a/b ", "dot or a space"),
+    ("a/b. /c", "dot or a space"),
+    ("...", "dot or a space"),
+    (".gitmodules.", "dot or a space"),
+    # .git under other spellings: NTFS trailing dots/spaces and short name, HFS+ ignorables and case
+    (".git./config", ".git"),
+    (".git /config", ".git"),
+    (".git . ./config", ".git"),
+    ("GIT~1/config", ".git"),
+    ("git~1", ".git"),
+    (".Git/config", ".git"),
+    (".g\u0131t/config", ".git"),
+    (".git\u206f/config", ".git"),
+    (".g\u200cit/config", ".git"),
+    ("\ufeff.git/config", ".git"),
+    (".gi\u00adt/x", ".git"),
+    (".git\U000e0001/x", ".git"),
+    (".git\ufe0f/x", ".git"),
+    ("a/.g\u200bit/hooks/pre-commit", ".git"),
+    # other 8.3 short names: each can stand for a long name, .gitmodules' included
+    ("GITMOD~1", "short name"),
+    ("gi7eba~1", "short name"),
+    ("PROGRA~1/x", "short name"),
+    ("src/VERYLO~2.PY", "short name"),
+    # invisible and bidi characters anywhere
+    ("src/a\u202eyp.exe", "invisible"),
+    ("a\u2066b", "invisible"),
+    ("a\u061cb", "invisible"),
+    ("a\u3164b", "invisible"),
+    ("a\u115fb", "invisible"),
+    ("a\U0001d173b", "invisible"),
+    ("a\ud800b", "invisible"),
+    ("a\u2028b", "invisible"),
+    ("a\x85b", "invisible"),
+    # a backslash is a separator on Windows: `src\\x.py` there is src/x.py
+    ("src\\secret\\x.py", "separator"),
+]
+
+
+@pytest.mark.parametrize(("path", "words"), PLATFORM_DANGEROUS)
+def test_platform_dangerous_name_is_unsafe(path, words):
+    reason = unsafe_reason(path)
+    assert reason is not None and words in reason, reason
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["consul/x", "console.log", "auxiliary.py", "com10", "lpt.txt", "nullable.py", "a~b", "dir~/x", "file.py~",
+     "a/~~", "a/.gitmodules", ".github/x", "na\u00efve.md", "\u65e5\u672c/\u30d5.md", "\U0001f642.md",
+     "a/b.c/d", ".env", "x~1.tar.gz", "docs/v1.2.3/x"],
+)
+def test_honest_names_near_the_dangerous_ones_are_safe(path):
+    assert unsafe_reason(path) is None
+
+
+def test_the_path_length_bound_counts_utf8_bytes():
+    assert unsafe_reason("x" * MAX_PATH_BYTES) is None
+    assert "bytes" in unsafe_reason("x" * (MAX_PATH_BYTES + 1))
+    assert unsafe_reason("\u00e9" * (MAX_PATH_BYTES // 2)) is None
+    assert "bytes" in unsafe_reason("\u00e9" * (MAX_PATH_BYTES // 2 + 1))
+
+
+def test_the_segment_bound_counts_both_separators():
+    assert unsafe_reason("/".join(["a"] * MAX_PATH_SEGMENTS)) is None
+    assert "segments" in unsafe_reason("/".join(["a"] * (MAX_PATH_SEGMENTS + 1)))
+    assert "segments" in unsafe_reason("\\".join(["a"] * (MAX_PATH_SEGMENTS + 1)))
+
+
+def test_a_megabyte_path_is_unsafe_path_before_any_glob_sees_it():
+    path = "tests/" * 400_000 + "x.pyc"  # 2.4 MB: a backtracking matcher never finishes on it
+    step = {"id": "s", "description": "Add a test", "allowedFiles": ["**/tests/**/*.py"],
+            "excludedPaths": ["src/**/test/**/*.ts", "**/tests/**/*.pyc"]}
+    patch = f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n"
+    result = {"mode": "apply", "success": True, "patch": patch, "filesWritten": [path], "filesTouched": [path]}
+    verdict = judge.validate(step, result)
+    assert not verdict.valid and verdict.findings[0].rule == "unsafe_path"
+    assert [f.rule for f in verdict.findings if f.rule.startswith("scope")] == []  # the path is unsafe_path's alone
+    assert len(verdict.reason) < 1000  # the reason quotes the path's start, not 2.4 MB of it
+
+
+# --- segment_reason and judge run's ids (judge.workspace.confine) ---------------------------------
+
+
+@pytest.mark.parametrize(
+    "value", ["a\u202eb", "\u2067x", "s\u200b", "CON", "nul.log", "com1", "a:b", "x.", "x ", ".git", "GIT~1", "PROGRA~1"]
+)
+def test_run_ids_and_step_names_refuse_bidi_marks_and_platform_dangerous_names(value):
+    assert segment_reason(value) is not None
+    assert segment_problem(value) == segment_reason(value)
+    with pytest.raises(InputError) as caught:
+        check_segment(value, "run_id")
+    assert "run_id" in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("value", ["step-1", "20240101T000000Z-abcd1234", "build.v2", "\u00e9tape-3", "a_b"])
+def test_plain_run_ids_and_step_names_pass(value):
+    assert segment_problem(value) is None and check_segment(value, "step_id") == value
+
+
 @pytest.mark.parametrize(
     "path",
     [
@@ -85,7 +218,6 @@ def test_unsafe_path_gets_a_reason_naming_the_problem(path, words):
         "a/.gitkeep",
         "a..b/c",
         "docs/..md",
-        "...",
         "a/~b",
         "docs/read me.md",
         "docs/caf\u00e9.md",
