@@ -35,6 +35,7 @@ def _compilable_glob(pattern: str) -> str:
 
 # A gitignore-style glob (judge.patch.globs); one that cannot be compiled breaks the step's contract.
 Glob = Annotated[StrictStr, Field(min_length=1, max_length=MAX_GLOB_CHARS), AfterValidator(_compilable_glob)]
+
 # ISO 8601 date and time with a zone; the same pattern as the schemas'.
 Timestamp = Annotated[
     StrictStr, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$")

@@ -16,7 +16,7 @@ __all__ = [
     "MAX_PATH_BYTES", "MAX_PATH_SEGMENTS", "normalize_path", "unquote_git_path", "unsafe_reason", "segment_reason",
 ]
 
-# Longer than PATH_MAX on Linux, 16 times Windows' MAX_PATH: no honest repository path comes close, and
+# Linux's PATH_MAX, 16 times Windows' MAX_PATH: no honest repository path comes close, and
 # every rule after unsafe_path (globs, name checks) then works on bounded input.
 MAX_PATH_BYTES = 4096
 MAX_PATH_SEGMENTS = 256
