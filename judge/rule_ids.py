@@ -84,7 +84,7 @@ CATALOG: tuple[RuleInfo, ...] = (
     RuleInfo(MALFORMED_PATCH, 'rules',
              'no file headers; a text file header without hunks; hunk counts that do not match their lines; a truncated hunk; a line inside a hunk that is not ` `, `+`, `-` or `\\`; a binary file given as a bare `Binary files … differ` line, with no content — the reason names the file and line'),
     RuleInfo(UNSAFE_PATH, 'rules',
-             'any path in the patch, `filesWritten` or `filesTouched` is absolute, has a `..` segment, is inside `.git/`, starts with `~`, or has control characters'),
+             'any path in the patch, `filesWritten` or `filesTouched` is absolute or drive-relative, has a `..` segment, is inside `.git/` (also spelled as Windows or macOS read it: `.git.`, `GIT~1`, `.git::$INDEX_ALLOCATION`, `.G\\u200cIT`), starts with `~`, is longer than 4,096 bytes or 256 segments, has control, bidi or invisible characters, a `:` or a `\\`, or a segment Windows reads as another name (a device such as `CON` or `nul.txt`, a trailing dot or space, an 8.3 short name)'),
     RuleInfo(UNDECLARED_FILE, 'rules',
              'the patch changes a file `filesWritten` does not list (a rename is declared by either name)'),
     RuleInfo(FILE_NOT_IN_PATCH, 'rules',

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
+from pydantic_core import PydanticCustomError
+
+from judge.patch.globs import MAX_GLOB_CHARS, glob_problem
 
 __all__ = [
     "EvalCase", "EvidenceFile", "Expected", "ExecuteStepResult", "ExecutionEvidence", "Mode", "Step", "VerdictContract",
@@ -19,6 +22,20 @@ _MAX_FILES = 10_000
 
 
 Path = Annotated[StrictStr, Field(min_length=1)]
+
+
+def _compilable_glob(pattern: str) -> str:
+    problem = glob_problem(pattern)
+    if problem:
+        shown = repr(pattern) if len(pattern) <= 80 else f"{pattern[:80]!r}..."
+        # The text goes in as context, not as the template: a glob's braces must not be read as placeholders.
+        raise PydanticCustomError("glob", "{text}", {"text": f"the glob {shown} {problem}"})
+    return pattern
+
+
+# A gitignore-style glob (judge.patch.globs); one that cannot be compiled breaks the step's contract.
+Glob = Annotated[StrictStr, Field(min_length=1, max_length=MAX_GLOB_CHARS), AfterValidator(_compilable_glob)]
+
 # ISO 8601 date and time with a zone; the same pattern as the schemas'.
 Timestamp = Annotated[
     StrictStr, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$")
@@ -37,8 +54,8 @@ class Step(_Input):
     id: StrictStr = Field(min_length=1, max_length=200)
     description: StrictStr = Field(min_length=1, max_length=100_000)
     mode: Optional[Mode] = Field(default=None, description="The intended mode of this call.")
-    allowed_files: Optional[tuple[Path, ...]] = Field(default=None, alias="allowedFiles", max_length=_MAX_FILES)
-    excluded_paths: Optional[tuple[Path, ...]] = Field(default=None, alias="excludedPaths", max_length=_MAX_FILES)
+    allowed_files: Optional[tuple[Glob, ...]] = Field(default=None, alias="allowedFiles", max_length=_MAX_FILES)
+    excluded_paths: Optional[tuple[Glob, ...]] = Field(default=None, alias="excludedPaths", max_length=_MAX_FILES)
     apply_files: Optional[tuple[Path, ...]] = Field(default=None, alias="applyFiles", max_length=_MAX_FILES)
     apply_patch: Optional[StrictStr] = Field(default=None, alias="applyPatch", max_length=_MAX_PATCH)
     expects_no_changes: Optional[StrictBool] = Field(

@@ -1,31 +1,45 @@
-"""Repository paths: normalising what agents write, spotting unsafe ones, matching globs.
+"""Repository paths: normalising what agents write and refusing names that escape, alias or hide.
 
-Globs follow .gitignore pattern semantics (through pathspec):
-
-- ``*`` and ``?`` never cross a ``/``; ``**`` does (``src/**``, ``**/test_*.py``, ``a/**/b``).
-- A pattern without a ``/`` (other than a trailing one) matches at any depth:
-  ``*.lock`` matches ``a/b/c.lock``; ``vendor/`` matches everything under any ``vendor`` directory.
-- A pattern with a ``/`` is anchored at the repository root: ``/build`` and ``build/x.py``.
-- A pattern that matches a directory matches every file below it: ``src`` matches ``src/a/b.py``.
-- ``!pattern`` re-includes what an earlier pattern matched; the last matching pattern wins
-  (unlike git, a file can be re-included even when its parent directory was matched).
+A path is unsafe when writing it could land outside the work tree or in .git/, or when some platform an
+orchestrator runs on reads it as another name: Windows drops trailing dots and spaces, opens a device
+for `CON` or `com1.txt`, reads `a:b` as a drive or an alternate data stream, `\\` as a separator and
+`GIT~1` as the short name of `.git`; macOS ignores invisible code points (`.git` then U+200C) and case. The
+references are git's own checks (verify_path, is_ntfs_dotgit, is_hfs_dotgit in git's path.c and utf8.c).
+Globs are matched by judge.patch.globs.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Any, Iterable
 
+__all__ = [
+    "MAX_PATH_BYTES", "MAX_PATH_SEGMENTS", "normalize_path", "unquote_git_path", "unsafe_reason", "segment_reason",
+]
 
-__all__ = ["normalize_path", "unquote_git_path", "unsafe_reason", "matches_any"]
+# Linux's PATH_MAX, 16 times Windows' MAX_PATH: no honest repository path comes close, and
+# every rule after unsafe_path (globs, name checks) then works on bounded input.
+MAX_PATH_BYTES = 4096
+MAX_PATH_SEGMENTS = 256
 
 # `\303\244`, `\t`, `\"`: the C escapes git uses inside a quoted path.
 _C_ESCAPE = re.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
 _C_SIMPLE = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
-_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
-# C0/C1 controls, and the zero-width and bidi marks that make a name read as another ("Trojan Source").
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
+# Code points that show nothing, so a name reads as another ("Trojan Source"), and that HFS+ ignores
+# (`.git` + U+200C is `.git` there): C0/C1 controls, line and paragraph separators, unpaired surrogates,
+# and Unicode's Default_Ignorable_Code_Point set (zero-width, bidi, joiners, fillers, variation selectors, tags).
+_INVISIBLE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e"
+    r"\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\ud800-\udfff\U0001bca0-\U0001bca3"
+    r"\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+# Windows opens a device for these names, whatever the extension (`nul.txt`) or trailing spaces before it;
+# ¹²³ are digits to Windows too.
+_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$"}) | {
+    f"{port}{digit}" for port in ("COM", "LPT") for digit in "0123456789\u00b9\u00b2\u00b3"
+}
+# An 8.3 short name (`GIT~1`, `PROGRA~1.TXT`, `GI7EBA~1`): on NTFS it can stand for another, long name.
+_SHORT_NAME = re.compile(r"[^.~]{1,6}~[0-9]+(\.[^.]{0,3})?")
 
 
 def normalize_path(path: str) -> str:
@@ -54,32 +68,60 @@ def unquote_git_path(path: str) -> str:
 
 
 def unsafe_reason(path: str) -> str | None:
-    """Why writing to ``path`` could escape or corrupt the repository, or None when it is safe."""
+    """Why writing to ``path`` could escape the repository, corrupt it or alias another name, or None when safe."""
     if not path:
         return "the path is empty"
-    if _CONTROL.search(path):
-        return "the path contains control or invisible bidi characters"
-    if path.startswith(("/", "\\")) or _WINDOWS_DRIVE.match(path):
+    size = len(path.encode("utf-8", "surrogatepass"))
+    if size > MAX_PATH_BYTES:
+        return f"the path is {size:,} bytes long, more than the {MAX_PATH_BYTES:,} a repository path may have"
+    segments = re.split(r"[\\/]", path)
+    if len(segments) > MAX_PATH_SEGMENTS:
+        return f"the path has {len(segments):,} segments, more than the {MAX_PATH_SEGMENTS} a repository path may have"
+    if path.startswith(("/", "\\")):
         return "the path is absolute"
+    if _WINDOWS_DRIVE.match(path):
+        return f"the path is absolute or relative to a Windows drive ({path[:2]})"
     if path.startswith("~"):
         return "the path starts with ~ (a home directory)"
-    segments = re.split(r"[\\/]", path)
     if ".." in segments:
         return "the path has a '..' segment"
-    # Windows reads `.git.`, `.git ` and the short name `GIT~1` as `.git` too.
-    if any(segment.rstrip(". ").lower() == ".git" or segment.upper() == "GIT~1" for segment in segments):
-        return "the path is inside a .git directory"
+    for segment in segments:
+        if _is_dotgit(segment):
+            alias = "" if segment == ".git" else f" ({segment[:60]!r} reads as .git on Windows or macOS)"
+            return f"the path is inside a .git directory{alias}"
+        problem = segment_reason(segment)
+        if problem:
+            return f"the path's segment {segment[:60]!r} {problem}"
+    if "\\" in path:
+        return "the path contains '\\', a separator on Windows: use '/' between directories"
     return None
 
 
-@lru_cache(maxsize=256)
-def _spec(patterns: tuple[str, ...]) -> Any:
-    import pathspec  # here: only steps with globs pay for it
-    # PathSpec, not GitIgnoreSpec: the latter ranks file patterns above directory ones,
-    # which breaks "last match wins" (`!vendor/keep.py` then `vendor/`).
-    return pathspec.PathSpec.from_lines("gitignore", patterns)
+def segment_reason(segment: str) -> str | None:
+    """Why the file name ``segment`` is dangerous on a platform judge's callers run on, or None.
+
+    A phrase that follows the name ("is ..."), for unsafe_reason and for judge.workspace.confine.
+    Checks `.git` and its aliases first, so a hidden `.git` is named as such.
+    """
+    if _is_dotgit(segment):
+        return "is .git, or a name Windows or macOS reads as .git"
+    invisible = _INVISIBLE.search(segment)
+    if invisible:
+        return f"contains control or invisible characters (U+{ord(invisible.group()):04X})"
+    if ":" in segment:
+        return "contains ':', which Windows reads as a drive or an alternate data stream"
+    if segment.rstrip(". ") != segment and segment not in (".", ".."):
+        return "ends with a dot or a space, which Windows drops (it would write another name)"
+    stem = segment.split(".", 1)[0].rstrip(" ").upper()
+    if stem in _DEVICES:
+        return f"is the Windows device name {stem}, whatever its extension"
+    if _SHORT_NAME.fullmatch(segment):
+        return "has the form of a Windows 8.3 short name, which can stand for another file"
+    return None
 
 
-def matches_any(path: str, patterns: Iterable[str]) -> bool:
-    """True when the gitignore-style ``patterns`` (last match wins, ``!`` negates) match ``path``."""
-    return _spec(tuple(patterns)).match_file(path)
+def _is_dotgit(segment: str) -> bool:
+    """``segment`` names .git on NTFS or HFS+: ignorable code points, an alternate stream, trailing dots
+    and spaces, case (``.GIT``, ``.gıt``), or the short name ``git~1``."""
+    name = _INVISIBLE.sub("", segment).split(":", 1)[0].rstrip(". ")
+    return name.casefold() in (".git", "git~1") or name.upper() in (".GIT", "GIT~1")

@@ -1,4 +1,4 @@
-"""Rule 2, unsafe paths: nothing may point outside the work tree or into .git/."""
+"""Rule 2, unsafe paths: nothing may point outside the work tree or into .git/, or alias another name on some platform."""
 
 from __future__ import annotations
 
@@ -15,10 +15,16 @@ __all__ = ["unsafe_path"]
 def unsafe_path(ctx: StepContext) -> Iterator[Finding]:
     unsafe = [(path, why) for path in dict.fromkeys(ctx.claimed_paths + ctx.work_paths) if (why := unsafe_reason(path))]
     if unsafe:
-        listed = "; ".join(f"{path!r} ({why})" for path, why in unsafe[:5])
+        listed = "; ".join(f"{_shown(path)} ({why})" for path, why in unsafe[:5])
         yield Finding(
             rule=ids.UNSAFE_PATH,
             message=f"the result names unsafe paths: {listed}. "
-            "Use repository-relative paths inside the work tree only, never absolute, '..' or .git/ paths.",
+            "Use repository-relative paths inside the work tree only, never absolute, '..' or .git/ paths, "
+            "and names every platform reads as themselves.",
             files=tuple(path for path, _ in unsafe),
         )
+
+
+def _shown(path: str, limit: int = 120) -> str:
+    """The path as a Python literal, cut short: an executor may send megabytes of it, the reason needs the start."""
+    return repr(path) if len(path) <= limit else f"{path[:limit]!r}... ({len(path):,} characters)"

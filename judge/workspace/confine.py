@@ -1,16 +1,15 @@
-"""Keeping files named after ids inside their root: no separators, no `..`, no absolute paths, no symlinks out."""
+"""Keeping files named after ids inside their root: no separators, no `..`, no absolute paths, no symlinks out,
+no name some platform reads as another (bidi marks, `CON`, `a:b`, trailing dots; judge.patch.paths.segment_reason)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from judge.errors import InputError
+from judge.patch.paths import segment_reason
 
 __all__ = ["segment_problem", "check_segment", "confined"]
 
-# Controls (C0, DEL, C1) never belong in a file name we build.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _MAX_SEGMENT_BYTES = 200
 
 
@@ -22,11 +21,9 @@ def segment_problem(value: str) -> str | None:
         return "is a relative directory name"
     if "/" in value or "\\" in value:
         return "contains a path separator"
-    if _CONTROL.search(value):
-        return "contains control characters"
     if len(value.encode("utf-8", "surrogatepass")) > _MAX_SEGMENT_BYTES:
         return f"is longer than {_MAX_SEGMENT_BYTES} bytes"
-    return None
+    return segment_reason(value)
 
 
 def check_segment(value: str, field: str | None = None) -> str:
