@@ -55,3 +55,13 @@ def _block_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 
 
 scripted_server = pytest.fixture(loopback.scripted_server)  # SYNTHETIC model servers on 127.0.0.1, closed at teardown
+
+
+@pytest.fixture
+def eval_sandbox(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run in tmp_path with no JUDGE_* setting of the caller: no judge.toml of the checkout is read, no .judge/
+    store or cache lands in the repository. Eval test modules use it with ``pytest.mark.usefixtures``."""
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith("JUDGE_"):
+            monkeypatch.delenv(name)

@@ -14,12 +14,7 @@ from judge.eval.compare import render_comparison
 from judge.eval.metrics import compute_metrics
 from judge.eval.report.model import CaseRecord, EvalReport
 
-
-@pytest.fixture(autouse=True)
-def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    for name in ("JUDGE_MODEL", "JUDGE_SEMANTIC", "JUDGE_SAMPLES"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("eval_sandbox")
 
 
 def _case(case_id: str, expected_valid: bool, valid: bool, expected_rule: str | None = None,

@@ -28,19 +28,11 @@ from judge.eval.store import RunStore
 
 from loopback import Hang, Request, content
 
-pytestmark = pytest.mark.loopback
+pytestmark = [pytest.mark.loopback, pytest.mark.usefixtures("eval_sandbox")]
 
 VALID = content(True, "the patch does what the step asks")  # SYNTHETIC
 CASES = 24
 _ROOT = Path(judge.__file__).resolve().parents[1]  # the judge under test, for the processes the tests start
-
-
-@pytest.fixture(autouse=True)
-def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    for name in list(os.environ):
-        if name.startswith("JUDGE_"):
-            monkeypatch.delenv(name)
 
 
 def _set(tmp_path: Path, count: int = CASES) -> tuple[Path, list[str]]:

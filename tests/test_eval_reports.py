@@ -19,6 +19,8 @@ from judge.eval.report import html, junit, markdown
 from judge.eval.report.markdown import cell
 from judge.eval.report.model import EvalReport
 
+pytestmark = pytest.mark.usefixtures("eval_sandbox")
+
 
 def render_html(report: dict) -> str:
     """Each renderer on a JSON report, read as `judge eval merge` and `compare` read one from disk."""
@@ -31,14 +33,6 @@ def render_junit(report: dict) -> str:
 
 def render_markdown(report: dict) -> str:
     return markdown.render_markdown(EvalReport.from_json(report))
-
-
-@pytest.fixture(autouse=True)
-def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No judge.toml of the checkout, no JUDGE_* of the caller, no .judge/ left in the repository."""
-    monkeypatch.chdir(tmp_path)
-    for name in ("JUDGE_MODEL", "JUDGE_SEMANTIC", "JUDGE_SAMPLES"):
-        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

@@ -30,18 +30,9 @@ from judge.eval.progress import Progress
 
 from loopback import LoopbackServer, Reply, Request, content
 
-pytestmark = pytest.mark.loopback
+pytestmark = [pytest.mark.loopback, pytest.mark.usefixtures("eval_sandbox")]
 
 VALID = content(True, "the patch does what the step asks")  # SYNTHETIC, like every answer here
-
-
-@pytest.fixture(autouse=True)
-def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No default .judge/ store or cache lands in the repository, no JUDGE_* setting leaks in."""
-    monkeypatch.chdir(tmp_path)
-    for name in list(os.environ):
-        if name.startswith("JUDGE_"):
-            monkeypatch.delenv(name)
 
 
 # --- eval sets -----------------------------------------------------------------------------------

@@ -18,13 +18,7 @@ from judge.eval.store import STORE_VERSION
 
 from loopback import content
 
-
-@pytest.fixture(autouse=True)
-def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    for name in list(os.environ):
-        if name.startswith("JUDGE_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("eval_sandbox")
 
 
 def _rules_set(tmp_path: Path) -> Path:

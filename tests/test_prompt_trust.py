@@ -20,7 +20,7 @@ import pytest
 import judge
 from builders import text_diff
 from judge.llm.prompt import load_prompt
-from loopback import chat, scripted_server  # noqa: F401 - scripted_server is a fixture
+from loopback import chat
 from scenario_repos import Repo, git_env  # noqa: F401 - git_env is an autouse fixture
 
 # Two markers of the same length with no letter in common: whatever leaks, leaks differently.

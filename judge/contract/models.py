@@ -112,6 +112,13 @@ class EvalCase(BaseModel):
     notes: Optional[StrictStr] = None
 
 
+def _refuse_boolean_version(cls: type, data: Any) -> Any:
+    """Literal[1] would take True (and 1.0); the schemas' const takes 1.0 but never True."""
+    if isinstance(data, dict) and isinstance(data.get("version"), bool):
+        raise ValueError("version must be 1")
+    return data
+
+
 class EvidenceFile(_Input):
     """`.orchestrator/evidence/<stepId>.json`: the executor's proof of work that changed no tracked file."""
 
@@ -122,13 +129,7 @@ class EvidenceFile(_Input):
     type: Optional[Literal["file_changes", "external_effect", "analysis", "validation"]] = None
     outcome: Optional[dict] = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _version_is_the_integer_one(cls, data: Any) -> Any:
-        # Literal[1] would take True and 1.0 too; the schema's const takes 1.0 but never True.
-        if isinstance(data, dict) and isinstance(data.get("version"), bool):
-            raise ValueError("version must be 1")
-        return data
+    _version_is_the_integer_one = model_validator(mode="before")(_refuse_boolean_version)
 
 
 class ExecutionEvidence(BaseModel):
@@ -154,13 +155,7 @@ class ExecutionEvidence(BaseModel):
     artifacts: tuple[Path, ...]
     error: Optional[StrictStr] = None
 
-    @model_validator(mode="before")
-    @classmethod
-    def _version_is_the_integer_one(cls, data: Any) -> Any:
-        # As EvidenceFile's: Literal[1] would take True, which the schema's const refuses.
-        if isinstance(data, dict) and isinstance(data.get("version"), bool):
-            raise ValueError("version must be 1")
-        return data
+    _version_is_the_integer_one = model_validator(mode="before")(_refuse_boolean_version)
 
     def to_json(self) -> dict:
         return self.model_dump(mode="json", by_alias=True)
