@@ -11,7 +11,7 @@ from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
 from judge.errors import MalformedPatch
 from judge.patch.model import PatchFacts
 from judge.patch.parse import parse_patch
-from judge.patch.paths import normalize_path
+from judge.patch.paths import normalize_path, unquote_git_path
 from judge.workspace.evidence_file import EVIDENCE_DIR
 from judge.workspace.facts import WorkspaceFacts
 from judge.workspace.git import GitFacts
@@ -132,4 +132,5 @@ def _is_evidence(path: str) -> bool:
 
 
 def _normalized(paths: tuple[str, ...] | None) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(normalize_path(p) for p in paths or ()))
+    # An executor may copy a name from `git status`, which quotes unusual names: unquoted once, here.
+    return tuple(dict.fromkeys(normalize_path(unquote_git_path(p)) for p in paths or ()))

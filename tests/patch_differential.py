@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 
 from judge.errors import MalformedPatch
 from judge.patch.parse import parse_patch
+from judge.patch.paths import unsafe_reason
 
 __all__ = ["Case", "Comparison", "compare", "git_reads", "mutated_cases", "seeds"]
 
@@ -340,6 +341,9 @@ def compare(case: Case) -> Comparison:
         return Comparison(case, "agree" if git.refused else "judge_refuses_git_accepts", git, str(exc))
     if git.refused:
         return Comparison(case, "git_refuses_judge_accepts", git, None)
+    unsafe = next((path for path in facts.paths if unsafe_reason(path) is not None), None)
+    if unsafe is not None:  # judge keeps an unsafe name as written (`+++ /etc/x`), and unsafe_path refuses it
+        return Comparison(case, "judge_refuses_git_accepts", git, f"unsafe_path: {unsafe!r}")
     judge_files = tuple(("-" if f.is_binary else str(f.added_count), "-" if f.is_binary else str(f.removed_count),
                          f.path) for f in facts.files)
     return Comparison(case, "agree" if judge_files == git.files else "read_differently", git, None)

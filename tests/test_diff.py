@@ -457,9 +457,17 @@ def test_plain_diff_creating_a_file_without_a_prefix_is_malformed():
     assert "'docs/setup.py' with no a/ b/ prefix" in str(error) and "'setup.py'" in str(error)
 
 
-def test_plain_diff_u_run_in_the_repository_keeps_its_names_as_written():
-    # `diff -u` in the work tree: the same name on both sides, no a/ b/ pair (judge's workspace check applies -p0).
-    assert parse_patch("--- src/app.py\n+++ src/app.py\n@@ -1 +1 @@\n-a\n+b\n").paths == ("src/app.py",)
+@pytest.mark.parametrize(("text", "git_writes", "p0_writes"), [
+    ("--- docs/setup.py\n+++ docs/setup.py\n@@ -1 +1 @@\n-a\n+b\n", "setup.py", "docs/setup.py"),
+    ("Index: src/n.py\n===================================================================\n"
+     "--- src/n.py\t(revision 10)\n+++ src/n.py\t(working copy)\n@@ -1 +1 @@\n-a\n+b\n", "n.py", "src/n.py"),
+    ("--- a/x\n+++ a/x\n@@ -1 +1 @@\n-a\n+b\n", "x", "a/x"),
+], ids=["diff-u-in-the-repository", "svn-index", "same-prefix-twice"])
+def test_plain_diff_without_a_b_prefixes_is_malformed_and_names_both_readings(text, git_writes, p0_writes):
+    # Issue 11 review item 4: judge read these -p0 while `git apply` writes -p1 (root setup.py), a scope bypass.
+    error = _malformed(text)
+    assert f"git apply would write {git_writes!r}" in str(error)
+    assert f"patch -p0 would write {p0_writes!r}" in str(error) and "`git diff`" in str(error)
 
 
 def test_plain_diff_of_a_top_level_file_without_prefixes_keeps_its_name():
@@ -495,3 +503,47 @@ def test_deleted_and_new_file_mode_patch_is_malformed_patch_through_validate_not
     verdict = judge.validate(step, result)
     assert (verdict.valid, verdict.rule) == (False, "malformed_patch")
     assert "contradict" in verdict.reason
+
+
+# --- names git writes that judge once read otherwise (issue 11 review) ------------------------------
+
+_STAMP = "\t2026-01-01 00:00:00.000000000 +0000"
+_EPOCH = "\t1970-01-01 00:00:00.000000000 +0000"
+
+
+@pytest.mark.parametrize("text", [
+    "--- /src/secret.py\n+++ b/src/secret.py\n@@ -0,0 +1 @@\n+x\n",
+    "--- a/src/secret.py\n+++ /src/secret.py\n@@ -1 +0,0 @@\n-x\n",
+    "--- C:/src/secret.py\n+++ b/src/secret.py\n@@ -0,0 +1 @@\n+x\n",
+    "--- \ta/src/secret.py" + _EPOCH + "\n+++ b/src/secret.py" + _STAMP + "\n@@ -0,0 +1 @@\n+x\n",
+], ids=["absolute-old-side-of-a-creation", "absolute-new-side-of-a-deletion", "drive-old-side", "tab-epoch-old-side"])
+def test_unsafe_name_on_the_side_that_does_not_exist_reaches_unsafe_path(text):
+    # git writes src/secret.py; judge reported only b/src/secret.py and excludedPaths ["src/**"] passed.
+    import judge
+
+    paths = list(parse_patch(text).paths)
+    step, result = make_case(text, step={"excludedPaths": ["src/**"]}, filesWritten=paths, filesTouched=paths)
+    verdict = judge.validate(step, result)
+    assert (verdict.valid, verdict.rule) == (False, "unsafe_path"), verdict.reason
+
+
+def test_a_carriage_return_before_a_name_is_kept_for_unsafe_path():
+    # normalize_path's strip() removed the CR, and judge read a/src/app.py, valid under excludedPaths ["src/**"].
+    text = "--- \ra/src/app.py" + _STAMP + "\n+++ b/src/app.py" + _STAMP + "\n@@ -1 +1 @@\n-a\n+b\n"
+    assert "\ra/src/app.py" in parse_patch(text).paths
+
+
+def test_a_trailing_space_in_a_rename_target_is_part_of_the_name():
+    text = "diff --git a/docs/a.md b/docs/b.md \nsimilarity index 100%\nrename from docs/a.md\nrename to docs/b.md \n"
+    assert parse_patch(text).paths == ("docs/a.md", "docs/b.md ")
+
+
+def test_a_name_git_already_unquoted_is_not_unquoted_again():
+    # git writes the file `"docs/x.md"` (in a directory named `"docs`); judge read docs/x.md.
+    text = '--- a/"docs/x.md"\n+++ b/"docs/x.md"\n@@ -1 +1 @@\n-a\n+b\n'
+    assert parse_patch(text).paths == ('"docs/x.md"',)
+
+
+def test_both_sides_dev_null_is_malformed_not_a_crash():
+    error = _malformed("--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a\n")
+    assert "both /dev/null" in str(error) and error.line == 1

@@ -521,7 +521,7 @@ def _plain_diff_u(case: Case) -> str:
     old = case.tmp / "ops_base.py"
     old.write_text(base, encoding="utf-8")
     out = subprocess.run(["diff", "-u", str(old), OPS_PATH], cwd=case.root, capture_output=True, text=True).stdout
-    return f"--- {OPS_PATH}\n+++ {OPS_PATH}\n" + out.split("\n", 2)[2]
+    return f"--- a/{OPS_PATH}\n+++ b/{OPS_PATH}\n" + out.split("\n", 2)[2]  # names as `git diff` writes them
 
 
 HONEST = {
@@ -549,9 +549,9 @@ def test_honest_control(tmp_path, name):
     assert_valid(_honest(tmp_path, change, args or ("--binary",)), name)
 
 
-@pytest.mark.parametrize("form", ["diff-u-without-prefixes", "crlf-transport"])
+@pytest.mark.parametrize("form", ["diff-u", "crlf-transport"])
 def test_honest_patch_forms(tmp_path, form):
-    patch = _plain_diff_u if form == "diff-u-without-prefixes" else \
+    patch = _plain_diff_u if form == "diff-u" else \
         (lambda c: git(c.root, "diff", "--cached", c.base).replace("\n", "\r\n"))
     assert_valid(_honest(tmp_path, lambda c: None, patch=patch), form)
 

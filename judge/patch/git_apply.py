@@ -143,6 +143,10 @@ class _GitReader:
             p = q if p < 0 else p
             if 0 <= p == q:
                 self.p_value, self.p_known = p, True
+        if is_dev_null(first) and is_dev_null(second):
+            raise MalformedPatch(f"the `---` and `+++` lines at line {index + 1} are both /dev/null: the entry "
+                                 "names no file (git apply would create one called dev/null); name the file as "
+                                 "`--- /dev/null` / `+++ b/PATH`", index + 1)
         entry = GitEntry(line=index + 1, is_git=False, p_value=self.p_value)
         entry.plain_names = (None if is_dev_null(first) else find_name_traditional(first, None, self.p_value),
                              None if is_dev_null(second) else find_name_traditional(second, None, self.p_value))

@@ -12,7 +12,7 @@ from judge.patch.grammar import DEV_NULL, GIT_PREFIX_PAIRS, HUNK_HEADER
 from judge.patch.model import Hunk
 from judge.patch.paths import unsafe_reason
 
-__all__ = ["check_entry_names", "entry_start", "plain_diff_creation", "reads_as_written", "strip_prefixes"]
+__all__ = ["check_entry_names", "entry_start", "has_unsafe_written_name", "plain_diff_creation", "strip_prefixes"]
 
 
 def check_entry_names(entry: GitEntry, header: str) -> None:
@@ -30,7 +30,7 @@ def check_entry_names(entry: GitEntry, header: str) -> None:
             return
         sides = ([entry.def_name] if entry.def_name is not None else []) + named
         names = " and ".join(repr(name) for name in dict.fromkeys(sides)) if len(set(sides)) > 1 \
-            else header_sides(header)
+            else _header_sides(header)
         raise MalformedPatch(
             f"the git entry at line {entry.line} ({_quote(header)}) names two different files, {names}, without "
             f"`rename from`/`rename to` or `copy from`/`copy to` lines; {_WHAT_TO_DO}", entry.line)
@@ -44,39 +44,37 @@ def check_entry_names(entry: GitEntry, header: str) -> None:
 
 
 def _check_dropped_directory(entry: GitEntry) -> None:
-    """A plain diff creating or deleting a file names it once: without a/ (or b/) before it, git apply
-    drops its first directory (-p1) and `patch -p0` keeps it, so the file written depends on the tool."""
-    if entry.p_value != 1 or reads_as_written(entry):
+    """A plain diff naming a file without an a/ b/ pair (`--- docs/x.py` / `+++ docs/x.py`, svn's
+    `Index:` diffs, `--- /dev/null` / `+++ docs/x.py`): git apply drops its first directory (-p1) and
+    `patch -p0` keeps it, so the file written depends on the tool."""
+    if entry.p_value != 1 or has_unsafe_written_name(entry):
         return
-    firsts = [name.split("/", 1)[0] for name in entry.written_names if name is not None]
-    if len(firsts) == 2 or any(firsts[0] in pair for pair in GIT_PREFIX_PAIRS):
+    written = [name for name in entry.written_names if name is not None]
+    firsts = [name.split("/", 1)[0] for name in written]
+    if len(written) == 2 and (tuple(firsts) in GIT_PREFIX_PAIRS or written[0] != written[1]):
+        return  # an a/ b/ pair, or release directories (`project-1.0/` `project-1.1/`) only -p1 reads as one file
+    if len(written) == 1 and any(firsts[0] in pair for pair in GIT_PREFIX_PAIRS):
         return
-    written = next(name for name in entry.written_names if name is not None)
     read = entry.new_name or entry.old_name
     raise MalformedPatch(
-        f"the plain diff at line {entry.line} names {written!r} with no a/ b/ prefix: git apply writes it as "
-        f"{read!r} (it drops the first directory) while `patch -p0` writes {written!r}; produce the patch "
+        f"the plain diff at line {entry.line} names {written[-1]!r} with no a/ b/ prefix: git apply would write "
+        f"{read!r} (it drops the first directory), patch -p0 would write {written[-1]!r}; produce the patch "
         "with `git diff` (its a/ and b/ prefixes say which part is the path)", entry.line)
 
 
-def reads_as_written(entry: GitEntry) -> bool:
-    """A plain diff whose names are read as written, no directory dropped: an unsafe name (`+++ /etc/x`,
-    for unsafe_path to refuse, not the safe-looking one git makes of it), or the same name on both
-    sides with no a/ b/ pair (`diff -u` run in the repository; judge's workspace check applies it -p0)."""
-    if entry.is_git or entry.p_value != 1:
-        return False
-    written = [name for name in entry.written_names if name is not None]
-    if any(unsafe_reason(name) is not None for name in written):
-        return True
-    firsts = [name.split("/", 1)[0] for name in written]
-    return len(written) == 2 and written[0] == written[1] and (firsts[0], firsts[1]) not in GIT_PREFIX_PAIRS
+def has_unsafe_written_name(entry: GitEntry) -> bool:
+    """A plain diff naming a file unsafely as written (`+++ /etc/x`, `--- C:/x`, a name starting with a tab),
+    on either side: git would drop a directory, or the whole side, and write a safe-looking name, so judge
+    keeps every side as written for unsafe_path to refuse."""
+    return not entry.is_git and any(name is not None and unsafe_reason(name) is not None
+                                    for name in entry.written_names)
 
 
 _WHAT_TO_DO = ("declare a rename with a git diff (`rename from`/`rename to`) or name the same file on both lines "
                "(`git diff` writes both)")
 
 
-def header_sides(header: str) -> str:
+def _header_sides(header: str) -> str:
     """The text after `diff --git `, to show what a header names when git could not read one name from it."""
     return repr(header[len("diff --git ") :][:120])
 

@@ -19,7 +19,7 @@ from judge.errors import MalformedPatch
 from judge.patch.git_apply import GitEntry, read_as_git
 from judge.patch.grammar import DEV_NULL, HUNK_HEADER
 from judge.patch.model import FileChange, Hunk, PatchFacts
-from judge.patch.names import check_entry_names, entry_start, plain_diff_creation, reads_as_written, strip_prefixes
+from judge.patch.names import check_entry_names, entry_start, has_unsafe_written_name, plain_diff_creation, strip_prefixes
 from judge.patch.paths import normalize_path, unquote_git_path
 from judge.patch.transport import blank_email_prose, split_lines, undo_transport_crlf
 
@@ -227,11 +227,13 @@ def _reject_stray_line(lines: list[str], index: int, hunk: Hunk) -> None:
 
 def _file_change(start: int, hunks: list[Hunk], entry: GitEntry, lines: list[str]) -> FileChange:
     check_entry_names(entry, lines[entry.line - 1])
-    old_name, new_name = entry.written_names if reads_as_written(entry) else (entry.old_name, entry.new_name)
-    old_path = None if entry.is_new == 1 else old_name
-    new_path = None if entry.is_delete == 1 else new_name
-    if not entry.is_git and len(hunks) == 1:
-        old_path, new_path = plain_diff_creation(hunks[0], old_path, new_path)
+    if has_unsafe_written_name(entry):
+        old_path, new_path = entry.written_names  # no side dropped: unsafe_path must see the unsafe one
+    else:
+        old_path = None if entry.is_new == 1 else entry.old_name
+        new_path = None if entry.is_delete == 1 else entry.new_name
+        if not entry.is_git and len(hunks) == 1:
+            old_path, new_path = plain_diff_creation(hunks[0], old_path, new_path)
     old_path = None if old_path is None else normalize_path(old_path)
     new_path = None if new_path is None else normalize_path(new_path)
     return FileChange(

@@ -43,8 +43,12 @@ _SHORT_NAME = re.compile(r"[^.~]{1,6}~[0-9]+(\.[^.]{0,3})?")
 
 
 def normalize_path(path: str) -> str:
-    """``./src//a.py`` -> ``src/a.py``; a git-quoted name is unquoted. ``..`` stays for unsafe_reason to see."""
-    path = unquote_git_path(path.strip())
+    """``./src//a.py`` -> ``src/a.py``. ``..`` stays for unsafe_reason to see.
+
+    Nothing else changes: white space, a CR or quotes around a name are part of the file git writes
+    (`docs/b.md ` is another file than `docs/b.md`), so unsafe_reason must see them; a git-quoted
+    name is unquoted once, by whoever reads it from git's output.
+    """
     while path.startswith("./"):
         path = path[2:]
     path = re.sub(r"/{2,}", "/", path)
