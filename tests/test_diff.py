@@ -547,3 +547,15 @@ def test_a_name_git_already_unquoted_is_not_unquoted_again():
 def test_both_sides_dev_null_is_malformed_not_a_crash():
     error = _malformed("--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+a\n")
     assert "both /dev/null" in str(error) and error.line == 1
+
+
+def test_git_header_whose_second_side_after_a_space_is_not_a_name_gives_git_no_name():
+    # git's git_header_name gives up at the first space followed by text it cannot strip a/ from (`/y`).
+    error = _malformed("diff --git a/x /y b/x /y\nnew file mode 100644\n")
+    assert "gives git no file name" in str(error) or "lacks a file name" in str(error)
+
+
+def test_git_header_with_many_spaces_in_its_name_still_finds_the_name():
+    name = "tests/" + "a " * 2000 + "x.py"
+    text = f"diff --git a/{name} b/{name}\nnew file mode 100644\n--- /dev/null\n+++ b/{name}\n@@ -0,0 +1 @@\n+a\n"
+    assert parse_patch(text).paths == (name,)

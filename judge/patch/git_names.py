@@ -9,6 +9,7 @@ one file to judge and another to git.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 __all__ = ["C_SPACE", "find_name", "find_name_traditional", "git_header_name", "is_dev_null", "unquote_c_style"]
 
@@ -161,15 +162,34 @@ def git_header_name(p_value: int, rest: str) -> str | None:
             return second
         return None
     line_end = name.find("\n")
-    for length, char in enumerate(name):
-        if char == "\n":
-            return None
+    if line_end < 0:
+        return None
+    # Each space may separate the two names: where the second one starts after its -p directories is
+    # found by bisecting the line's slashes, so a line of many spaces is read in linear time.
+    slashes = [index for index, char in enumerate(name[:line_end]) if char == "/"]
+    for length, char in enumerate(name[:line_end]):
         if char not in " \t":
             continue
-        second = _skip_tree_prefix(p_value, name[length + 1 : line_end])
-        if second is not None and second == name[:length]:
-            return second
+        start = _tree_prefix_end(p_value, name, length + 1, line_end, slashes)
+        if start is None:
+            return None  # git gives up at the first space not followed by a name it can strip
+        if line_end - start == length and name.startswith(name[:length], start):
+            return name[:length]
     return None
+
+
+def _tree_prefix_end(p_value: int, text: str, start: int, end: int, slashes: list[int]) -> int | None:
+    """_skip_tree_prefix on ``text[start:end]`` without slicing it: where the name starts, or None.
+
+    ``slashes``: the positions of every "/" in ``text[:end]``, in order.
+    """
+    if p_value == 0:
+        return None if text.startswith("/", start, end) else start
+    first = bisect_left(slashes, start)
+    if first + p_value - 1 >= len(slashes):
+        return None
+    slash = slashes[first + p_value - 1]
+    return None if slash == start else slash + 1
 
 
 def _quoted_first_header_name(p_value: int, rest: str) -> str | None:
