@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -249,3 +250,137 @@ def test_a_live_owner_renews_its_leases_and_gives_its_claims_back_when_closed(tm
         mine.close()  # closing twice is harmless
         other.close()
         store.close()
+
+
+@pytest.fixture
+def short_lock_wait(monkeypatch: pytest.MonkeyPatch) -> float:
+    """The bound on waiting for another process's write lock, lowered so a test sees it run out."""
+    monkeypatch.setattr("judge.eval.sqlite.LOCK_WAIT_SECONDS", 0.4)
+    return 0.4
+
+
+def _hold_write_lock(store: Path) -> sqlite3.Connection:
+    """Another process's writer, as SQLite sees it: its own connection inside BEGIN IMMEDIATE."""
+    holder = sqlite3.connect(str(store), isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    return holder
+
+
+def test_a_store_locked_past_the_bound_is_a_clear_input_error_and_no_claim_is_lost(tmp_path, short_lock_wait) -> None:
+    from judge.errors import InputError
+
+    path = tmp_path / "store.sqlite"
+    store = RunStore(path)
+    run_id = store.new_run("set.jsonl", {})
+    claims = CaseClaims(store, run_id)
+    try:
+        assert claims.take("c1", "h") is None
+        holder = _hold_write_lock(path)
+        try:
+            with pytest.raises(InputError) as taking:
+                claims.take("c2", "h")
+            record = CaseRecord("c1", "h", (), True, None, True, None, "fine", "semantic")
+            with pytest.raises(InputError) as finishing:
+                claims.finish(record)
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        for raised in (taking.value, finishing.value):
+            message = str(raised)
+            assert "\n" not in message and str(path) in message and "locked by another process" in message
+            assert "resume" in message
+        # c1 is still claimed by its live owner, not stored and not free: judged again by it, never by two.
+        assert _rows(path, "claims") == [("c1",)] and _rows(path, "results") == []
+        assert claims.take("c2", "h") is None  # the lock is gone: claiming works again
+        claims.finish(record)
+        assert _rows(path, "results") == [("c1",)]
+    finally:
+        claims.close()
+        store.close()
+
+
+def test_a_lock_released_within_the_bound_is_waited_for(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("judge.eval.sqlite.LOCK_WAIT_SECONDS", 30.0)
+    path = tmp_path / "store.sqlite"
+    store = RunStore(path)
+    run_id = store.new_run("set.jsonl", {})
+    claims = CaseClaims(store, run_id)
+    holder = _hold_write_lock(path)
+    releaser = threading.Timer(0.3, lambda: (holder.execute("COMMIT"), holder.close()))
+    releaser.start()
+    try:
+        assert claims.take("c1", "h") is None
+    finally:
+        releaser.join()
+        claims.close()
+        store.close()
+    assert _rows(path, "claims") == []
+
+
+def test_a_store_locked_during_an_eval_ends_it_with_exit_2_and_one_line(scripted_server, tmp_path, capsys,
+                                                                         short_lock_wait) -> None:
+    store = tmp_path / "store.sqlite"
+    holders: list[sqlite3.Connection] = []
+
+    def answer(index: int, request: Request):
+        if not holders:  # another process starts writing while the first case is with the model
+            holders.append(_hold_write_lock(store))
+        return VALID
+
+    server = scripted_server(answer)
+    source, _ = _set(tmp_path, 2)
+    _new_empty_run(server, tmp_path, capsys)
+    try:
+        code, out, err = run_cli(capsys, "eval", str(source), "--resume", "R", "--concurrency", "1",
+                                 *_flags(server, tmp_path), "--out", str(tmp_path / "out.json"))
+    finally:
+        for holder in holders:
+            holder.execute("ROLLBACK")
+            holder.close()
+
+    assert code == 2 and out == ""
+    assert "internal error" not in err and "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"judge: --store {store}: the eval store is locked by another process")
+    assert "--resume" in last
+    assert _rows(store, "results") == []  # nothing half-written; the claim went back (or dies with this pid)
+
+
+def test_a_claim_from_another_pid_namespace_with_the_same_hostname_waits_for_its_lease(tmp_path) -> None:
+    """Containers of one pod share a hostname and a volume, not their pids: a pid that is dead here may be
+    alive there, so only the lease can free that claim."""
+    from judge.eval import claims as claims_module
+
+    path = tmp_path / "store.sqlite"
+    store = RunStore(path)
+    run_id = store.new_run("set.jsonl", {})
+    here = claims_module.Owner(os.getpid(), claims_module._HOST, "x").host
+    hostname = socket.gethostname()
+    assert here.startswith(hostname)
+    dead = _dead_pid()
+    other_namespace = here.replace(str(os.stat("/proc/self/ns/pid").st_ino), "4026530000") \
+        if os.path.exists("/proc/self/ns/pid") else f"{hostname}|boot?|pidns-other"
+    assert other_namespace != here
+    now = time.time()
+    with sqlite3.connect(path) as db:
+        for case_id, host, expires in (("live", other_namespace, now + 3600), ("expired", other_namespace, now - 1),
+                                       ("bare", hostname, now + 3600), ("mine", here, now + 3600)):
+            db.execute("INSERT INTO claims VALUES (?, ?, 'h', ?, ?, ?, ?, ?)",
+                       (run_id, case_id, f"{dead}@{host}#t0", dead, host, now, expires))
+    claims = CaseClaims(store, run_id)
+    try:
+        held = claims.take("live", "h")
+        assert held is not None and held.pid == dead  # another pid space: its pid says nothing here
+        assert str(held) == f"pid {dead} on {hostname}"
+        assert claims.take("bare", "h") is not None  # an older judge's row: hostname only, so the lease decides
+        assert claims.take("expired", "h") is None  # its lease ran out
+        assert claims.take("mine", "h") is None  # this very pid space, and its pid is gone: at once
+    finally:
+        claims.close()
+        store.close()
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid

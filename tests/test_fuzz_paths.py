@@ -163,7 +163,8 @@ def test_segment_checks_refuse_with_input_error_only(value):
 
 # Globs against pathspec. Negated classes and ranges are left out: a class never matches `/` here, and
 # pathspec's can (a deliberate difference, tests/test_paths.py pins it); so is `dir/*` covering what lies
-# below, which the oracle gives by asking pathspec about every parent directory too (git's rule).
+# below, which the oracle gives by asking pathspec about every parent directory too (git's rule); and so is
+# `/` alone, which names nothing for git (pathspec: everything), so the oracle skips it as git does.
 _ATOMS = ["a", "b", ".", "ab", "*", "**", "?", "/", "[ab]", "[a.]", "[]a]", "\\*", "\\a", "#", " "]
 _SEGMENT_CHARS = "ab.*?[]# "
 _PATHS = st.lists(st.text(st.sampled_from(_SEGMENT_CHARS), min_size=1, max_size=4), min_size=1, max_size=5).map("/".join)
@@ -199,6 +200,8 @@ def _oracle(path: str, patterns: list[str]) -> bool:
     prefixes = [path] + [path[: k + 1] for k, char in enumerate(path) if char == "/"]
     verdict = False
     for pattern in patterns:
+        if pattern.rstrip(" ") in ("/", "!/"):
+            continue
         compiled = pathspec.PathSpec.from_lines("gitignore", [pattern]).patterns[0]
         if compiled.include is not None and any(compiled.regex.search(prefix) for prefix in prefixes):
             verdict = compiled.include

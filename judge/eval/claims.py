@@ -8,8 +8,11 @@ either stored, claimed, or free — never judged by two live processes.
 
 A claim lives as long as its owner does. A heartbeat thread renews the lease of all the owner's claims
 every ``renew`` seconds; another process takes a claim over when
-- its owner ran on this host and its pid is gone (`kill -9`, a crash): at once, so a `--resume` right
-  after a kill judges exactly what was in flight, without waiting;
+- its owner ran in this pid space and its pid is gone (`kill -9`, a crash): at once, so a `--resume` right
+  after a kill judges exactly what was in flight, without waiting. "This pid space" is the hostname, the
+  boot id and the pid namespace together (the ``host`` column holds all three): containers of one
+  Kubernetes pod share a hostname and a volume but not their pids, so a hostname alone would let one
+  take the live claims of another;
 - or its lease has expired (``lease`` seconds without a renewal): an owner on another host or in another
   pid namespace that died, or a pid reused by an unrelated program.
 An owner stopped (SIGSTOP) for longer than the lease can have a case judged a second time by the process
@@ -22,11 +25,14 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
+import sys
 import threading
 import time
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
+from judge.errors import InputError
 from judge.eval.report.model import CaseRecord
 from judge.eval.store import RunStore
 
@@ -34,14 +40,32 @@ __all__ = ["LEASE_SECONDS", "RENEW_SECONDS", "CaseClaims", "Owner"]
 
 LEASE_SECONDS = 60.0
 RENEW_SECONDS = 10.0
+# Giving claims back is a courtesy (they also die with their lease or pid), never worth a long wait on a lock.
+_RELEASE_WAIT_SECONDS = 2.0
 
-_HOST = socket.gethostname()
+def _pid_space() -> str:
+    """This process's pid space as ``hostname|boot id|pid namespace``; a part that cannot be read is ``?``."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+    except (OSError, ValueError):
+        boot = "?"
+    try:
+        namespace = str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        namespace = "?"
+    return f"{socket.gethostname()}|{boot or '?'}|{namespace}"
+
+
+_HOST = _pid_space()
+# Where Linux has pid namespaces but /proc does not show them, two processes agreeing on "?" prove nothing.
+_PIDS_COMPARABLE = not sys.platform.startswith("linux") or "|?" not in _HOST
 _LIVE_TOKENS: set[str] = set()  # the owners open in this process: a claim with this pid and another token is dead
 
 
 @dataclass(frozen=True)
 class Owner:
-    """Who holds a claim: a process (pid on a host) and a token for the one CaseClaims inside it."""
+    """Who holds a claim: a process (pid in a pid space, see _pid_space) and a token for the one CaseClaims
+    inside it."""
 
     pid: int
     host: str
@@ -52,11 +76,13 @@ class Owner:
         return f"{self.pid}@{self.host}#{self.token}"
 
     def __str__(self) -> str:
-        return f"pid {self.pid} on {self.host}"
+        return f"pid {self.pid} on {self.host.partition('|')[0]}"
 
     def gone(self) -> bool:
-        """Certainly not running: on this host, and its pid is free (or is this process, where it is closed)."""
-        if self.host != _HOST:
+        """Certainly not running: in this pid space, and its pid is free (or is this process, where it is closed).
+        An owner elsewhere (another host, boot or pid namespace, or an older judge's hostname-only row) may be
+        alive whatever its pid is here: only its lease tells."""
+        if self.host != _HOST or not _PIDS_COMPARABLE:
             return False
         if self.pid == os.getpid():
             return self.token not in _LIVE_TOKENS
@@ -86,7 +112,8 @@ class CaseClaims:
 
     def take(self, case_id: str, inputs_hash: str) -> CaseRecord | Owner | None:
         """None: the case is now this process's to judge. A CaseRecord: it is stored with these inputs (another
-        process judged it). An Owner: that live process is judging it; ask again later."""
+        process judged it). An Owner: that live process is judging it; ask again later. InputError when another
+        program holds the store's write lock too long (nothing changed)."""
         with self.store.transaction() as db:
             stored = self.store.record(self.run_id, case_id)
             if stored is not None and stored.inputs_hash == inputs_hash:
@@ -104,7 +131,8 @@ class CaseClaims:
         return None
 
     def finish(self, record: CaseRecord) -> None:
-        """Store the record of a case this process judged and give its claim back, as one."""
+        """Store the record of a case this process judged and give its claim back, as one. InputError when
+        another program holds the store's write lock too long: the case stays claimed, then free again."""
         with self.store.transaction() as db:
             self.store.save(self.run_id, record)
             db.execute("DELETE FROM claims WHERE run_id = ? AND case_id = ? AND owner = ?",
@@ -116,8 +144,9 @@ class CaseClaims:
         self._beat.join()
         _LIVE_TOKENS.discard(self.owner.token)
         try:
-            self.store.db.execute("DELETE FROM claims WHERE owner = ?", (self.owner.id,))
-        except sqlite3.Error:  # the claims die with their lease, or at once for a process on this host
+            with self.store.transaction(wait=_RELEASE_WAIT_SECONDS) as db:
+                db.execute("DELETE FROM claims WHERE owner = ?", (self.owner.id,))
+        except (sqlite3.Error, InputError):  # the claims die with their lease, or with this process's pid
             pass
 
     def _renew_every(self, seconds: float) -> None:

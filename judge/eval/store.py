@@ -64,9 +64,17 @@ class RunStore:
     def close(self) -> None:
         self.db.close()
 
-    def transaction(self) -> ContextManager[sqlite3.Connection]:
-        """``with store.transaction():`` — what is read and written inside commits as one (BEGIN IMMEDIATE)."""
-        return transaction(self.db)
+    def transaction(self, wait: float | None = None) -> ContextManager[sqlite3.Connection]:
+        """``with store.transaction():`` — what is read and written inside commits as one (BEGIN IMMEDIATE).
+
+        Another process's write lock is waited for (judge.eval.sqlite.LOCK_WAIT_SECONDS, or ``wait``);
+        InputError when it outlasts that."""
+        return transaction(self.db, self._locked, wait)
+
+    def _locked(self, waited: float) -> InputError:
+        return InputError(f"{self.path}: the eval store is locked by another process (still after {waited:g} s); "
+                          f"let that process finish or stop it, then {field_ref('resume')} the run to judge what "
+                          "is not stored yet", field="store")
 
     def new_run(self, source: str, meta: dict[str, Any], run_id: str | None = None) -> str:
         run_id = run_id or time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]

@@ -1,7 +1,8 @@
 """Gitignore-style globs (a step's allowedFiles and excludedPaths), matched in time linear in the path's length.
 
 The semantics are .gitignore's, as pathspec 1.x reads its "gitignore" patterns (a differential test in
-tests/test_fuzz_paths.py holds the two together), with two deliberate differences marked *:
+tests/test_fuzz_paths.py holds the two together), with three deliberate differences marked *, each
+git's reading (tests/test_paths.py holds a list of globs to a real ``git check-ignore``):
 
 - ``*`` and ``?`` never cross a ``/``; ``**`` as a whole segment does (``src/**``, ``**/test_*.py``,
   ``a/**/b``); ``**`` inside a segment (``a**b``) is a plain ``*``.
@@ -11,14 +12,18 @@ tests/test_fuzz_paths.py holds the two together), with two deliberate difference
 - A pattern that matches a directory matches every file below it: ``src`` matches ``src/a/b.py``.
   * So does ``src/*``: for git ``src/a`` is then an ignored directory, and so is all below it; pathspec
   matches only ``src/a`` itself, which would let ``excludedPaths: ["vendor/*"]`` be dodged by nesting.
-- A trailing ``/`` matches directories only: ``vendor/`` matches ``a/vendor/x`` but not a file ``vendor``.
+- A trailing ``/`` matches directories only: ``vendor/`` matches ``a/vendor/x`` but not a file ``vendor``;
+  ``a/**/`` matches ``a/b/c`` but not the file ``a/b``.
+  * ``/`` alone matches nothing, as in git (pathspec: everything).
 - ``[a-z]``, ``[abc]``, ``[!x]`` and ``[^x]`` match one character; a ``]`` first in the class is one of
-  its characters, ``\\`` inside a class is a plain backslash, an unclosed ``[`` is a literal ``[``.
+  its characters, ``\\`` inside a class escapes the next (``[\\]]``), ``[:upper:]`` and git's other POSIX
+  classes (ASCII) are members, an unknown one is refused, an unclosed ``[`` is a literal ``[``.
   * A class never matches ``/`` (pathspec's ``[!x]`` does, so ``a[!x]b`` would match ``a/b``).
 - ``\\`` outside a class escapes the next character (``\\*``, ``\\#``, ``\\!``, ``\\ ``).
 - ``!pattern`` re-includes what an earlier pattern matched; the last matching pattern wins
   (unlike git, a file can be re-included even when its parent directory was matched).
-- A blank pattern or a ``#`` comment matches nothing; trailing spaces are dropped unless escaped.
+- A blank pattern or a ``#`` comment matches nothing; trailing spaces (not tabs) are dropped unless
+  escaped: ``x\\  `` is ``x`` and one space.
 
 Why matching is linear. A pattern is cut at its ``**`` segments into blocks of consecutive
 one-segment globs. A path matches when the blocks occur in order at segment boundaries, the first at
@@ -111,14 +116,16 @@ def _compile_all(patterns: tuple[str, ...]) -> tuple[_Glob, ...]:
 def _compile(pattern: str) -> _Glob | None:
     if len(pattern) > MAX_GLOB_CHARS:
         raise GlobError(f"is longer than {MAX_GLOB_CHARS:,} characters")
-    text = pattern if pattern.endswith("\\ ") else pattern.rstrip()
+    text = _without_trailing_spaces(pattern)
     if not text or text.startswith("#"):
         return None
     include = not text.startswith("!")
     if not include:
         text = text[1:]
+    if text == "/":
+        return None  # git: a directory with an empty name, so nothing (pathspec: everything)
     segments = text.split("/")
-    directory_only = segments[-1] == "" and text != "/"  # `/` alone reads as `**`, as in pathspec
+    directory_only = segments[-1] == ""
     if segments[0] == "":
         del segments[0]  # a leading `/` anchors at the root
     elif len(segments) == 1 or (len(segments) == 2 and segments[1] == ""):
@@ -127,6 +134,9 @@ def _compile(pattern: str) -> _Glob | None:
     if not segments:
         raise GlobError("negates nothing: give a pattern after '!'")
     if segments[-1] == "":
+        if len(segments) > 2 and segments[-2] == "**":
+            # `a/**/` names the directories below `a` (a file `a/x` is not one): `a/*/` and what is below
+            segments[-2] = "*"
         segments[-1] = "**"  # a directory: everything below it
     segments = [seg for k, seg in enumerate(segments) if not (seg == "**" and k and segments[k - 1] == "**")]
 
@@ -145,6 +155,27 @@ def _compile(pattern: str) -> _Glob | None:
         _block_regex(run, last=k == len(runs) - 1 and not needs_below) for k, run in enumerate(runs)
     )
     return _Glob(include, blocks, floating)
+
+
+def _without_trailing_spaces(pattern: str) -> str:
+    """``pattern`` without its trailing spaces, as git reads a .gitignore line: a space after a ``\\`` stays
+    (``x\\  `` is ``x`` and one space), and only spaces are trimmed (a tab is part of the name)."""
+    trailing: int | None = None  # where the run of unescaped spaces at the end starts
+    i, end = 0, len(pattern)
+    while i < end:
+        char = pattern[i]
+        if char == " ":
+            if trailing is None:
+                trailing = i
+        elif char == "\\":
+            i += 1
+            if i == end:
+                return pattern  # a lone `\\` at the end: git trims nothing (and we refuse the glob)
+            trailing = None
+        else:
+            trailing = None
+        i += 1
+    return pattern if trailing is None else pattern[:trailing]
 
 
 def _block_regex(globs: list[str], *, last: bool) -> re.Pattern[str]:
@@ -212,42 +243,93 @@ def _chunks(glob: str) -> Iterator[list[str]]:
 def _bracket(glob: str, start: int) -> tuple[str, int]:
     """The class regex of the bracket expression opened just before ``start``, and where the glob goes on.
 
-    Read as pathspec (and fnmatch) read it: ``!`` or ``^`` first negates, a ``]`` first is a member,
-    ``a-z`` is a range, ``\\`` is a member; with no closing ``]`` the ``[`` is a literal.
+    Read as git's wildmatch reads it: ``!`` or ``^`` first negates, the first member may be ``]``,
+    ``\\`` makes the next character a member, ``a-z`` is a range, ``[:alpha:]`` and the other POSIX
+    classes (ASCII, as in git) are members; with no closing ``]`` the ``[`` is a literal (git: no match).
     """
     i, end = start, len(glob)
     negated = i < end and glob[i] in "!^"
     if negated:
         i += 1
-    first = i
-    if i < end and glob[i] == "]":
-        i += 1
-    close = glob.find("]", i)
-    if close < 0:
-        return re.escape("["), start
-    members = glob[first:close]
     ranges: list[tuple[str, str]] = []
-    k = 0
-    while k < len(members):
-        if k + 2 < len(members) and members[k + 1] == "-":
-            low, high = members[k], members[k + 2]
-            if low > high:
-                raise GlobError(f"has the range {low}-{high}, whose start comes after its end")
-            ranges.append((low, high))
-            k += 3
+    previous: str | None = None  # the last single member: where a `-` range starts
+    first = True
+    while True:
+        if i >= end:
+            return re.escape("["), start
+        char = glob[i]
+        if char == "]" and not first:
+            break
+        first = False
+        if char == "\\":
+            i += 1
+            if i >= end:
+                return re.escape("["), start
+            previous = glob[i]
+            ranges.append((previous, previous))
+        elif char == "-" and previous is not None and i + 1 < end and glob[i + 1] != "]":
+            i += 1
+            high = glob[i]
+            if high == "\\":
+                i += 1
+                if i >= end:
+                    return re.escape("["), start
+                high = glob[i]
+            if previous > high:
+                raise GlobError(f"has the range {previous}-{high}, whose start comes after its end")
+            ranges[-1] = (previous, high)
+            previous = None
+        elif char == "[" and glob.startswith(":", i + 1):
+            close = glob.find("]", i + 2)
+            if close < 0:
+                return re.escape("["), start
+            name = glob[i + 2 : close]
+            if not name.endswith(":"):  # no `:]`: the `[` is a member, and so is what follows
+                previous = "["
+                ranges.append(("[", "["))
+            else:
+                if name[:-1] not in _POSIX_CLASSES:
+                    raise GlobError(f"has the unknown character class [:{name[:-1]}:] (git's are "
+                                    f"{', '.join(_POSIX_CLASSES)})")
+                ranges += _POSIX_CLASSES[name[:-1]]
+                previous = None
+                i = close
         else:
-            ranges.append((members[k], members[k]))
-            k += 1
+            previous = char
+            ranges.append((char, char))
+        i += 1
     if negated:
         body = "".join(_class_range(low, high) for low, high in ranges) + "/"
-        return f"[^{body}]", close + 1
-    # A range may span `/` (`[.-0]`; the pattern was cut at every `/`, so no member is one): cut `/` out
-    # of it, so a class never crosses into the next segment.
+        return f"[^{body}]", i + 1
+    # A range may span `/` (`[.-0]`, `[:punct:]`): cut `/` out of it, so a class never crosses into the
+    # next segment.
     kept: list[tuple[str, str]] = []
     for low, high in ranges:
-        kept += [(low, "."), ("0", high)] if low < "/" < high else [(low, high)]
+        if low <= "/" <= high:
+            kept += ([(low, ".")] if low < "/" else []) + ([("0", high)] if high > "/" else [])
+        else:
+            kept.append((low, high))
+    if not kept:
+        return "(?!)", i + 1
     body = "".join(_class_range(low, high) for low, high in kept)
-    return f"[{body}]", close + 1
+    return f"[{body}]", i + 1
+
+
+# git's wildmatch classes, on ASCII only (git's sane ctype: `space` is space, tab, LF and CR).
+_POSIX_CLASSES: dict[str, tuple[tuple[str, str], ...]] = {
+    "alnum": (("0", "9"), ("A", "Z"), ("a", "z")),
+    "alpha": (("A", "Z"), ("a", "z")),
+    "blank": ((" ", " "), ("\t", "\t")),
+    "cntrl": (("\x00", "\x1f"), ("\x7f", "\x7f")),
+    "digit": (("0", "9"),),
+    "graph": (("!", "~"),),
+    "lower": (("a", "z"),),
+    "print": ((" ", "~"),),
+    "punct": (("!", "/"), (":", "@"), ("[", "`"), ("{", "~")),
+    "space": ((" ", " "), ("\t", "\n"), ("\r", "\r")),
+    "upper": (("A", "Z"),),
+    "xdigit": (("0", "9"), ("A", "F"), ("a", "f")),
+}
 
 
 def _class_range(low: str, high: str) -> str:
