@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-__all__ = ["JudgeError", "InputError", "ContractViolation", "MalformedPatch", "field_ref", "name_fields"]
+__all__ = ["JudgeError", "InputError", "ContractViolation", "MalformedPatch", "field_ref", "name_fields", "quote_line"]
 
 # Marks a reference to another input inside a message (`give {base} <commit>`): the API reads it as the
 # argument's name, the command line as its flag. A control character, so no real message holds it.
@@ -66,6 +66,11 @@ class ContractViolation(JudgeError, ValueError):
     def message(self) -> str:
         return (f"the {self.kind} breaks its contract at {self.path}: {self.problem}. "
                 f"Send a {self.kind} that matches schemas/{self.schema}.")
+
+
+def quote_line(fragment: str, limit: int = 60) -> str:
+    """A patch line as a MalformedPatch message quotes it: repr'd, cut after ``limit`` characters."""
+    return repr(fragment if len(fragment) <= limit else fragment[:limit] + "...")
 
 
 class MalformedPatch(JudgeError, ValueError):

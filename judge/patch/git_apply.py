@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from judge.errors import MalformedPatch
+from judge.errors import MalformedPatch, quote_line
 from judge.patch.binary import BinaryBudget, read_binary_patch
 from judge.patch.git_names import find_name, find_name_traditional, git_header_name, has_epoch_timestamp, is_dev_null
 
@@ -113,7 +113,7 @@ class _GitReader:
                 index += 1
                 continue
             if line.startswith("@@ -") and self._fragment_counts(index) is not None:
-                raise MalformedPatch(f"line {index + 1} {_quote(line)} is a hunk with no file header above it "
+                raise MalformedPatch(f"line {index + 1} {quote_line(line)} is a hunk with no file header above it "
                                      "(git: patch fragment without header); every hunk follows its file's "
                                      "`---`/`+++` lines", index + 1)
             if self.remaining[index] < size + 6:
@@ -169,7 +169,7 @@ class _GitReader:
                 entry.old_name = entry.new_name = name
         if name is None:
             raise MalformedPatch(f"git finds no file name in the `---`/`+++` lines at line {index + 1} "
-                                 f"({_quote(self.lines[index])}); name the file as `--- a/PATH` / `+++ b/PATH`",
+                                 f"({quote_line(self.lines[index])}); name the file as `--- a/PATH` / `+++ b/PATH`",
                                  index + 1)
         return entry
 
@@ -185,7 +185,7 @@ class _GitReader:
             if extensions > 1:
                 raise MalformedPatch(
                     f"the header lines {entry.extension_line} and {end + 1} contradict each other "
-                    f"({_quote(self.lines[end])} after a file was already said to be created, deleted, renamed or "
+                    f"({quote_line(self.lines[end])} after a file was already said to be created, deleted, renamed or "
                     "copied; git: inconsistent header lines); a file entry is one of these at most", end + 1)
             if extensions and not entry.extension_line:
                 entry.extension_line = end + 1
@@ -200,7 +200,7 @@ class _GitReader:
             if entry.def_name is None:
                 raise MalformedPatch(
                     f"the `diff --git` header at line {entry.line} gives git no file name "
-                    f"({_quote(self.lines[entry.line - 1])}: its two sides must name the same file as "
+                    f"({quote_line(self.lines[entry.line - 1])}: its two sides must name the same file as "
                     "`a/PATH b/PATH`, or `---`/`+++` or rename lines must name it)", entry.line)
             entry.old_name = entry.new_name = entry.def_name
         if (entry.new_name is None and entry.is_delete != 1) or (entry.old_name is None and entry.is_new != 1):
@@ -314,7 +314,7 @@ class _HeaderLine:
     def _mode(self, text: str) -> int:
         match = _MODE.match(self._window(text))
         if match is None:
-            raise MalformedPatch(f"line {self.index + 1} {_quote(self.line)} has no valid octal file mode "
+            raise MalformedPatch(f"line {self.index + 1} {quote_line(self.line)} has no valid octal file mode "
                                  "(git: invalid mode); write modes as git does, e.g. `100644` or `100755`",
                                  self.index + 1)
         value = int(match.group(2), 8) & 0xFFFFFFFF
@@ -326,11 +326,11 @@ class _HeaderLine:
             return found
         if current is not None and (is_null or found != current):
             expected = DEV_NULL if is_null else current
-            raise MalformedPatch(f"line {self.index + 1} {_quote(self.line)} names the {side} file differently "
+            raise MalformedPatch(f"line {self.index + 1} {quote_line(self.line)} names the {side} file differently "
                                  f"from the lines above it ({expected!r}); a patch must name each file the same "
                                  "way everywhere", self.index + 1)
         if current is None and not is_dev_null(self.rest):
-            raise MalformedPatch(f"line {self.index + 1} {_quote(self.line)} must be `/dev/null`: the header says "
+            raise MalformedPatch(f"line {self.index + 1} {quote_line(self.line)} must be `/dev/null`: the header says "
                                  f"the file is {'created' if side == 'old' else 'deleted'}", self.index + 1)
         return current
 
@@ -402,10 +402,6 @@ def _guess_p_value(rest: str) -> int:
     return 0 if "/" not in name else -1
 
 
-def _quote(fragment: str, limit: int = 60) -> str:
-    return repr(fragment if len(fragment) <= limit else fragment[:limit] + "...")
-
-
 def _corrupt(index: int, problem: str, line: str) -> MalformedPatch:
-    return MalformedPatch(f"line {index + 1} {_quote(line)} {problem} (git: corrupt patch at line {index + 1})",
+    return MalformedPatch(f"line {index + 1} {quote_line(line)} {problem} (git: corrupt patch at line {index + 1})",
                           index + 1)

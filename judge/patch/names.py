@@ -6,7 +6,7 @@ patch smuggles a change past a reader that trusts one line while `git apply` tru
 
 from __future__ import annotations
 
-from judge.errors import MalformedPatch
+from judge.errors import MalformedPatch, quote_line
 from judge.patch.git_apply import GitEntry
 from judge.patch.grammar import DEV_NULL, GIT_PREFIX_PAIRS, HUNK_HEADER
 from judge.patch.model import Hunk
@@ -32,8 +32,8 @@ def check_entry_names(entry: GitEntry, header: str) -> None:
         names = " and ".join(repr(name) for name in dict.fromkeys(sides)) if len(set(sides)) > 1 \
             else _header_sides(header)
         raise MalformedPatch(
-            f"the git entry at line {entry.line} ({_quote(header)}) names two different files, {names}, without "
-            f"`rename from`/`rename to` or `copy from`/`copy to` lines; {_WHAT_TO_DO}", entry.line)
+            f"the git entry at line {entry.line} ({quote_line(header, 80)}) names two different files, {names}, "
+            f"without `rename from`/`rename to` or `copy from`/`copy to` lines; {_WHAT_TO_DO}", entry.line)
     first, second = entry.plain_names
     if first is not None and second is not None and first != second:
         written = entry.new_name or entry.old_name
@@ -77,10 +77,6 @@ _WHAT_TO_DO = ("declare a rename with a git diff (`rename from`/`rename to`) or 
 def _header_sides(header: str) -> str:
     """The text after `diff --git `, to show what a header names when git could not read one name from it."""
     return repr(header[len("diff --git ") :][:120])
-
-
-def _quote(fragment: str, limit: int = 80) -> str:
-    return repr(fragment if len(fragment) <= limit else fragment[:limit] + "...")
 
 
 def entry_start(lines: list[str], target_line: int) -> int:

@@ -1,9 +1,11 @@
 """Parsing a unified diff into PatchFacts, or MalformedPatch naming the problem, the file and the line.
 
-unidiff parses the structure (git, hg, svn, bzr and plain ``diff -u`` headers,
-binary markers, hunk counts) in its cheap ``metadata_only`` mode; a second,
-lighter pass over the same lines collects the added and removed lines of each
-hunk, so a multi-megabyte patch never becomes one Python object per line.
+Three passes over the same lines. unidiff parses the structure (git, hg, svn, bzr and plain
+``diff -u`` headers, binary markers, hunk counts) in its cheap ``metadata_only`` mode and words
+most refusals; a lighter pass collects the added and removed lines of each hunk, so a
+multi-megabyte patch never becomes one Python object per line; then git's own reading
+(judge/patch/git_apply.py) refuses what ``git apply`` refuses and decides each entry's names,
+modes and kind, so judge reports the files git writes.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Iterator
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
-from judge.errors import MalformedPatch
+from judge.errors import MalformedPatch, quote_line
 from judge.patch.git_apply import GitEntry, read_as_git
 from judge.patch.grammar import DEV_NULL, HUNK_HEADER
 from judge.patch.model import FileChange, Hunk, PatchFacts
@@ -41,6 +43,8 @@ def parse_patch(text: str) -> PatchFacts:
         raise MalformedPatch("no file headers found (expected `diff --git a/... b/...` or `--- a/...` / `+++ b/...`)")
     starts = [_start_line(pf, lines) for pf in patch_set]
     hunks = _collect_hunks(lines, starts)
+    # Hunk-less entries are refused twice on purpose: here as unidiff reads them, before git's reading can
+    # word the same entry less plainly; below as git reads them, which may differ in what the entry is.
     for pf, start, file_hunks in zip(patch_set, starts, hunks):
         if not file_hunks and not _declares_change_without_lines(pf):
             _refuse_without_hunks(_unidiff_path(pf), start, lines)
@@ -138,9 +142,8 @@ def _file_at(lines: list[str], line_no: int) -> str:
     return ""
 
 
-def _quote(fragment: str, limit: int = 60) -> str:
-    fragment = fragment.rstrip("\n")
-    return repr(fragment if len(fragment) <= limit else fragment[:limit] + "...")
+def _quote(fragment: str) -> str:
+    return quote_line(fragment.rstrip("\n"))
 
 
 def _collect_hunks(lines: list[str], starts: list[int]) -> list[list[Hunk]]:
