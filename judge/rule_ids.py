@@ -50,6 +50,14 @@ JUNK_FILES = "junk_files"
 STUB_OR_DISABLED_CODE = "stub_or_disabled_code"
 PLACEHOLDER_ONLY = "placeholder_only"
 TESTS_WEAKENED = "tests_weakened"
+POLICY_CONTRADICTION = "policy_contradiction"
+POLICY_WARNING = "policy_warning"
+EVIDENCE_INCOMPLETE = "evidence_incomplete"
+EVIDENCE_MISMATCH = "evidence_mismatch"
+UNVERIFIABLE_CLAIM = "unverifiable_claim"
+COMMAND_NOT_ALLOWED = "command_not_allowed"
+GATE_FAILED = "gate_failed"
+HUMAN_APPROVAL_PENDING = "human_approval_pending"
 WORKSPACE_UNREADABLE = "workspace_unreadable"
 STEP_NOT_IMPLEMENTED = "step_not_implemented"
 OVERREACH = "overreach"
@@ -60,13 +68,15 @@ JUDGE_ERROR = "judge_error"
 @dataclass(frozen=True)
 class RuleInfo:
     id: str
-    stage: Literal["contract", "rules", "semantic", "pipeline"]
+    stage: Literal["contract", "rules", "gates", "semantic", "pipeline"]
     when: str  # README's "rejects when" cell, Markdown
 
 
 CATALOG: tuple[RuleInfo, ...] = (
     RuleInfo(SCHEMA_INVALID, 'contract',
              'the step or result breaks its JSON Schema (the reason gives the JSON path)'),
+    RuleInfo(POLICY_CONTRADICTION, 'contract',
+             '*(policies)* `require_tests_evidence` with shell gates off and no execution record attached: no tests claim can ever be verified, so the step can never pass — decided before any rule, and not retryable'),
     RuleInfo(INVALID_MODE, 'rules',
              "the result's mode is not `apply` or `fix_regression`"),
     RuleInfo(MODE_MISMATCH, 'rules',
@@ -143,6 +153,20 @@ CATALOG: tuple[RuleInfo, ...] = (
              '*(signal only)* added code catches every exception and does nothing: `except:`/`except Exception:`/`except BaseException:` with only `pass`, `...` or `continue`, `suppress(Exception)`, an empty `catch {}`/`catch (e) {}`, `.catch(() => {})`'),
     RuleInfo(UNUSED_FUNCTION, 'rules',
              '*(signal only)* a function or method defined in added lines (Python, JS/TS, Go, Rust, Ruby) is named nowhere else in the patch; test files, test functions, dunder and framework-called names (`setUp`, `render`, `main`…), exported (`export`, Go capitals, `pub`) and decorated definitions are left out'),
+    RuleInfo(POLICY_WARNING, 'gates',
+             "*(signal only)* seed 004's policy checks: tests evidence required with shell gates off (only attached records can verify it), shell gates on with an empty allowlist, a command gate with shell gates off"),
+    RuleInfo(EVIDENCE_INCOMPLETE, 'gates',
+             '*(gates)* a field the evidence schema or the policies require is absent, null, false, blank or empty in the evidence document (or there is none); the reason lists every missing field'),
+    RuleInfo(EVIDENCE_MISMATCH, 'gates',
+             "*(gates)* the evidence's `changed_files` disagree with the files git (with a workspace) or the patch shows changed"),
+    RuleInfo(UNVERIFIABLE_CLAIM, 'gates',
+             '*(gates)* `tests_passed`/`lint_passed` is true, or a gate reads a command\'s output, but no verified execution record (same step, exact command, hash intact, exit 0) backs it, or the command is not in `commands_run`: the reason gives the command to run'),
+    RuleInfo(COMMAND_NOT_ALLOWED, 'gates',
+             '*(gates)* a command gate whose command the policies do not let run (`enable_shell_gates` off, or no `shell_gate_allowlist` pattern matches): the reason names the policy to change; the command is never run'),
+    RuleInfo(GATE_FAILED, 'gates',
+             '*(gates)* a gate of the step (or its template) is not met: the reason names the gate, its parameters and what was found'),
+    RuleInfo(HUMAN_APPROVAL_PENDING, 'gates',
+             '*(gates)* a `human_approval` gate has no approval for this step and work yet: `next_action` is `pause_for_human` until `judge approve` records one'),
     RuleInfo(WORKSPACE_UNREADABLE, 'pipeline',
              'the API was given a `Workspace` judge cannot read or will not trust (not a repository, `.git` a file or a link, a base that is not a full commit id, a corrupt or forged object, unreadable ledger): fail closed'),
     RuleInfo(STEP_NOT_IMPLEMENTED, 'semantic',

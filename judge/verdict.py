@@ -8,10 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judge.contract.models import ExecutionEvidence
 
-__all__ = ["CallRecord", "Finding", "SampleRecord", "SemanticReport", "StageReport", "Verdict"]
+__all__ = ["CallRecord", "Finding", "GateResult", "NextAction", "Outcome", "SampleRecord", "SemanticReport",
+           "StageReport", "Verdict"]
 
 Severity = Literal["reject", "signal"]
-StageName = Literal["contract", "rules", "semantic"]
+StageName = Literal["contract", "rules", "gates", "semantic"]
+NextAction = Literal["advance", "retry", "diagnose", "pause_for_human"]
+GateStatus = Literal["passed", "failed", "pending", "skipped"]
 StageStatus = Literal["passed", "rejected", "skipped", "error"]
 
 
@@ -76,6 +79,8 @@ class Finding(BaseModel):
     severity: Severity = "reject"
     stage: StageName = "rules"
     files: tuple[str, ...] = ()
+    retryable: bool = Field(default=True, description="False when a new attempt by the executor cannot help: the "
+                            "environment, the policies or the orchestrator's input must change (next_action diagnose).")
 
     @property
     def reason(self) -> str:
@@ -89,6 +94,31 @@ class StageReport(BaseModel):
     status: StageStatus
     detail: str = ""
     duration_ms: float = 0.0
+
+
+class GateResult(BaseModel):
+    """One gate's result, in the order gates were evaluated."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int = Field(description="The gate's position in the effective list: the template's gates, then the step's.")
+    type: str
+    description: str = ""
+    source: Literal["template", "step", "policy"] = "step"
+    status: GateStatus
+    rule: Optional[str] = Field(default=None, description="The finding's rule id when the gate did not pass.")
+    message: str = ""
+
+
+class Outcome(BaseModel):
+    """Seed 004's verifier outcome: what the orchestrator does next."""
+
+    model_config = ConfigDict(frozen=True)
+
+    accepted: bool
+    missing_fields: tuple[str, ...] = ()
+    rejection_reasons: tuple[str, ...] = ()
+    next_action: NextAction
 
 
 class Verdict(BaseModel):
@@ -109,8 +139,11 @@ class Verdict(BaseModel):
         default=None, description="How the step proved it worked, from its workspace; None when no repository was given."
     )
     execution_evidence: tuple[ExecutionEvidence, ...] = Field(
-        default=(), description="The execution evidence records attached to this validation, as given."
+        default=(), description="The execution records of this validation: those attached, as given, then those "
+        "judge's command gates made."
     )
+    gates: tuple[GateResult, ...] = Field(default=(), description="Each gate's result, in evaluation order.")
+    outcome: Optional[Outcome] = Field(default=None, description="Seed 004's outcome; set on every verdict judge gives.")
 
     def contract(self) -> dict:
         """The strict output, exactly ``{"valid": bool, "reason": str}``."""

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, Optional
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
 from pydantic_core import PydanticCustomError
 
+from judge.contract.gates import EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer
 from judge.patch.globs import MAX_GLOB_CHARS, glob_problem
 
 __all__ = [
@@ -61,6 +62,10 @@ class Step(_Input):
     expects_no_changes: Optional[StrictBool] = Field(
         default=None, alias="expectsNoChanges", description="The step may legitimately change no file."
     )
+    gates: Optional[tuple[Gate, ...]] = Field(default=None, max_length=1000)
+    evidence_schema: Optional[EvidenceSchemaSpec] = Field(default=None, alias="evidenceSchema")
+    policies: Optional[PolicyLayer] = None
+    template: Optional[StrictStr] = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 
     @model_validator(mode="after")
     def _fix_needs_apply_files(self) -> "Step":
@@ -78,6 +83,7 @@ class ExecuteStepResult(_Input):
     files_written: Optional[tuple[StrictStr, ...]] = Field(default=None, alias="filesWritten", max_length=_MAX_FILES)
     files_touched: Optional[tuple[StrictStr, ...]] = Field(default=None, alias="filesTouched", max_length=_MAX_FILES)
     summary: Optional[StrictStr] = Field(default=None, max_length=100_000)
+    evidence: Optional[EvidenceDoc] = Field(default=None, description="The agent's EvidenceSchema document (seed 004).")
 
 
 class VerdictContract(BaseModel):

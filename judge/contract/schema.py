@@ -12,11 +12,12 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticError
 
 from judge.errors import ContractViolation
+from judge.contract.gates import StepTemplate
 from judge.contract.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step, VerdictContract
 
 __all__ = [
     "SCHEMA_FILES", "load_schema", "parse_step", "parse_result", "parse_eval_case",
-    "parse_evidence_file", "parse_execution_evidence", "parse_verdict",
+    "parse_evidence_file", "parse_execution_evidence", "parse_step_template", "parse_verdict", "schema_registry",
 ]
 
 SCHEMA_FILES = {
@@ -27,6 +28,11 @@ SCHEMA_FILES = {
     "evidence-file": "evidence-file.schema.json",
     "execution-evidence": "execution-evidence.schema.json",
     "eval-report": "eval-report.schema.json",
+    "gate": "gate.schema.json",
+    "evidence-schema": "evidence-schema.schema.json",
+    "policies": "policies.schema.json",
+    "evidence-doc": "evidence-doc.schema.json",
+    "step-template": "step-template.schema.json",
 }
 
 M = TypeVar("M", bound=BaseModel)
@@ -43,10 +49,20 @@ def load_schema(kind: str) -> dict:
 
 
 @lru_cache(maxsize=None)
+def schema_registry() -> Any:
+    """Every schema of schemas/ by its $id, so one may $ref another (step.schema.json -> gate.schema.json)."""
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    schemas = (load_schema(kind) for kind in SCHEMA_FILES)
+    return Registry().with_resources((schema["$id"], DRAFT202012.create_resource(schema)) for schema in schemas)
+
+
+@lru_cache(maxsize=None)
 def _validator(kind: str) -> Any:
     from jsonschema import Draft202012Validator  # only to word a breach: jsonschema costs ~50 ms to import
 
-    return Draft202012Validator(load_schema(kind))
+    return Draft202012Validator(load_schema(kind), registry=schema_registry())
 
 
 def parse_step(data: Any) -> Step:
@@ -71,6 +87,10 @@ def parse_evidence_file(data: Any) -> EvidenceFile:
 
 def parse_execution_evidence(data: Any) -> ExecutionEvidence:
     return _parse("execution-evidence", ExecutionEvidence, data)
+
+
+def parse_step_template(data: Any) -> StepTemplate:
+    return _parse("step-template", StepTemplate, data)
 
 
 def _parse(kind: str, model: type[M], data: Any) -> M:

@@ -55,6 +55,7 @@ class GitFacts:
     patch_error: str | None = None  # why the result's patch does not apply to base; None if it does or there is none
     mismatches: tuple[Mismatch, ...] = ()  # files where the patch applied to base does not give the work tree's bytes
     base_paths: frozenset[str] = frozenset()  # every file in base's tree
+    uncommitted: tuple[str, ...] = ()  # what `git status` shows: the index or the work tree differs from HEAD
 
     def where(self, path: str) -> str:
         """``committed``, ``staged``, ``unstaged`` or ``untracked``: the first place the change shows."""

@@ -55,11 +55,15 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
 
         work: dict[str, WorkFile | None] = {}
         changed: list[str] = []
+        uncommitted: list[str] = []
         for path in sorted(candidates):
             found = tree.read(path, _gitlink(path, known))
-            if (found.state if found else None) != base_files.get(path):
+            state = found.state if found else None
+            if state != base_files.get(path):
                 work[path] = found
                 changed.append(path)
+            if state != head_files.get(path) or index_files.get(path) != head_files.get(path):
+                uncommitted.append(path)
         file_diffs = _diffs(store, base_tree, work)
         claim = check_claim(git, store, base_tree, base_files, work, tree, patch) \
             if patch and patch.strip() else None
@@ -77,6 +81,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         patch_error=claim.patch_error if claim else None,
         mismatches=claim.mismatches if claim else (),
         base_paths=frozenset(base_files),
+        uncommitted=tuple(uncommitted),
     )
 
 

@@ -1,0 +1,71 @@
+"""GateContext: the frozen input every gate reads — the step's context, what the step requires, the agent's
+evidence, the execution records, and what judge read from disk for the gates (files, patches, approvals)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Mapping
+
+from judge import rule_ids as ids
+from judge.context import StepContext
+from judge.contract.gates import EvidenceDoc
+from judge.contract.models import ExecutionEvidence
+from judge.gates.spec import GateSpec
+from judge.workspace.approvals import ApprovalFacts
+
+__all__ = ["FileProbe", "GateCheck", "GateContext"]
+
+
+@dataclass(frozen=True)
+class GateCheck:
+    """One gate's answer: passed, or the rule and message of why not (``retryable`` False: the executor cannot fix it)."""
+
+    passed: bool
+    message: str
+    rule: str = ids.GATE_FAILED
+    retryable: bool = True
+
+    @classmethod
+    def ok(cls, message: str) -> "GateCheck":
+        return cls(True, message, rule="")
+
+
+@dataclass(frozen=True)
+class FileProbe:
+    """A work-tree path as a file gate sees it: a regular file with its bytes, something else, or nothing."""
+
+    kind: str  # "file", "missing", "symlink", "directory", "other", "too large"
+    data: bytes | None = None
+
+
+@dataclass(frozen=True)
+class GateContext:
+    step: StepContext
+    spec: GateSpec
+    evidence: EvidenceDoc | None
+    records: tuple[ExecutionEvidence, ...] = ()  # attached by the caller, then made by command gates
+    made: frozenset[str] = frozenset()  # evidence hashes of the records judge's command gates made
+    files: Mapping[str, FileProbe] = field(default_factory=dict)  # only with a workspace
+    patch_errors: Mapping[str, str | None] = field(default_factory=dict)  # a gate's patch -> why it does not apply
+    approvals: ApprovalFacts | None = None
+
+    @property
+    def has_workspace(self) -> bool:
+        return self.step.git is not None
+
+    @cached_property
+    def changed_files(self) -> tuple[str, ...]:
+        """The files the step changed, from the highest-trust source: git with a workspace, else the patch."""
+        return self.step.work.paths if self.step.work else ()
+
+    @cached_property
+    def changed_lines(self) -> int:
+        work = self.step.work
+        return (work.added_count + work.removed_count) if work else 0
+
+    @cached_property
+    def work_hash(self) -> str:
+        """sha256 of the work judged (git's diff with a workspace, else the patch): what an approval is for."""
+        return hashlib.sha256(self.step.work_text.encode("utf-8", "surrogateescape")).hexdigest()

@@ -1,0 +1,83 @@
+"""Job policies (seed 004): the layers merged into the policies one validation runs under, the commands they let
+run, and the seed's validation warnings."""
+
+from __future__ import annotations
+
+import fnmatch
+import shlex
+from dataclasses import dataclass, field
+from typing import Iterable, Literal
+
+from judge.contract.gates import Gate, PolicyLayer
+
+__all__ = ["Policies", "command_denial", "contradiction", "policy_warnings", "resolve_policies"]
+
+
+@dataclass(frozen=True)
+class Policies:
+    """The policies in force, seed 004's defaults where no layer says otherwise; ``sources`` names each key's layer."""
+
+    enable_shell_gates: bool = False
+    shell_gate_allowlist: tuple[str, ...] = ()
+    require_tests_evidence: bool = False
+    require_diff_summary: bool = False
+    evidence_schema_mode: Literal["lenient", "strict"] = "lenient"
+    sources: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def source(self, key: str) -> str:
+        return self.sources.get(key, "default")
+
+
+def resolve_policies(layers: Iterable[tuple[str, PolicyLayer | None]]) -> Policies:
+    """The layers merged key by key, lowest first (a layer's preset expands before its own keys)."""
+    values: dict = {}
+    sources: dict[str, str] = {}
+    for name, layer in layers:
+        if layer is None:
+            continue
+        for key, value in layer.stated().items():
+            values[key] = tuple(value) if key == "shell_gate_allowlist" else value
+            sources[key] = name
+    return Policies(**values, sources=sources)
+
+
+def command_denial(command: str, policies: Policies) -> str | None:
+    """Why the policies do not let ``command`` run, naming the policy to change; None when they do."""
+    if not policies.enable_shell_gates:
+        return (f"shell gates are off (enable_shell_gates is false, from {policies.source('enable_shell_gates')}): "
+                "judge runs no command. Set policies.enable_shell_gates to true (step, judge.toml [policies] or "
+                "--enable-shell-gates) and allow the command in shell_gate_allowlist")
+    if not any(fnmatch.fnmatchcase(command, pattern) for pattern in policies.shell_gate_allowlist):
+        allowed = ", ".join(repr(p) for p in policies.shell_gate_allowlist) or "none"
+        return (f"the command matches no pattern of shell_gate_allowlist (patterns: {allowed}): add a pattern that "
+                f"matches it, e.g. {_pattern_for(command)!r}")
+    return None
+
+
+def contradiction(policies: Policies, attached_records: int) -> str | None:
+    """Seed 004's contradiction, judged when the step is checked: tests evidence required, nothing that can verify it."""
+    if not policies.require_tests_evidence or policies.enable_shell_gates or attached_records:
+        return None
+    return ("require_tests_evidence is on but shell gates are off and no execution record is attached, so no tests "
+            "claim can be verified and this step can never pass. Attach `judge run` records of the tests "
+            "(--evidence), or enable shell gates with an allowlist and a tests gate, or turn require_tests_evidence off")
+
+
+def policy_warnings(policies: Policies, gates: Iterable[Gate]) -> list[str]:
+    """Seed 004's job validation warnings (the contradiction itself is ``contradiction``'s)."""
+    warnings = []
+    if policies.require_tests_evidence and not policies.enable_shell_gates:
+        warnings.append("require_tests_evidence is on with shell gates off: only attached execution records "
+                        "can verify tests claims")
+    if policies.enable_shell_gates and not policies.shell_gate_allowlist:
+        warnings.append("shell gates are on but shell_gate_allowlist is empty: no command can run")
+    commands = [gate.type for gate in gates if gate.type.startswith("command_")]
+    if commands and not policies.enable_shell_gates:
+        warnings.append(f"{len(commands)} command gate(s) ({', '.join(sorted(set(commands)))}) with shell gates "
+                        "off: they cannot pass")
+    return warnings
+
+
+def _pattern_for(command: str) -> str:
+    words = shlex.split(command) if command.strip() else []
+    return f"{shlex.join(words[:2])}*" if words else "*"

@@ -1,0 +1,157 @@
+"""What a step requires, all sources combined: its template's gates, its own, the gates policies and claims imply,
+the evidence fields required, and the policies in force.
+
+A template's gates come first, then the step's own; evidenceSchema's required and optional are
+unions and criteriaChecklist is merged (the step's text wins for an id); the template's policies
+sit below the step's. Then the implied gates, each once: ``tests_passed`` when the policies
+require tests evidence or the evidence claims tests passed (a claim is checked like a gate),
+``lint_passed`` when it claims lint passed, ``criteria_checklist_complete`` in strict evidence
+mode when there are criteria.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from judge.contract.gates import EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer, StepTemplate
+from judge.contract.models import Step
+from judge.errors import ContractViolation, InputError
+from judge.gates.policies import Policies, resolve_policies
+
+__all__ = ["GateSpec", "SpecGate", "gate_spec", "load_template"]
+
+Source = Literal["template", "step", "policy", "claim"]
+_MAX_TEMPLATE_BYTES = 1024 * 1024
+_TESTS_FIELDS = ("tests_run", "tests_passed", "commands_run")
+_STRICT_FIELDS = ("changed_files", "diff_summary", "commands_run")
+
+
+@dataclass(frozen=True)
+class SpecGate:
+    index: int  # 1-based, as the reasons number gates
+    gate: Gate
+    source: Source
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    gates: tuple[SpecGate, ...]
+    evidence_schema: EvidenceSchemaSpec | None
+    required_fields: tuple[str, ...]  # what the evidence document must hold, in order, once each
+    policies: Policies
+    template: str | None = None
+
+    @property
+    def needs_evidence(self) -> bool:
+        return bool(self.required_fields) or any(g.gate.type in _EVIDENCE_GATES for g in self.gates)
+
+    @property
+    def criteria(self) -> dict[str, str]:
+        return dict(self.evidence_schema.criteria_checklist) if self.evidence_schema else {}
+
+
+_EVIDENCE_GATES = frozenset({"criteria_checklist_complete", "tests_passed", "lint_passed"})
+
+
+def gate_spec(step: Step, evidence: EvidenceDoc | None, template: StepTemplate | None,
+              policy_layers: tuple[tuple[str, PolicyLayer | None], ...] = (),
+              overrides: PolicyLayer | None = None) -> GateSpec:
+    """The effective requirements of ``step``; ``policy_layers`` sit below the template's and the step's policies,
+    ``overrides`` (flags) above them."""
+    policies = resolve_policies((*policy_layers, ("template", template.policies if template else None),
+                                 ("step", step.policies), ("command line", overrides)))
+    listed: list[tuple[Gate, Source]] = [(g, "template") for g in (template.gates if template else ())]
+    listed += [(g, "step") for g in step.gates or ()]
+    schema = _merged(template.evidence_schema if template else None, step.evidence_schema)
+    types = {gate.type for gate, _ in listed}
+
+    def imply(kind: str, source: Source, when: bool) -> None:
+        if when and kind not in types:
+            listed.append((Gate(type=kind, description=_IMPLIED[kind, source]), source))
+            types.add(kind)
+
+    claims = evidence or EvidenceDoc()
+    imply("tests_passed", "policy", policies.require_tests_evidence)
+    imply("tests_passed", "claim", claims.tests_passed is True)
+    imply("lint_passed", "claim", claims.lint_passed is True)
+    imply("criteria_checklist_complete", "policy",
+          policies.evidence_schema_mode == "strict" and bool(schema and schema.criteria_checklist))
+    required = list(schema.required if schema else ())
+    if policies.require_diff_summary:
+        required.append("diff_summary")
+    if "tests_passed" in types:
+        required += _TESTS_FIELDS
+    if policies.evidence_schema_mode == "strict":
+        required += _STRICT_FIELDS
+    gates = tuple(SpecGate(i, gate, source) for i, (gate, source) in enumerate(listed, 1))
+    return GateSpec(gates, schema, tuple(dict.fromkeys(required)), policies, step.template)
+
+
+_IMPLIED = {
+    ("tests_passed", "policy"): "required by policy require_tests_evidence",
+    ("tests_passed", "claim"): "the evidence claims tests_passed: true",
+    ("lint_passed", "claim"): "the evidence claims lint_passed: true",
+    ("criteria_checklist_complete", "policy"): "required by evidence_schema_mode strict",
+}
+
+
+def _merged(below: EvidenceSchemaSpec | None, above: EvidenceSchemaSpec | None) -> EvidenceSchemaSpec | None:
+    if below is None or above is None:
+        return above or below
+    required = tuple(dict.fromkeys(below.required + above.required))
+    optional = tuple(f for f in dict.fromkeys(below.optional + above.optional) if f not in required)
+    criteria = {**below.criteria_checklist, **above.criteria_checklist}
+    return EvidenceSchemaSpec.model_validate({"required": required, "optional": optional,
+                                             "criteriaChecklist": criteria})
+
+
+def load_template(name: str, directory: str | Path) -> StepTemplate:
+    """The template ``name`` (NAME.json, NAME.yaml or NAME.yml in ``directory``); ContractViolation at
+    ``$.step.template`` when it is missing, unreadable or breaks schemas/step-template.schema.json."""
+    from judge.contract.schema import parse_step_template
+
+    found = [Path(directory) / f"{name}{suffix}" for suffix in (".json", ".yaml", ".yml")]
+    found = [path for path in found if path.is_file()]
+    if len(found) != 1:
+        problem = (f"no template {name!r} in {directory} (looked for {name}.json, {name}.yaml, {name}.yml); "
+                   "set the templates directory with --templates or templates_dir in judge.toml") if not found \
+            else f"template {name!r} is ambiguous in {directory}: {', '.join(p.name for p in found)}; keep one"
+        raise ContractViolation("step", "step.schema.json", "$.step.template", problem)
+    path = found[0]
+    data = _read_template(path)
+    try:
+        return parse_step_template(data)
+    except ContractViolation as violation:
+        where = violation.path.replace("$.step-template", "$", 1)
+        raise ContractViolation("step", "step-template.schema.json", "$.step.template",
+                                f"template {path} breaks schemas/step-template.schema.json at {where}: "
+                                f"{violation.problem}") from None
+
+
+def _read_template(path: Path) -> Any:
+    from judge.contract.jsonio import parse_json
+
+    def refuse(problem: str) -> ContractViolation:
+        return ContractViolation("step", "step-template.schema.json", "$.step.template", f"template {path}: {problem}")
+
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(_MAX_TEMPLATE_BYTES + 1)
+        if len(raw) > _MAX_TEMPLATE_BYTES:
+            raise refuse(f"larger than {_MAX_TEMPLATE_BYTES} bytes")
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise refuse(f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    if path.suffix == ".json":
+        try:
+            return parse_json(text, "")
+        except InputError as exc:
+            raise refuse(str(exc).lstrip(": ")) from None
+    import yaml  # only for YAML templates
+
+    try:
+        return yaml.safe_load(text)  # safe_load: a template builds plain data, never objects
+    except yaml.YAMLError as exc:
+        raise refuse(f"not valid YAML ({' '.join(str(exc).split())[:200]})") from None
