@@ -12,11 +12,12 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticError
 
 from judge.errors import ContractViolation
+from judge.contract.approvals import Approval
 from judge.contract.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step, VerdictContract
 
 __all__ = [
     "SCHEMA_FILES", "load_schema", "parse_step", "parse_result", "parse_eval_case",
-    "parse_evidence_file", "parse_execution_evidence", "parse_verdict",
+    "parse_evidence_file", "parse_execution_evidence", "parse_verdict", "parse_approval",
 ]
 
 SCHEMA_FILES = {
@@ -27,6 +28,7 @@ SCHEMA_FILES = {
     "evidence-file": "evidence-file.schema.json",
     "execution-evidence": "execution-evidence.schema.json",
     "eval-report": "eval-report.schema.json",
+    "approval": "approval.schema.json",
 }
 
 M = TypeVar("M", bound=BaseModel)
@@ -71,6 +73,10 @@ def parse_evidence_file(data: Any) -> EvidenceFile:
 
 def parse_execution_evidence(data: Any) -> ExecutionEvidence:
     return _parse("execution-evidence", ExecutionEvidence, data)
+
+
+def parse_approval(data: Any) -> Approval:
+    return _parse("approval", Approval, data)
 
 
 def _parse(kind: str, model: type[M], data: Any) -> M:
