@@ -8,12 +8,12 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, model_validator
 
 from judge.contract.models import Timestamp, _refuse_boolean_version
 
-__all__ = ["Approval", "MAX_BY", "MAX_NOTE", "MAX_STEP_ID", "WORK_PATTERN"]
+__all__ = ["Approval", "MAX_BY", "MAX_NOTE", "MAX_STEP_ID", "SHA256_HEX"]
 
 MAX_STEP_ID = 200
 MAX_BY = 200
 MAX_NOTE = 10_000
-WORK_PATTERN = r"^[0-9a-f]{64}$"
+SHA256_HEX = r"[0-9a-f]{64}"  # whole string; use with re.fullmatch
 
 
 class Approval(BaseModel):
@@ -25,7 +25,10 @@ class Approval(BaseModel):
     step_id: StrictStr = Field(alias="stepId", min_length=1, max_length=MAX_STEP_ID)
     by: StrictStr = Field(min_length=1, max_length=MAX_BY, pattern=r"\S")
     note: Optional[StrictStr] = Field(default=None, max_length=MAX_NOTE)
-    work: Optional[StrictStr] = Field(default=None, pattern=WORK_PATTERN)
+    work: Optional[StrictStr] = Field(default=None, pattern=f"^{SHA256_HEX}$")
     at: Timestamp
 
     _version_is_the_integer_one = model_validator(mode="before")(_refuse_boolean_version)
+
+    def to_json(self) -> dict:
+        return self.model_dump(mode="json", by_alias=True)
