@@ -14,6 +14,7 @@ import judge
 from builders import diff, make_case
 from judge.errors import ContractViolation
 from judge.contract.schema import parse_eval_case, parse_result, parse_step
+from judge.contract.approvals import Approval
 from judge.contract.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step, VerdictContract
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,6 +175,38 @@ EXECUTION_CASES = {
     "version-2": ({**EXECUTION, "version": 2}, False),
 }
 
+APPROVAL = {"version": 1, "stepId": "step-1", "by": "ana", "note": None, "work": None, "at": "2026-02-07T16:00:00.000Z"}
+
+APPROVAL_CASES = {
+    "full": (APPROVAL, True),
+    "with-note-and-work": ({**APPROVAL, "note": "looked at the diff", "work": "0a" * 32}, True),
+    "note-and-work-absent": ({k: v for k, v in APPROVAL.items() if k not in ("note", "work")}, True),
+    "version-float-one": ({**APPROVAL, "version": 1.0}, True),
+    "version-true": ({**APPROVAL, "version": True}, False),
+    "version-2": ({**APPROVAL, "version": 2}, False),
+    "missing-version": ({k: v for k, v in APPROVAL.items() if k != "version"}, False),
+    "missing-step-id": ({k: v for k, v in APPROVAL.items() if k != "stepId"}, False),
+    "empty-step-id": ({**APPROVAL, "stepId": ""}, False),
+    "step-id-too-long": ({**APPROVAL, "stepId": "s" * 201}, False),
+    "step-id-number": ({**APPROVAL, "stepId": 1}, False),
+    "snake-case-key": ({**APPROVAL, "step_id": "step-1"}, False),
+    "missing-by": ({k: v for k, v in APPROVAL.items() if k != "by"}, False),
+    "empty-by": ({**APPROVAL, "by": ""}, False),
+    "blank-by": ({**APPROVAL, "by": " \t"}, False),
+    "by-too-long": ({**APPROVAL, "by": "b" * 201}, False),
+    "note-too-long": ({**APPROVAL, "note": "n" * 10_001}, False),
+    "note-number": ({**APPROVAL, "note": 5}, False),
+    "work-upper-hex": ({**APPROVAL, "work": "0A" * 32}, False),
+    "work-short": ({**APPROVAL, "work": "0a" * 31}, False),
+    "work-trailing-newline": ({**APPROVAL, "work": "0a" * 32 + "\n"}, False),
+    "missing-at": ({k: v for k, v in APPROVAL.items() if k != "at"}, False),
+    "at-no-zone": ({**APPROVAL, "at": "2026-02-07T16:00:00"}, False),
+    "at-trailing-newline": ({**APPROVAL, "at": APPROVAL["at"] + "\n"}, False),
+    "at-offset": ({**APPROVAL, "at": "2026-02-07T16:00:00+02:00"}, True),
+    "extra-key": ({**APPROVAL, "by_proxy": "x"}, False),
+    "not-an-object": ([APPROVAL], False),
+}
+
 TABLE = [
     pytest.param(schema, model, data, accepted, id=f"{schema.split('.')[0]}-{name}")
     for schema, model, cases in (
@@ -183,6 +216,7 @@ TABLE = [
         ("eval-case.schema.json", EvalCase, CASE_CASES),
         ("evidence-file.schema.json", EvidenceFile, EVIDENCE_FILE_CASES),
         ("execution-evidence.schema.json", ExecutionEvidence, EXECUTION_CASES),
+        ("approval.schema.json", Approval, APPROVAL_CASES),
     )
     for name, (data, accepted) in cases.items()
 ]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from judge.errors import InputError
-from judge.workspace import ledger as ledger_module
+from judge.workspace import jsonl
 from judge.workspace.ledger import read_ledger
 
 
@@ -56,7 +56,7 @@ def test_last_line_without_newline_counts(tmp_path):
 
 
 def test_overlong_line_is_corrupt_and_read_in_bounded_pieces(tmp_path, monkeypatch):
-    monkeypatch.setattr(ledger_module, "_MAX_LINE", 64)
+    monkeypatch.setattr(jsonl, "MAX_LINE", 64)
     data = b'{"op": "note", "text": "' + b"x" * 1000 + b'"}\n' + _lines({"op": "close", "id": "c"})
     facts = read_ledger(_write(tmp_path, data), "close", "c")
     assert (facts.corrupt_lines, facts.found_line) == ((1,), 2)

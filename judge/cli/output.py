@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Mapping
 
 from judge.errors import InputError, name_fields
 
@@ -17,10 +18,11 @@ class _Flags(dict):
         return _FLAGS.get(field, "--" + field.replace("_", "-"))
 
 
-def error_line(exc: InputError) -> str:
-    """``judge: --repo x: not a git work tree (...)``: the library's fields worded as this command's flags.
+def error_line(exc: InputError, names: Mapping[str, str] | None = None) -> str:
+    """``judge: --repo x: not a git work tree (...)``: the library's fields worded as this command's flags
+    (``names`` words those a command takes otherwise, e.g. as a positional argument).
     A lone surrogate quoted from the input becomes its escape, so that any stderr can write the line."""
-    return f"judge: {exc.render(_Flags())}\n".encode("utf-8", "backslashreplace").decode("utf-8")
+    return f"judge: {exc.render(_Flags(names or {}))}\n".encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def flags(text: str) -> str:

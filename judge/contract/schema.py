@@ -13,11 +13,13 @@ from pydantic import ValidationError as PydanticError
 
 from judge.errors import ContractViolation
 from judge.contract.gates import StepTemplate
+from judge.contract.approvals import Approval
 from judge.contract.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step, VerdictContract
 
 __all__ = [
     "SCHEMA_FILES", "load_schema", "parse_step", "parse_result", "parse_eval_case",
-    "parse_evidence_file", "parse_execution_evidence", "parse_step_template", "parse_verdict", "schema_registry",
+    "parse_evidence_file", "parse_execution_evidence", "parse_step_template", "parse_verdict", "parse_approval",
+    "schema_registry",
 ]
 
 SCHEMA_FILES = {
@@ -33,6 +35,7 @@ SCHEMA_FILES = {
     "policies": "policies.schema.json",
     "evidence-doc": "evidence-doc.schema.json",
     "step-template": "step-template.schema.json",
+    "approval": "approval.schema.json",
 }
 
 M = TypeVar("M", bound=BaseModel)
@@ -91,6 +94,10 @@ def parse_execution_evidence(data: Any) -> ExecutionEvidence:
 
 def parse_step_template(data: Any) -> StepTemplate:
     return _parse("step-template", StepTemplate, data)
+
+
+def parse_approval(data: Any) -> Approval:
+    return _parse("approval", Approval, data)
 
 
 def _parse(kind: str, model: type[M], data: Any) -> M:

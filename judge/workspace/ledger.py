@@ -4,24 +4,22 @@ A ledger entry is one JSON object per line. Its kind is its ``op`` field; the id
 about may sit in ``commitment``, ``target`` or ``id``, at the top level or inside
 ``payload`` (Mentu writes ``{"op": "close", "payload": {"commitment": "cmt_1"}}``).
 A line that is not a JSON object is corrupt: it is counted with its line number and
-skipped, never fatal. Lines are read one at a time with a length cap, so a huge or
-endless line costs bounded memory.
+skipped, never fatal. Lines are read one at a time with a length cap (judge.workspace.jsonl).
 """
 
 from __future__ import annotations
 
-import json
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
 from judge.errors import InputError
+from judge.workspace.jsonl import json_lines
 
 __all__ = ["ID_KEYS", "LedgerFacts", "check_ledger", "read_ledger"]
 
 ID_KEYS = ("commitment", "target", "id")
-_MAX_LINE = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -38,10 +36,7 @@ def read_ledger(path: str | os.PathLike[str], op: str, target: str) -> LedgerFac
     """Scan the ledger at ``path``; InputError when it cannot be opened at all."""
     found, corrupt, entries = None, [], 0
     with _reading(path) as handle:
-        for number, line in enumerate(_lines(handle), 1):
-            if line is not None and not line.strip():
-                continue
-            entry = _entry(line) if line is not None else None
+        for number, entry in json_lines(handle):
             if entry is None:
                 corrupt.append(number)
                 continue
@@ -69,28 +64,6 @@ def _reading(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise InputError(f"{path}: is a directory; give the ledger's .jsonl file", field="ledger") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read it ({exc.strerror or exc})", field="ledger") from None
-
-
-def _lines(handle):
-    """Each line's bytes, or None for a line longer than _MAX_LINE (its rest is skipped unread into memory)."""
-    while True:
-        line = handle.readline(_MAX_LINE + 1)
-        if not line:
-            return
-        if len(line) > _MAX_LINE and not line.endswith(b"\n"):
-            while (rest := handle.readline(_MAX_LINE)) and not rest.endswith(b"\n"):
-                pass
-            yield None
-            continue
-        yield line
-
-
-def _entry(line: bytes) -> dict | None:
-    try:
-        value = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _records(entry: dict, op: str, target: str) -> bool:
