@@ -150,6 +150,7 @@ AUTH = [
     "You are not logged into any GitHub hosts.",
     "error: You must be logged in to the server (Unauthorized)",
     "Login failed for user 'sa'.",
+    "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
     "failed to authenticate with the registry",
     "Authorization failed",
     "unauthenticated",
@@ -175,6 +176,7 @@ NOT_AUTH = [
     "AssertionError: expected authenticated user",
     "api key rotated",
     "authorized_keys updated",
+    "cp: cannot open 'x': Access denied",
 ]
 
 

@@ -60,6 +60,7 @@ _AUTH_WORDS = re.compile(r"""
       | unable\s+to\s+locate\s+credentials
       | (?:not|must\s+be)\s+logged\s+in(?:to)?
       | login\s+failed
+      | access\s+denied\s+for\s+user
       | 40[13]\s*:?\s*(?:unauthori[sz]ed|forbidden)
       | (?:http(?:/[0-9.]+)?|status(?:\s+code)?|response|error|code)\s*[:=]?\s*e?40[13]
     )(?![\w-])
