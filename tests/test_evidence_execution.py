@@ -190,8 +190,17 @@ def test_records_appear_on_the_verdict_and_in_explain(tmp_path):
 def test_failed_command_contradicts_a_claimed_success(tmp_path):
     record = _record(tmp_path, "import sys; print('1 failed: test_port'); sys.exit(1)")
     verdict = judge.validate(STEP, RESULT, evidence=[record])
-    assert verdict.rule == "execution_failed" and "exited 1" in verdict.reason and "1 failed: test_port" in verdict.reason
+    assert verdict.rule == "execution_failed" and "1 failed: test_port" in verdict.reason
+    assert f"exited 1 (EXECUTION_FAILURE) (run {record.run_id})" in verdict.reason
+    assert "Fix what it reports" in verdict.reason and "environment" not in verdict.reason
     assert verdict.execution_evidence == (record,)
+
+
+def test_missing_program_is_the_environment_to_fix(tmp_path):
+    record = record_execution(["/no/such/program"], step_id="step-1", root=tmp_path)
+    verdict = judge.validate(STEP, RESULT, evidence=[record])
+    assert verdict.rule == "execution_failed" and "could not be run" in verdict.reason
+    assert "(NOT_FOUND)" in verdict.reason and "the environment, not the step, that needs fixing" in verdict.reason
 
 
 def test_failed_command_is_fine_for_a_reported_failure(tmp_path):
@@ -255,4 +264,5 @@ def test_timed_out_run_that_exited_0_is_a_failure(tmp_path):
     record = _record(tmp_path, "pass").to_json()
     timed_out = {**record, "timedOut": True, "status": "FAILURE"}
     verdict = judge.validate(STEP, RESULT, evidence=[timed_out])
-    assert verdict.rule == "execution_failed" and "timed out" in verdict.reason
+    assert verdict.rule == "execution_failed" and "timed out" in verdict.reason and "(TIMEOUT)" in verdict.reason
+    assert "the environment, not the step, that needs fixing" in verdict.reason

@@ -1,13 +1,14 @@
-"""The human reading of a Verdict (`judge validate --explain`): stages, then findings."""
+"""The human reading of a Verdict (`judge validate --explain`): stages, then findings, as text or as Markdown."""
 
 from __future__ import annotations
 
 import shlex
 
+from judge.runs.evidence_table import code_span, markdown_text, render_evidence_table
 from judge.verdict import SemanticReport
 from judge.verdict import Verdict
 
-__all__ = ["render_explanation"]
+__all__ = ["render_explanation", "render_markdown"]
 
 
 def render_explanation(verdict: Verdict) -> str:
@@ -25,6 +26,31 @@ def render_explanation(verdict: Verdict) -> str:
         lines.extend(_semantic_lines(verdict.semantic_review))
     lines.extend(_evidence_lines(verdict))
     return "\n".join(lines)
+
+
+def render_markdown(verdict: Verdict) -> str:
+    """The explanation as Markdown (`--explain --markdown`): a PR comment or a report holds it as it is."""
+    rule = f" ({code_span(verdict.rule)})" if verdict.rule else ""
+    parts = [f"## Verdict: {'VALID' if verdict.valid else 'INVALID'}{rule}",
+             "### Stages", _markdown_stages(verdict),
+             "### Findings (in rule order: the first reject decides)", _markdown_findings(verdict)]
+    if verdict.evidence_method:
+        parts.append(f"Work evidence: {code_span(verdict.evidence_method)}")
+    if verdict.execution_evidence:
+        parts += ["## Execution Evidence", render_evidence_table(verdict.execution_evidence).rstrip("\n")]
+    return "\n\n".join(parts)
+
+
+def _markdown_stages(verdict: Verdict) -> str:
+    rows = [f"| {stage.stage} | {stage.status} | {stage.duration_ms:.2f} | {markdown_text(stage.detail)} |"
+            for stage in verdict.stages]
+    return "\n".join(["| Stage | Status | Time (ms) | Detail |", "|-------|--------|-----------|--------|", *rows])
+
+
+def _markdown_findings(verdict: Verdict) -> str:
+    items = [f"- **{finding.severity}** {code_span(finding.rule)}: {markdown_text(finding.message)}"
+             for finding in verdict.findings]
+    return "\n".join(items) or "None."
 
 
 def _evidence_lines(verdict: Verdict) -> list[str]:

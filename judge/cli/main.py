@@ -1,8 +1,8 @@
 """`judge`: the console script and its sub-commands — `validate` one step, `eval` a labelled set, `run` a command,
-`approve` a step as a human.
+`approve` a step as a human, `report` the recorded runs as seed 001's Execution Evidence table.
 
-Exit codes: 0 valid (or eval ran, the run succeeded, the approval was recorded), 1 invalid (or the run failed),
-2 bad usage or unreadable input.
+Exit codes: 0 valid (or eval ran, the run succeeded, the approval was recorded, the report was written),
+1 invalid (or the run failed), 2 bad usage or unreadable input.
 Only argparse is imported up front; each command imports what it uses when it runs.
 """
 
@@ -16,6 +16,7 @@ import sys
 from judge.cli.approve import add_approve_command
 from judge.cli.eval import EVAL_SUBCOMMANDS, add_eval_commands
 from judge.cli.output import error_line
+from judge.cli.report import add_report_command
 from judge.cli.run import add_run_command
 from judge.cli.validate import add_validate_command
 from judge.errors import InputError
@@ -72,4 +73,5 @@ def _build_parser() -> argparse.ArgumentParser:
     add_eval_commands(commands)
     add_run_command(commands)
     add_approve_command(commands)
+    add_report_command(commands)
     return parser

@@ -19,6 +19,8 @@ def add_validate_command(commands: Any) -> None:
     check.add_argument("--step", required=True, metavar="FILE", help="step spec JSON (- for stdin)")
     check.add_argument("--result", required=True, metavar="FILE", help="executor result JSON (- for stdin)")
     check.add_argument("--explain", action="store_true", help="also print stages and findings to stderr")
+    check.add_argument("--markdown", action="store_true", help="with --explain: as Markdown, with the Execution "
+                       "Evidence table of the attached records")
     add_model_flags(check)
     group = check.add_argument_group("workspace evidence (checked against git, never trusted from the result)")
     group.add_argument("--repo", metavar="PATH", help="the top of the git work tree the step ran in (needs --base)")
@@ -34,6 +36,9 @@ def add_validate_command(commands: Any) -> None:
 def _validate(args: argparse.Namespace) -> int:
     if args.step == "-" and args.result == "-":
         raise InputError("--step and --result cannot both read stdin; give one of them as a file")
+    if args.markdown and not args.explain:
+        raise InputError("--markdown shapes what --explain prints: add --explain, or drop --markdown")
+    from judge.cli.evidence_input import read_evidence
     from judge.contract.jsonio import read_json
     from judge.pipeline import validate
 
@@ -41,15 +46,15 @@ def _validate(args: argparse.Namespace) -> int:
     step = read_json(args.step, "--step")
     result = read_json(args.result, "--result")
     workspace = _workspace(args)
-    evidence = tuple(_read_evidence(path) for path in args.evidence)
+    evidence = tuple(read_evidence(path, "--evidence") for path in args.evidence)
     if workspace is not None:
         step, result, workspace = _checked(step, result, workspace)
     verdict = validate(step, result, config=config, workspace=workspace, evidence=evidence)
     write_stdout(json.dumps(verdict.contract(), ensure_ascii=False) + "\n")
     if args.explain:
-        from judge.cli.explain import render_explanation
+        from judge.cli.explain import render_explanation, render_markdown
 
-        sys.stderr.write(render_explanation(verdict) + "\n")
+        sys.stderr.write((render_markdown(verdict) if args.markdown else render_explanation(verdict)) + "\n")
     return 0 if verdict.valid else 1
 
 
@@ -77,16 +82,3 @@ def _checked(step: Any, result: Any, workspace: Any) -> tuple[Any, Any, Any]:
         return step, result, None  # the verdict is schema_invalid; the workspace is never read
     workspace.check()
     return step, result, workspace
-
-
-def _read_evidence(path: str) -> Any:
-    from judge.contract.jsonio import read_json
-    from judge.contract.schema import parse_execution_evidence
-    from judge.errors import ContractViolation
-
-    try:
-        return parse_execution_evidence(read_json(path, "--evidence"))
-    except ContractViolation as violation:
-        where = violation.path.replace("$.execution-evidence", "$")
-        raise InputError(f"--evidence {path}: breaks schemas/execution-evidence.schema.json at {where}: "
-                         f"{violation.problem}") from None

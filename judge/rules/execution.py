@@ -1,5 +1,7 @@
 """Seed 001: attached execution evidence must be intact, about this step, and agree with a claimed success.
 
+A failed run is named by its observer class (judge.runs.observe), which says who must act.
+
 Only command, stdout, stderr and exitCode are hashed, so a record's ``status`` is never trusted:
 success is read from exitCode (hashed), timedOut and error, and a status that disagrees with
 them makes the record invalid. The hash is unkeyed: it catches accidental and naive edits, not
@@ -12,6 +14,7 @@ import shlex
 from typing import Iterator
 
 from judge import rule_ids as ids
+from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, failure_class
 from judge.runs.record import derived_status, evidence_hash
 from judge.contract.models import ExecutionEvidence
 from judge.context import StepContext
@@ -37,14 +40,21 @@ def execution_failed(ctx: StepContext) -> Iterator[Finding]:
     if not ctx.result.success:
         return
     for record in ctx.executions:
-        if _status(record) == "SUCCESS" or _problem(record, ctx.step.id):
+        kind = failure_class(record)
+        if kind is None or _problem(record, ctx.step.id):
             continue
         yield Finding(
             rule=ids.EXECUTION_FAILED,
-            message=f"the result reports success: true but `{_command(record)}` {_outcome(record)} "
-            f"(run {record.run_id}){_tail(record)}. Fix what it reports and run it again, "
-            "or report success: false with the reason.",
+            message=f"the result reports success: true but `{_command(record)}` {_outcome(record)} ({kind}) "
+            f"(run {record.run_id}){_tail(record)}. {_advice(kind)}",
         )
+
+
+def _advice(kind: str) -> str:
+    if kind in ENVIRONMENT_CLASSES:  # no change to the step's work can make such a run pass
+        return (f"It is the environment, not the step, that needs fixing: {CLASS_MEANING[kind]}. "
+                "Until then, report success: false with the reason.")
+    return "Fix what it reports and run it again, or report success: false with the reason."
 
 
 def _problem(record: ExecutionEvidence, step_id: str) -> str | None:
@@ -77,7 +87,7 @@ def _outcome(record: ExecutionEvidence) -> str:
         return f"could not be run ({record.error or 'no reason recorded'})"
     if record.timed_out:
         return f"timed out after {record.duration_seconds:g} s"
-    return f"exited {record.exit_code}"
+    return f"exited {record.exit_code}" if record.exit_code is not None else "recorded no exit code"
 
 
 def _tail(record: ExecutionEvidence) -> str:

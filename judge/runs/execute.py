@@ -62,7 +62,7 @@ def run_command(
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 cwd=cwd, start_new_session=True)
     except OSError as exc:
-        error = f"cannot run {argv[0]!r}: {exc.strerror or exc}"
+        error = _start_error(argv, cwd, exc)
         return _record(argv, step_id, run_id, (started_at, started), None, (_Capture(limit), _Capture(limit)),
                        timed_out=False, error=error)
     captures = (_Capture(limit), _Capture(limit))
@@ -180,6 +180,14 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
             proc.kill()
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _start_error(argv: list[str], cwd: str | os.PathLike[str] | None, exc: OSError) -> str:
+    """Why the command could not start; a working directory that failed is named, so that the observer
+    (judge.runs.observe) never reads it as a program that does not exist."""
+    if cwd is not None and exc.filename is not None and os.fspath(exc.filename) == os.fspath(cwd) != argv[0]:
+        return f"cannot run {argv[0]!r} in {os.fspath(cwd)!r}: {exc.strerror or exc}"
+    return f"cannot run {argv[0]!r}: {exc.strerror or exc}"
 
 
 def _record(argv, step_id, run_id, start, exit_code, captures, *, timed_out, error=None) -> ExecutionEvidence:
