@@ -13,6 +13,7 @@ from typing import Any, Literal, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judge.contract.gates import PolicyLayer
 from judge.errors import InputError
 
 if sys.version_info >= (3, 11):
@@ -46,6 +47,16 @@ class JudgeConfig(BaseModel):
     token_budget: Optional[int] = Field(default=None, ge=1, description="Tokens per verdict; reached: no re-ask.")
     max_patch_tokens: int = Field(default=6000, ge=200, description="Patch size in the prompt before reduction.")
     output_mode: OutputMode = "auto"
+    policies: Optional[PolicyLayer] = Field(
+        default=None, description="Policies for every step (judge.toml [policies]); a step's own policies override them.")
+    policy_overrides: Optional[PolicyLayer] = Field(
+        default=None, description="Policies over every step's own (the command line's policy flags).")
+    templates_dir: str = Field(default=".judge/templates", min_length=1, description="Where step templates are.")
+    approvals: str = Field(default=".judge/approvals.jsonl", min_length=1, description="The approvals file (JSONL).")
+    artifacts_root: str = Field(default=".judge", min_length=1, description="Where command gates' runs are recorded.")
+    gate_timeout: float = Field(default=600.0, gt=0, description="Seconds a command gate's command may run.")
+    gate_max_output: int = Field(default=64 * 1024, ge=2, le=16 * 1024 * 1024,
+                                 description="Bytes of stdout and of stderr a command gate's record keeps.")
     fence_seed: Optional[int] = Field(
         default=None, description="Derive the data fence from a seed (recording cassettes only; never in production)."
     )

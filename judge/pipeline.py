@@ -13,14 +13,19 @@ from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
 from judge.contract.schema import parse_execution_evidence, parse_result, parse_step
 from judge.errors import ContractViolation, InputError
 from judge.rules.registry import run_rules
-from judge.verdict import Finding, SemanticReport, StageReport, Verdict
+from judge.gates.spec import GateSpec, gate_spec, load_template
+from judge.gates.policies import command_denial, contradiction
+from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageReport, Verdict
 from judge.version import __version__
 from judge.workspace.facts import Workspace
 
 __all__ = ["validate", "avalidate"]
 
 _PASSED = "passed every deterministic check (mode, outcome, patch structure, paths, declarations, scope, impact)"
-_NOT_REACHED = StageReport(stage="semantic", status="skipped", detail="not reached: a deterministic rule rejected")
+_NOT_REACHED = StageReport(stage="semantic", status="skipped", detail="not reached: an earlier stage rejected")
+# Rejections a new attempt by the executor cannot fix: the orchestrator, the environment or judge must act.
+_DIAGNOSE = frozenset({ids.WORKSPACE_UNREADABLE, ids.JUDGE_ERROR, ids.LLM_UNAVAILABLE, ids.POLICY_CONTRADICTION,
+                       ids.COMMAND_NOT_ALLOWED})
 
 
 def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, workspace: Workspace | None = None,
@@ -66,8 +71,10 @@ class _Judgement:
     reason: str = ""
     deciding: Finding | None = None
     ctx: StepContext | None = None
-    records: tuple[ExecutionEvidence, ...] = ()  # the attached execution evidence, once it keeps its contract
+    records: tuple[ExecutionEvidence, ...] = ()  # the attached execution evidence, then the records gates made
     report: SemanticReport | None = None
+    gates: tuple[GateResult, ...] = ()
+    missing_fields: tuple[str, ...] = ()
     pending: bool = False  # the rules let it through and the semantic stage must run
 
     def rejected(self, deciding: Finding, stage: StageReport, *more: StageReport) -> "_Judgement":
@@ -85,7 +92,23 @@ class _Judgement:
             semantic_review=self.report,
             evidence_method=self.ctx.evidence_method if self.ctx else None,
             execution_evidence=self.records,
+            gates=self.gates,
+            outcome=self.outcome(),
         )
+
+    def outcome(self) -> Outcome:
+        """Seed 004's outcome: accepted, what is missing, every rejection, and what the orchestrator does next."""
+        reasons = tuple(f.reason for f in self.findings if f.severity == "reject")
+        if self.valid:
+            action = "advance"
+        elif self.deciding is not None and self.deciding.rule == ids.HUMAN_APPROVAL_PENDING:
+            action = "pause_for_human"
+        elif self.deciding is None or not self.deciding.retryable or self.deciding.rule in _DIAGNOSE:
+            action = "diagnose"
+        else:
+            action = "retry"
+        return Outcome(accepted=self.valid, missing_fields=self.missing_fields, next_action=action,
+                       rejection_reasons=reasons or ((self.reason,) if not self.valid else ()))
 
 
 def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Workspace | None,
@@ -95,10 +118,20 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
         step_model = step if isinstance(step, Step) else parse_step(step)
         result_model = result if isinstance(result, ExecuteStepResult) else parse_result(result)
         records = tuple(r if isinstance(r, ExecutionEvidence) else parse_execution_evidence(r) for r in evidence)
+        template = load_template(step_model.template, config.templates_dir) if step_model.template else None
     except ContractViolation as violation:
-        finding = Finding(rule=ids.SCHEMA_INVALID, stage="contract", message=violation.message)
+        # the orchestrator's step is at fault: a new attempt by the executor cannot fix it
+        finding = Finding(rule=ids.SCHEMA_INVALID, stage="contract", message=violation.message,
+                          retryable=not violation.path.startswith("$.step"))
         stage = StageReport(stage="contract", status="rejected", detail=violation.message, duration_ms=_ms(started))
         return _Judgement(findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
+    spec = gate_spec(step_model, result_model.evidence, template, (("judge.toml", config.policies),),
+                     config.policy_overrides)
+    impossible = contradiction(spec.policies, len(records), _runnable_commands(spec) if workspace is not None else 0)
+    if impossible:
+        finding = Finding(rule=ids.POLICY_CONTRADICTION, stage="contract", message=impossible, retryable=False)
+        stage = StageReport(stage="contract", status="rejected", detail=finding.rule, duration_ms=_ms(started))
+        return _Judgement(findings=(finding,), records=records).rejected(finding, stage, _NOT_REACHED)
     judgement = _Judgement(stages=(StageReport(stage="contract", status="passed", duration_ms=_ms(started)),),
                            records=records)
 
@@ -120,7 +153,45 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
         return judgement.rejected(deciding, stage, _NOT_REACHED)
     judgement = replace(judgement, stages=judgement.stages + (
         StageReport(stage="rules", status="passed", detail=_PASSED, duration_ms=_ms(started)),))
+    judgement = _gates(judgement, spec, result_model, config)
+    if judgement.deciding is not None:
+        return judgement
     return _without_semantic(judgement, config)
+
+
+def _gates(judgement: _Judgement, spec: GateSpec, result: ExecuteStepResult, config: JudgeConfig) -> _Judgement:
+    """The gates stage, when the step has gates or evidence requirements or the result carries evidence."""
+    if not (spec.gates or spec.needs_evidence or result.evidence is not None):
+        return judgement
+    from judge.gates.prepare import GateIO
+    from judge.gates.stage import run_gates
+
+    started = time.perf_counter()
+    io = GateIO(config.artifacts_root, config.approvals, config.gate_timeout, config.gate_max_output)
+    try:
+        outcome = run_gates(judgement.ctx, spec, result.evidence, io)  # type: ignore[arg-type]
+    except InputError as exc:
+        finding = Finding(rule=ids.GATE_FAILED, stage="gates", retryable=False,
+                          message=f"judge could not prepare the gates ({exc}). Fix the configuration and validate again.")
+        stage = StageReport(stage="gates", status="error", detail=str(exc)[:200], duration_ms=_ms(started))
+        return replace(judgement, findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
+    judgement = replace(judgement, findings=judgement.findings + outcome.findings, gates=outcome.results,
+                        missing_fields=outcome.missing_fields, records=judgement.records + outcome.made)
+    passed = sum(result.status == "passed" for result in outcome.results)
+    detail = f"{passed} of {len(outcome.results)} gate(s) passed"
+    deciding = outcome.deciding
+    if deciding is not None:
+        status = "rejected"
+        stage = StageReport(stage="gates", status=status, detail=f"{deciding.rule}; {detail}", duration_ms=_ms(started))
+        return judgement.rejected(deciding, stage, _NOT_REACHED)
+    return replace(judgement, stages=judgement.stages + (
+        StageReport(stage="gates", status="passed", detail=detail, duration_ms=_ms(started)),))
+
+
+def _runnable_commands(spec: GateSpec) -> int:
+    """How many command gates the policies let judge run."""
+    return sum(1 for s in spec.gates if s.gate.type.startswith("command_")
+               and command_denial(s.gate.param("command"), spec.policies) is None)
 
 
 def _without_semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:

@@ -104,7 +104,7 @@ class GateResult(BaseModel):
     index: int = Field(description="The gate's position in the effective list: the template's gates, then the step's.")
     type: str
     description: str = ""
-    source: Literal["template", "step", "policy"] = "step"
+    source: Literal["template", "step", "policy", "claim"] = "step"
     status: GateStatus
     rule: Optional[str] = Field(default=None, description="The finding's rule id when the gate did not pass.")
     message: str = ""

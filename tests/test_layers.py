@@ -16,7 +16,7 @@ LAYERS = (
     ("cli",),
     ("eval",),
     ("pipeline",),
-    ("rules", "llm"),
+    ("rules", "llm", "gates"),
     ("context",),
     ("workspace", "runs", "verdict"),
     ("contract", "config"),

@@ -54,13 +54,19 @@ def command_denial(command: str, policies: Policies) -> str | None:
     return None
 
 
-def contradiction(policies: Policies, attached_records: int) -> str | None:
-    """Seed 004's contradiction, judged when the step is checked: tests evidence required, nothing that can verify it."""
-    if not policies.require_tests_evidence or policies.enable_shell_gates or attached_records:
+def contradiction(policies: Policies, attached_records: int, runnable_commands: int) -> str | None:
+    """Seed 004's contradiction, judged when the step is checked: tests evidence is required and nothing can verify
+    it — no execution record is attached and no command gate can run (judge never runs the executor's own commands)."""
+    if not policies.require_tests_evidence or attached_records or runnable_commands:
         return None
-    return ("require_tests_evidence is on but shell gates are off and no execution record is attached, so no tests "
-            "claim can be verified and this step can never pass. Attach `judge run` records of the tests "
-            "(--evidence), or enable shell gates with an allowlist and a tests gate, or turn require_tests_evidence off")
+    if not policies.enable_shell_gates:
+        why = "shell gates are off and no execution record is attached"
+    else:
+        why = ("no execution record is attached and the step has no command gate the allowlist lets run in a "
+               "workspace (judge never runs the commands the executor names)")
+    return (f"require_tests_evidence is on but {why}, so no tests claim can be verified and this step can never pass. "
+            "Attach `judge run` records of the tests (--evidence), or give the step a command gate for the tests "
+            "with shell gates on and the command allowlisted (and --repo), or turn require_tests_evidence off")
 
 
 def policy_warnings(policies: Policies, gates: Iterable[Gate]) -> list[str]:

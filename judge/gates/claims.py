@@ -1,0 +1,73 @@
+"""Evidence gates (seed 004, 12, 15 and 16): the criteria checklist is complete; the tests and lint the evidence
+claims passed are each backed by a verified execution record of exactly that command."""
+
+from __future__ import annotations
+
+from judge import rule_ids as ids
+from judge.gates.context import GateCheck, GateContext
+from judge.gates.spec import SpecGate
+from judge.gates.truth import backing, run_hint
+from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, failure_class
+
+__all__ = ["criteria_checklist_complete", "lint_passed", "tests_passed"]
+
+
+def criteria_checklist_complete(g: GateContext, spec: SpecGate) -> GateCheck:
+    checklist = dict(g.evidence.criteria_checklist or {}) if g.evidence else {}
+    criteria = g.spec.criteria or {key: "" for key in checklist}
+    if not criteria:
+        return GateCheck(False, "there are no criteria to check: the step's evidenceSchema.criteriaChecklist is empty "
+                                "and the evidence's criteria_checklist lists none")
+    open_items = [key for key in criteria if checklist.get(key) is not True]
+    if open_items:
+        shown = "; ".join(f"{key}{' (' + criteria[key][:80] + ')' if criteria[key] else ''}: "
+                          f"{'false' if key in checklist else 'missing'}" for key in open_items[:10])
+        return GateCheck(False, f"{len(open_items)} of {len(criteria)} criteria are not marked true in "
+                                f"criteria_checklist — {shown}; meet each criterion and mark it true")
+    return GateCheck.ok(f"all {len(criteria)} criteria are marked true")
+
+
+def tests_passed(g: GateContext, spec: SpecGate) -> GateCheck:
+    evidence = g.evidence
+    if evidence is None or evidence.tests_passed is not True:
+        said = "there is no evidence document" if evidence is None else \
+            f"the evidence says tests_passed: {_json(evidence.tests_passed)}"
+        return GateCheck(False, f"{said}; run the tests, make them pass, and report tests_passed: true with the "
+                                "commands in tests_run and commands_run")
+    return _backed(g, "tests", tuple(evidence.tests_run or ()))
+
+
+def lint_passed(g: GateContext, spec: SpecGate) -> GateCheck:
+    evidence = g.evidence
+    if evidence is None or evidence.lint_passed is not True:
+        said = "there is no evidence document" if evidence is None else \
+            f"the evidence says lint_passed: {_json(evidence.lint_passed)}"
+        return GateCheck(False, f"{said}; run the linter, fix what it reports, and report lint_passed: true with the "
+                                "commands in lint_run and commands_run")
+    commands = evidence.lint_run if isinstance(evidence.lint_run, tuple) else ()
+    return _backed(g, "lint", commands)
+
+
+def _backed(g: GateContext, kind: str, commands: tuple[str, ...]) -> GateCheck:
+    """Each claimed command must be in commands_run and backed by a verified record with exit 0."""
+    field = f"{kind}_run"
+    if not commands:
+        return GateCheck(False, f"{kind}_passed is true but {field} names no command, so nothing backs the claim; "
+                                f"list the exact {kind} commands in {field} and commands_run", rule=ids.UNVERIFIABLE_CLAIM)
+    listed = tuple(g.evidence.commands_run or ()) if g.evidence else ()
+    step_id = g.step.step.id
+    for command in commands:
+        found = backing(command, g.records, step_id, commands_run=listed)
+        if found.failure is not None:
+            kind_of = failure_class(found.failure)
+            environment = kind_of in ENVIRONMENT_CLASSES
+            advice = CLASS_MEANING.get(kind_of, "") if environment else f"the {kind} claim is false: make them pass"
+            return GateCheck(False, f"{kind}_passed is true but {found.problem}; {advice}", retryable=not environment)
+        if found.record is None:
+            hint = "" if "commands_run" in (found.problem or "") else f": {run_hint(command, step_id)}"
+            return GateCheck(False, f"{kind}_passed is true but {found.problem}{hint}", rule=ids.UNVERIFIABLE_CLAIM)
+    return GateCheck.ok(f"{kind}_passed: each of {len(commands)} command(s) is backed by a verified record with exit 0")
+
+
+def _json(value: object) -> str:
+    return {True: "true", False: "false", None: "null"}.get(value, repr(value))  # type: ignore[arg-type]

@@ -1,0 +1,86 @@
+"""The gates' only I/O, done before they are evaluated: the work-tree files and patches file gates read, the
+approvals file, and the command runs of command gates (policies and a workspace permitting, never a shell)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+
+from judge.context import StepContext
+from judge.contract.models import ExecutionEvidence
+from judge.errors import InputError
+from judge.gates.context import FileProbe
+from judge.gates.hygiene import patch_key
+from judge.gates.policies import command_denial
+from judge.gates.spec import GateSpec
+from judge.gates.truth import intact
+from judge.runs.artifacts import new_run_id, record_execution
+from judge.workspace.approvals import ApprovalFacts, read_approvals
+from judge.workspace.probe import patch_error_on_work_tree, probe_path
+
+__all__ = ["GateIO", "read_approvals_for", "read_files", "read_patches", "run_commands"]
+
+_FILE_GATES = ("file_exists", "file_not_exists", "json_schema_valid")
+_COMMAND_GATES = ("command_exit_0", "command_output_contains", "command_output_regex")
+_MAX_JSON_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class GateIO:
+    """Where the gates' I/O goes: the artifacts root of command runs, their limits, the approvals file."""
+
+    artifacts_root: str = ".judge"
+    approvals: str = ".judge/approvals.jsonl"
+    timeout: float = 600.0
+    max_output: int = 64 * 1024
+
+
+def read_files(ctx: StepContext, spec: GateSpec) -> dict[str, FileProbe]:
+    if ctx.git is None:
+        return {}
+    wanted = dict.fromkeys(g.gate.param("path") for g in spec.gates if g.gate.type in _FILE_GATES)
+    return {path: FileProbe(*probe_path(ctx.git.root, path, _MAX_JSON_BYTES)) for path in wanted}
+
+
+def read_patches(ctx: StepContext, spec: GateSpec) -> dict[str, str | None]:
+    if ctx.git is None:
+        return {}
+    patches = dict.fromkeys(g.gate.param("patch") for g in spec.gates if g.gate.type == "patch_applies_cleanly")
+    return {patch_key(p): patch_error_on_work_tree(ctx.git.root, p) for p in patches if p is not None}
+
+
+def read_approvals_for(ctx: StepContext, spec: GateSpec, io: GateIO) -> ApprovalFacts | None:
+    """The step's approvals when it has a human gate; an approvals file inside the judged repository is refused:
+    the executor could write its own approval there."""
+    if not any(g.gate.type == "human_approval" for g in spec.gates):
+        return None
+    if ctx.git is not None:
+        _refuse_inside(io.approvals, ctx.git.root, "approvals file", "the executor could write its own approval there")
+    return read_approvals(io.approvals, ctx.step.id)
+
+
+def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvidence, ...],
+                 io: GateIO) -> tuple[ExecutionEvidence, ...]:
+    """Run each command gate's command once, in the workspace, when the policies allow it and no intact record of
+    it is attached. Commands the executor named (tests_run, commands_run) are never run: they are claims."""
+    if ctx.git is None:
+        return ()
+    known = {record.command for record in attached if intact(record, ctx.step.id)}
+    commands = dict.fromkeys(g.gate.param("command") for g in spec.gates if g.gate.type in _COMMAND_GATES)
+    run_id, made = new_run_id(), []
+    for number, command in enumerate(commands, 1):
+        argv = shlex.split(command)
+        if tuple(argv) in known or command_denial(command, spec.policies) is not None:
+            continue
+        _refuse_inside(io.artifacts_root, ctx.git.root, "artifacts root", "the command could rewrite its own evidence")
+        # a run id per command: each gets its own artifacts/<run>/<step>/ directory
+        made.append(record_execution(argv, step_id=ctx.step.id, root=io.artifacts_root, run_id=f"{run_id}-{number}",
+                                     timeout=io.timeout, limit=io.max_output, cwd=ctx.git.root))
+    return tuple(made)
+
+
+def _refuse_inside(path: str, repo: str, what: str, why: str) -> None:
+    where, top = os.path.realpath(path), os.path.realpath(repo)
+    if where == top or where.startswith(top + os.sep):
+        raise InputError(f"the {what} {path} is inside the judged repository {repo}: {why}; keep it outside")
