@@ -14,7 +14,7 @@ from judge.contract.schema import parse_execution_evidence, parse_result, parse_
 from judge.errors import ContractViolation, InputError
 from judge.rules.registry import run_rules
 from judge.gates.spec import GateSpec, gate_spec, load_template
-from judge.gates.policies import command_denial, contradiction
+from judge.gates.policies import command_denial, contradiction, policy_warnings
 from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageReport, Verdict
 from judge.version import __version__
 from judge.workspace.facts import Workspace
@@ -132,8 +132,10 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
         finding = Finding(rule=ids.POLICY_CONTRADICTION, stage="contract", message=impossible, retryable=False)
         stage = StageReport(stage="contract", status="rejected", detail=finding.rule, duration_ms=_ms(started))
         return _Judgement(findings=(finding,), records=records).rejected(finding, stage, _NOT_REACHED)
+    warnings = tuple(Finding(rule=ids.POLICY_WARNING, stage="contract", severity="signal", message=warning)
+                     for warning in policy_warnings(spec.policies, (s.gate for s in spec.gates)))
     judgement = _Judgement(stages=(StageReport(stage="contract", status="passed", duration_ms=_ms(started)),),
-                           records=records)
+                           records=records, findings=warnings)
 
     started = time.perf_counter()
     try:
@@ -146,7 +148,7 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
         stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
         return replace(judgement, findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
     ctx = StepContext(step_model, result_model, facts, records)
-    judgement = replace(judgement, ctx=ctx, findings=run_rules(ctx))
+    judgement = replace(judgement, ctx=ctx, findings=judgement.findings + run_rules(ctx))
     deciding = next((f for f in judgement.findings if f.severity == "reject"), None)
     if deciding is not None:
         stage = StageReport(stage="rules", status="rejected", detail=deciding.rule, duration_ms=_ms(started))

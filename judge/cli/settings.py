@@ -27,8 +27,8 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
                        help="how the reply format is enforced (grammar: llama.cpp servers)")
 
 
-def config_of(args: argparse.Namespace):
-    """The run's JudgeConfig: these flags over JUDGE_* variables over judge.toml / pyproject.toml."""
+def config_of(args: argparse.Namespace, extra: dict | None = None):
+    """The run's JudgeConfig: these flags (and ``extra`` settings) over JUDGE_* variables over judge.toml / pyproject.toml."""
     from judge.config import load_config
 
-    return load_config({name: getattr(args, name) for name in _MODEL_FLAGS})
+    return load_config({**{name: getattr(args, name) for name in _MODEL_FLAGS}, **(extra or {})})

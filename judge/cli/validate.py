@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from judge import rule_ids as ids
+from judge.cli.gate_flags import add_gate_flags, gate_settings
 from judge.cli.output import write_stdout
 from judge.cli.settings import add_model_flags, config_of
 from judge.errors import InputError
@@ -30,6 +32,7 @@ def add_validate_command(commands: Any) -> None:
     group.add_argument("--ledger-id", dest="ledger_id", metavar="ID", help="the id it must be for (default: the step id)")
     group.add_argument("--evidence", action="append", default=[], metavar="FILE",
                        help="an evidence.json written by `judge run`; repeat for several")
+    add_gate_flags(check)
     check.set_defaults(run=_validate)
 
 
@@ -42,20 +45,37 @@ def _validate(args: argparse.Namespace) -> int:
     from judge.contract.jsonio import read_json
     from judge.pipeline import validate
 
-    config = config_of(args)
+    config = config_of(args, gate_settings(args))
     step = read_json(args.step, "--step")
-    result = read_json(args.result, "--result")
+    result = _with_evidence_doc(read_json(args.result, "--result"), args.evidence_doc)
     workspace = _workspace(args)
     evidence = tuple(read_evidence(path, "--evidence") for path in args.evidence)
     if workspace is not None:
         step, result, workspace = _checked(step, result, workspace)
     verdict = validate(step, result, config=config, workspace=workspace, evidence=evidence)
     write_stdout(json.dumps(verdict.contract(), ensure_ascii=False) + "\n")
+    for warning in (f for f in verdict.findings if f.rule == ids.POLICY_WARNING):
+        sys.stderr.write(f"judge: warning: {warning.message}\n")
     if args.explain:
         from judge.cli.explain import render_explanation, render_markdown
 
         sys.stderr.write((render_markdown(verdict) if args.markdown else render_explanation(verdict)) + "\n")
     return 0 if verdict.valid else 1
+
+
+def _with_evidence_doc(result: Any, path: str | None) -> Any:
+    """The result carrying the --evidence-doc document as its `evidence`; InputError when it carries another."""
+    if path is None:
+        return result
+    from judge.contract.jsonio import read_json
+
+    doc = read_json(path, "--evidence-doc")
+    if not isinstance(result, dict):
+        return result  # the contract check words what is wrong with the result
+    if result.get("evidence") not in (None, doc):
+        raise InputError(f"--evidence-doc {path}: the result already carries a different `evidence` document; "
+                         "give one of the two")
+    return {**result, "evidence": doc}
 
 
 def _workspace(args: argparse.Namespace):

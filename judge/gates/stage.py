@@ -1,4 +1,4 @@
-"""The gates stage: the policy warnings, the evidence checks, then every gate in registry order — its I/O done
+"""The gates stage: the evidence checks, then every gate in registry order — its I/O done
 first, commands run only once the cheap gates passed, the human asked last — giving findings and one result per gate."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from judge.context import StepContext
 from judge.contract.gates import EvidenceDoc
 from judge.gates.context import GateCheck, GateContext
 from judge.gates.evidence import EVIDENCE_CHECKS, missing_fields
-from judge.gates.policies import policy_warnings
 from judge.gates.prepare import GateIO, read_approvals_for, read_files, read_patches, run_commands
 from judge.gates.registry import AFTER_COMMANDS, GATES, LAST
 from judge.gates.spec import GateSpec, SpecGate
@@ -35,9 +34,7 @@ def run_gates(ctx: StepContext, spec: GateSpec, evidence: EvidenceDoc | None, io
     """Evaluate what ``spec`` requires of the step in ``ctx``; InputError when the gates' own inputs cannot be read."""
     g = GateContext(ctx, spec, evidence, records=ctx.executions, files=read_files(ctx, spec),
                     patch_errors=read_patches(ctx, spec), approvals=read_approvals_for(ctx, spec, io))
-    findings = [Finding(rule=ids.POLICY_WARNING, stage="gates", severity="signal", message=warning)
-                for warning in policy_warnings(spec.policies, (s.gate for s in spec.gates))]
-    findings += [finding for check in EVIDENCE_CHECKS for finding in check(g)]
+    findings = [finding for check in EVIDENCE_CHECKS for finding in check(g)]
     results: dict[int, GateResult] = {}
     made: tuple = ()
     for position, gate in enumerate(GATES):
