@@ -190,6 +190,13 @@ def _gates(judgement: _Judgement, spec: GateSpec, result: ExecuteStepResult, con
         StageReport(stage="gates", status="passed", detail=detail, duration_ms=_ms(started)),))
 
 
+def _passed(judgement: _Judgement) -> str:
+    """What a valid verdict passed: the deterministic checks, and the gates when the step had any."""
+    if not judgement.gates:
+        return _PASSED
+    return f"{_PASSED} and all {len(judgement.gates)} gate(s) ({', '.join(g.type for g in judgement.gates)})"
+
+
 def _runnable_commands(spec: GateSpec) -> int:
     """How many command gates the policies let judge run."""
     return sum(1 for s in spec.gates if s.gate.type.startswith("command_")
@@ -211,7 +218,7 @@ def _without_semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
         stage = StageReport(stage="semantic", status="error", detail="no model configured")
         return replace(judgement, findings=judgement.findings + (finding,)).rejected(finding, stage)
     stage = StageReport(stage="semantic", status="skipped", detail=skipped)
-    return replace(judgement, stages=judgement.stages + (stage,), valid=True, reason=f"valid: {_PASSED}; {skipped}.")
+    return replace(judgement, stages=judgement.stages + (stage,), valid=True, reason=f"valid: {_passed(judgement)}; {skipped}.")
 
 
 def _skip_reason(ctx: StepContext, config: JudgeConfig) -> str | None:
@@ -241,7 +248,7 @@ async def _semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
     judgement = replace(judgement, report=report, pending=False,
                         findings=judgement.findings + ((outcome.finding,) if outcome.finding else ()))
     if outcome.valid:
-        reason = f"valid: {_PASSED}; semantic review by {report.model}: {outcome.reason[:500]}"
+        reason = f"valid: {_passed(judgement)}; semantic review by {report.model}: {outcome.reason[:500]}"
         return replace(judgement, stages=judgement.stages + (stage,), valid=True, reason=reason)
     return replace(judgement.rejected(outcome.finding, stage), reason=outcome.reason)  # type: ignore[arg-type]
 
