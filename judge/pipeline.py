@@ -99,6 +99,9 @@ class _Judgement:
     def outcome(self) -> Outcome:
         """Seed 004's outcome: accepted, what is missing, every rejection, and what the orchestrator does next."""
         reasons = tuple(f.reason for f in self.findings if f.severity == "reject")
+        if self.valid and self.ctx is not None and not self.ctx.result.success:
+            # a well-formed failure report: valid as a report, but the step was not done
+            return Outcome(accepted=False, next_action="diagnose")
         if self.valid:
             action = "advance"
         elif self.deciding is not None and self.deciding.rule == ids.HUMAN_APPROVAL_PENDING:
@@ -165,6 +168,9 @@ def _gates(judgement: _Judgement, spec: GateSpec, result: ExecuteStepResult, con
     """The gates stage, when the step has gates or evidence requirements or the result carries evidence."""
     if not (spec.gates or spec.needs_evidence or result.evidence is not None):
         return judgement
+    if not result.success:  # a well-formed failure report claims no work: there is nothing for a gate to check
+        return replace(judgement, stages=judgement.stages + (
+            StageReport(stage="gates", status="skipped", detail="the step reports failure: no work to check"),))
     from judge.gates.prepare import GateIO
     from judge.gates.stage import run_gates
 
