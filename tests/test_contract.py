@@ -164,6 +164,7 @@ EXECUTION_CASES = {
     "missing-hash": ({k: v for k, v in EXECUTION.items() if k != "evidenceHash"}, False),
     "short-hash": ({**EXECUTION, "evidenceHash": "abc"}, False),
     "upper-hash": ({**EXECUTION, "evidenceHash": "A" * 64}, False),
+    "hash-trailing-newline": ({**EXECUTION, "evidenceHash": "0" * 64 + "\n"}, False),
     "empty-command": ({**EXECUTION, "command": []}, False),
     "command-string": ({**EXECUTION, "command": "pytest -q"}, False),
     "exit-code-float": ({**EXECUTION, "exitCode": 0.5}, False),
