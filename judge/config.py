@@ -54,6 +54,10 @@ class JudgeConfig(BaseModel):
     templates_dir: str = Field(default=".judge/templates", min_length=1, description="Where step templates are.")
     approvals: str = Field(default=".judge/approvals.jsonl", min_length=1, description="The approvals file (JSONL).")
     artifacts_root: str = Field(default=".judge", min_length=1, description="Where command gates' runs are recorded.")
+    evidence_key: Optional[str] = Field(
+        default=None, min_length=1,
+        description="The key execution records must be signed with (judge.runs.keys); default: "
+                    "<artifacts_root>/evidence.key when that file exists, else records are checked by their hash only.")
     gate_timeout: float = Field(default=600.0, gt=0, description="Seconds a command gate's command may run.")
     gate_max_output: int = Field(default=64 * 1024, ge=2, le=16 * 1024 * 1024,
                                  description="Bytes of stdout and of stderr a command gate's record keeps.")

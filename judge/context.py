@@ -1,5 +1,5 @@
-"""StepContext: the frozen input both judging stages read — step, result, workspace facts, execution records —
-and every fact derived from them, each computed once, on first use."""
+"""StepContext: the frozen input both judging stages read — step, result, workspace facts, execution records and
+the key they must be signed with — and every fact derived from them, each computed once, on first use."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from judge.errors import MalformedPatch
 from judge.patch.model import PatchFacts
 from judge.patch.parse import parse_patch
 from judge.patch.paths import normalize_path, unquote_git_path
+from judge.runs.keys import EvidenceKey
 from judge.workspace.evidence_file import EVIDENCE_DIR
 from judge.workspace.facts import WorkspaceFacts
 from judge.workspace.git import GitFacts
@@ -29,6 +30,7 @@ class StepContext:
     result: ExecuteStepResult
     workspace: WorkspaceFacts | None = None  # read once by the pipeline when the caller gives a workspace
     executions: tuple[ExecutionEvidence, ...] = ()  # execution evidence records attached by the caller
+    evidence_key: EvidenceKey | None = None  # set: every record must carry this key's evidenceMac
 
     @property
     def has_patch(self) -> bool:

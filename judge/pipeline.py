@@ -13,6 +13,7 @@ from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
 from judge.contract.schema import parse_execution_evidence, parse_result, parse_step
 from judge.errors import ContractViolation, InputError
 from judge.rules.registry import run_rules
+from judge.runs.keys import configured_key
 from judge.gates.spec import GateSpec, gate_spec, load_template
 from judge.gates.policies import command_denial, contradiction, policy_warnings
 from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageReport, Verdict
@@ -142,6 +143,15 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
 
     started = time.perf_counter()
     try:
+        key = configured_key(config.evidence_key, config.artifacts_root)
+    except InputError as exc:
+        # the orchestrator's configuration is at fault, and no record can be trusted until it is fixed
+        finding = Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
+                          message=f"judge could not read its evidence key ({exc}), so no execution record can be "
+                                  "verified. Fix the key file or the evidence_key setting and validate again.")
+        stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
+        return replace(judgement, findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
+    try:
         facts = workspace.read(step_model.id, result_model.patch) if workspace is not None else None
     except InputError as exc:
         finding = Finding(
@@ -150,7 +160,7 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
         )
         stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
         return replace(judgement, findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
-    ctx = StepContext(step_model, result_model, facts, records)
+    ctx = StepContext(step_model, result_model, facts, records, key)
     judgement = replace(judgement, ctx=ctx, findings=judgement.findings + run_rules(ctx))
     deciding = next((f for f in judgement.findings if f.severity == "reject"), None)
     if deciding is not None:

@@ -164,6 +164,7 @@ EXECUTION_CASES = {
     "missing-hash": ({k: v for k, v in EXECUTION.items() if k != "evidenceHash"}, False),
     "short-hash": ({**EXECUTION, "evidenceHash": "abc"}, False),
     "upper-hash": ({**EXECUTION, "evidenceHash": "A" * 64}, False),
+    "hash-trailing-newline": ({**EXECUTION, "evidenceHash": "0" * 64 + "\n"}, False),
     "empty-command": ({**EXECUTION, "command": []}, False),
     "command-string": ({**EXECUTION, "command": "pytest -q"}, False),
     "exit-code-float": ({**EXECUTION, "exitCode": 0.5}, False),
@@ -173,6 +174,13 @@ EXECUTION_CASES = {
     "negative-duration": ({**EXECUTION, "durationSeconds": -1}, False),
     "timed-out-string": ({**EXECUTION, "timedOut": "no"}, False),
     "version-2": ({**EXECUTION, "version": 2}, False),
+    "signed": ({**EXECUTION, "evidenceMac": "0a" * 32}, True),
+    "mac-null": ({**EXECUTION, "evidenceMac": None}, True),
+    "mac-upper-hex": ({**EXECUTION, "evidenceMac": "0A" * 32}, False),
+    "mac-short": ({**EXECUTION, "evidenceMac": "0a" * 31}, False),
+    "mac-trailing-newline": ({**EXECUTION, "evidenceMac": "0a" * 32 + "\n"}, False),
+    "mac-number": ({**EXECUTION, "evidenceMac": 1}, False),
+    "mac-snake-case": ({**EXECUTION, "evidence_mac": "0a" * 32}, False),
 }
 
 APPROVAL = {"version": 1, "stepId": "step-1", "by": "ana", "note": None, "work": None, "at": "2026-02-07T16:00:00.000Z"}

@@ -1,5 +1,6 @@
 """The gates' flags of `judge validate` (seed 004): the agent's evidence document, policies over every step's own,
-and where templates, approvals and command-gate records are; each setting also comes from judge.toml."""
+where templates, approvals and command-gate records are, and the evidence key records are signed with; each setting
+also comes from judge.toml."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ def add_gate_flags(parser: argparse.ArgumentParser) -> None:
                        help="where step templates are (NAME.json/.yaml/.yml; default .judge/templates)")
     group.add_argument("--artifacts", dest="artifacts_root", metavar="DIR",
                        help="where command gates record their runs (default .judge)")
+    group.add_argument("--evidence-key", dest="evidence_key", metavar="FILE",
+                       help="execution records must carry this key's evidenceMac (default ARTIFACTS/evidence.key "
+                            "when it exists; without a key only their unkeyed hash is checked)")
     group.add_argument("--gate-timeout", dest="gate_timeout", type=float, metavar="S",
                        help="seconds a command gate's command may run (default 600)")
     group.add_argument("--policy-preset", dest="preset", choices=("permissive", "strict", "audit"),
@@ -38,7 +42,7 @@ def add_gate_flags(parser: argparse.ArgumentParser) -> None:
 
 _POLICY_FLAGS = ("preset", "enable_shell_gates", "shell_gate_allowlist", "require_tests_evidence",
                  "require_diff_summary", "evidence_schema_mode")
-_SETTINGS = ("approvals", "templates_dir", "artifacts_root", "gate_timeout")
+_SETTINGS = ("approvals", "templates_dir", "artifacts_root", "evidence_key", "gate_timeout")
 
 
 def gate_settings(args: argparse.Namespace) -> dict[str, Any]:

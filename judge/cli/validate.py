@@ -44,8 +44,10 @@ def _validate(args: argparse.Namespace) -> int:
     from judge.cli.evidence_input import read_evidence
     from judge.contract.jsonio import read_json
     from judge.pipeline import validate
+    from judge.runs.keys import configured_key
 
     config = config_of(args, gate_settings(args))
+    configured_key(config.evidence_key, config.artifacts_root)  # a bad key file is exit 2, as for a bad --repo
     step = read_json(args.step, "--step")
     result = _with_evidence_doc(read_json(args.result, "--result"), args.evidence_doc)
     workspace = _workspace(args)

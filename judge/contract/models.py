@@ -139,7 +139,8 @@ class EvidenceFile(_Input):
 
 
 class ExecutionEvidence(BaseModel):
-    """What one real command did (`judge run`); ``evidenceHash`` covers command, stdout, stderr and exitCode."""
+    """What one real command did (`judge run`); ``evidenceHash`` covers command, stdout, stderr and exitCode,
+    ``evidenceMac`` (when signed) the hash and the rest of what happened, under a key the orchestrator keeps."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=False)
 
@@ -160,8 +161,14 @@ class ExecutionEvidence(BaseModel):
     evidence_hash: StrictStr = Field(alias="evidenceHash", pattern=r"^[0-9a-f]{64}$")
     artifacts: tuple[Path, ...]
     error: Optional[StrictStr] = None
+    # HMAC-SHA256 under the orchestrator's evidence key (judge.runs.keys); absent on records made without one
+    evidence_mac: Optional[StrictStr] = Field(default=None, alias="evidenceMac", pattern=r"^[0-9a-f]{64}$")
 
     _version_is_the_integer_one = model_validator(mode="before")(_refuse_boolean_version)
 
     def to_json(self) -> dict:
-        return self.model_dump(mode="json", by_alias=True)
+        """The record as evidence.json holds it; an unsigned record has no evidenceMac key, as before keys existed."""
+        data = self.model_dump(mode="json", by_alias=True)
+        if data["evidenceMac"] is None:
+            del data["evidenceMac"]
+        return data

@@ -55,9 +55,9 @@ def _backed(g: GateContext, kind: str, commands: tuple[str, ...]) -> GateCheck:
         return GateCheck(False, f"{kind}_passed is true but {field} names no command, so nothing backs the claim; "
                                 f"list the exact {kind} commands in {field} and commands_run", rule=ids.UNVERIFIABLE_CLAIM)
     listed = tuple(g.evidence.commands_run or ()) if g.evidence else ()
-    step_id = g.step.step.id
+    step_id, key = g.step.step.id, (g.step.evidence_key.secret if g.step.evidence_key else None)
     for command in commands:
-        found = backing(command, g.records, step_id, commands_run=listed)
+        found = backing(command, g.records, step_id, commands_run=listed, key=key)
         if found.failure is not None:
             kind_of = failure_class(found.failure)
             environment = kind_of in ENVIRONMENT_CLASSES

@@ -39,7 +39,8 @@ def command_output_regex(g: GateContext, spec: SpecGate) -> GateCheck:
 
 def _checked_run(g: GateContext, spec: SpecGate, output_problem, passed: str) -> GateCheck:
     command, step_id = spec.gate.param("command"), g.step.step.id
-    found = backing(command, g.records, step_id)
+    key = g.step.evidence_key.secret if g.step.evidence_key else None
+    found = backing(command, g.records, step_id, key=key)
     if found.failure is not None:
         return _failed(found)
     if found.record is None:
@@ -57,7 +58,7 @@ def _checked_run(g: GateContext, spec: SpecGate, output_problem, passed: str) ->
         return GateCheck(False, f"`{command[:160]}` exited 0 but {problem} (run {found.record.run_id}){_tail(found)}; "
                                 "make the step produce it")
     listed = g.evidence.commands_run if g.evidence else None
-    claimed = backing(command, g.records, step_id, commands_run=tuple(listed or ()))
+    claimed = backing(command, g.records, step_id, commands_run=tuple(listed or ()), key=key)
     if claimed.record is None:
         return GateCheck(False, f"{claimed.problem} (seed 004: a gate that depends on a command needs the exact "
                                 "command in the evidence's commands_run)", rule=ids.UNVERIFIABLE_CLAIM)

@@ -16,6 +16,7 @@ from judge.gates.policies import command_denial
 from judge.gates.spec import GateSpec
 from judge.gates.truth import intact
 from judge.runs.artifacts import new_run_id, record_execution
+from judge.runs.keys import KEY_FILE, load_or_create_key
 from judge.workspace.approvals import ApprovalFacts, read_approvals
 from judge.workspace.probe import patch_error_on_work_tree, probe_path
 
@@ -66,10 +67,13 @@ def read_approvals_for(ctx: StepContext, spec: GateSpec, io: GateIO) -> Approval
 def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvidence, ...],
                  io: GateIO) -> tuple[ExecutionEvidence, ...]:
     """Run each command gate's command once, in the workspace, when the policies allow it and no intact record of
-    it is attached. Commands the executor named (tests_run, commands_run) are never run: they are claims."""
+    it is attached. Commands the executor named (tests_run, commands_run) are never run: they are claims.
+    Each record is signed with judge's evidence key (the configured one, else ``<artifacts root>/evidence.key``,
+    made when missing)."""
     if ctx.git is None:
         return ()
-    known = {record.command for record in attached if intact(record, ctx.step.id)}
+    key = ctx.evidence_key.secret if ctx.evidence_key else None
+    known = {record.command for record in attached if intact(record, ctx.step.id, key)}
     commands = dict.fromkeys(g.gate.param("command") for g in spec.gates if g.gate.type in _COMMAND_GATES)
     run_id, made = new_run_id(), []
     for number, command in enumerate(commands, 1):
@@ -77,9 +81,10 @@ def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvid
         if tuple(argv) in known or command_denial(command, spec.policies) is not None:
             continue
         _refuse_inside(io.artifacts_root, ctx.git.root, "artifacts root", "the command could rewrite its own evidence")
+        key = key or load_or_create_key(os.path.join(io.artifacts_root, KEY_FILE))
         # a run id per command: each gets its own artifacts/<run>/<step>/ directory
         made.append(record_execution(argv, step_id=ctx.step.id, root=io.artifacts_root, run_id=f"{run_id}-{number}",
-                                     timeout=io.timeout, limit=io.max_output, cwd=ctx.git.root, env=_QUIET))
+                                     timeout=io.timeout, limit=io.max_output, cwd=ctx.git.root, env=_QUIET, key=key))
     return tuple(made)
 
 

@@ -7,6 +7,7 @@ import shlex
 from dataclasses import dataclass
 
 from judge.contract.models import ExecutionEvidence
+from judge.runs.keys import mac_problem
 from judge.runs.observe import failure_class
 from judge.runs.record import derived_status, evidence_hash
 
@@ -23,17 +24,20 @@ class Backing:
     failure: ExecutionEvidence | None = None  # a verified record showing the command fail: refuted, not unproven
 
 
-def intact(record: ExecutionEvidence, step_id: str) -> bool:
-    """The record is for this step and its hash covers what it says (command, output, exit code)."""
+def intact(record: ExecutionEvidence, step_id: str, key: bytes | None = None) -> bool:
+    """The record is for this step, its hash covers what it says (command, output, exit code) and, when judge has
+    an evidence ``key``, it carries that key's MAC (an unkeyed hash anyone can recompute)."""
     return record.step_id == step_id and \
-        record.evidence_hash == evidence_hash(record.command, record.stdout, record.stderr, record.exit_code)
+        record.evidence_hash == evidence_hash(record.command, record.stdout, record.stderr, record.exit_code) and \
+        (key is None or mac_problem(key, record) is None)
 
 
 def backing(command: str, records: tuple[ExecutionEvidence, ...], step_id: str,
-            commands_run: tuple[str, ...] | None = None) -> Backing:
+            commands_run: tuple[str, ...] | None = None, key: bytes | None = None) -> Backing:
     """Whether ``command`` (as a string, split like a shell would, never run by one) is backed by ``records``.
 
     ``commands_run``: the agent's list, when the claim must also name the command there (None: not checked).
+    ``key``: judge's evidence key, when records must be signed with it.
     """
     try:
         argv = tuple(shlex.split(command))
@@ -43,7 +47,7 @@ def backing(command: str, records: tuple[ExecutionEvidence, ...], step_id: str,
             not any(_same_argv(argv, listed) for listed in commands_run):
         return Backing(command, None, f"`{_shown(command)}` is not in commands_run: list every command the step ran")
     matching = [r for r in records if r.command == argv]
-    verified = [r for r in matching if intact(r, step_id)]
+    verified = [r for r in matching if intact(r, step_id, key)]
     passed = [r for r in verified if derived_status(r.exit_code, r.timed_out, r.error) == "SUCCESS"]
     if passed:
         return Backing(command, passed[-1], None)
@@ -52,8 +56,9 @@ def backing(command: str, records: tuple[ExecutionEvidence, ...], step_id: str,
         return Backing(command, None, f"the record of `{_shown(command)}` (run {record.run_id}) shows it "
                                       f"{_how(record)} ({failure_class(record)})", failure=record)
     if matching:
+        unsigned = " or is not signed with judge's evidence key" if key is not None else ""
         return Backing(command, None, f"the only record of `{_shown(command)}` is for another step or was edited "
-                                      "(its evidenceHash does not match)")
+                                      f"(its evidenceHash does not match){unsigned}")
     return Backing(command, None, f"no execution record of `{_shown(command)}` for step {step_id!r}")
 
 

@@ -5,7 +5,8 @@ A failed run is named by its observer class (judge.runs.observe), which says who
 Only command, stdout, stderr and exitCode are hashed, so a record's ``status`` is never trusted:
 success is read from exitCode (hashed), timedOut and error, and a status that disagrees with
 them makes the record invalid. The hash is unkeyed: it catches accidental and naive edits, not
-a forger who recomputes it.
+a forger who recomputes it. With an evidence key configured (judge.runs.keys), every record must
+also carry the key's evidenceMac: one made elsewhere, or rebuilt with a recomputed hash, is caught.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import shlex
 from typing import Iterator
 
 from judge import rule_ids as ids
+from judge.runs.keys import mac_problem
 from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, failure_class
 from judge.runs.record import derived_status, evidence_hash
 from judge.contract.models import ExecutionEvidence
@@ -27,7 +29,7 @@ _TAIL = 300
 
 def execution_evidence_invalid(ctx: StepContext) -> Iterator[Finding]:
     for record in ctx.executions:
-        problem = _problem(record, ctx.step.id)
+        problem = _problem(record, ctx)
         if problem:
             yield Finding(
                 rule=ids.EXECUTION_EVIDENCE_INVALID,
@@ -41,7 +43,7 @@ def execution_failed(ctx: StepContext) -> Iterator[Finding]:
         return
     for record in ctx.executions:
         kind = failure_class(record)
-        if kind is None or _problem(record, ctx.step.id):
+        if kind is None or _problem(record, ctx):
             continue
         yield Finding(
             rule=ids.EXECUTION_FAILED,
@@ -58,10 +60,15 @@ def _advice(kind: str) -> str:
     return "Fix what it reports and run it again, or report success: false with the reason."
 
 
-def _problem(record: ExecutionEvidence, step_id: str) -> str | None:
+def _problem(record: ExecutionEvidence, ctx: StepContext) -> str | None:
+    step_id, key = ctx.step.id, ctx.evidence_key
     expected = evidence_hash(record.command, record.stdout, record.stderr, record.exit_code)
     if record.evidence_hash != expected:
         return "does not match its evidenceHash: its command, output or exit code was edited"
+    unsigned = mac_problem(key.secret, record) if key is not None else None
+    if key is not None and unsigned:
+        return (f"is not signed with this judge's evidence key ({key.path}): it was made elsewhere, or forged "
+                f"(it {unsigned}); make it with `{key.run_hint()}`")
     status = _status(record)
     if record.status != status:
         return (f"says status {record.status} but {_why(record)}, which means {status} "

@@ -26,6 +26,7 @@ from judge.workspace.confine import check_segment
 from judge.runs.dirfd import create_new_file, entry_exists, open_child_dir, open_real_dir, still_named
 from judge.runs.execute import DEFAULT_TIMEOUT_S, check_run_inputs, run_command
 from judge.runs.json_pieces import object_pieces
+from judge.runs.keys import sign
 from judge.runs.record import DEFAULT_LIMIT
 from judge.contract.models import ExecutionEvidence
 
@@ -65,14 +66,17 @@ def record_execution(
     limit: int = DEFAULT_LIMIT,
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
+    key: bytes | None = None,
 ) -> ExecutionEvidence:
-    """Run ``command`` and write its artifacts; the returned record lists them (paths relative to ``root``)."""
+    """Run ``command`` and write its artifacts; the returned record lists them (paths relative to ``root``).
+
+    ``key``: the evidence key (judge.runs.keys) the record is signed with before it is written; None: unsigned."""
     check_run_inputs(command, timeout, limit)  # before any directory is made
     run_id = run_id or new_run_id()
     directory = prepare_artifact_dir(root, run_id, step_id)
     evidence = run_command(command, step_id=step_id, run_id=run_id, timeout=timeout, limit=limit, cwd=cwd,
                            env=env)
-    return write_artifacts(directory, evidence)
+    return write_artifacts(directory, sign(key, evidence) if key is not None else evidence)
 
 
 def prepare_artifact_dir(root: str | os.PathLike[str], run_id: str, step_id: str) -> ArtifactDir:

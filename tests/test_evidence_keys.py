@@ -1,0 +1,399 @@
+"""Keyed execution records (judge/runs/keys.py): the evidence key file, evidenceMac, and what a key changes in a
+verdict — a forged record (its unkeyed hash recomputed) is caught only when judge has a key the executor cannot read."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shlex
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+import judge
+from builders import run_cli
+from judge.context import StepContext
+from judge.contract.schema import parse_execution_evidence, parse_result, parse_step
+from judge.errors import InputError
+from judge.gates.prepare import GateIO, run_commands
+from judge.gates.spec import gate_spec
+from judge.gates.truth import backing, intact
+from judge.runs.artifacts import record_execution
+from judge.runs.keys import (
+    KEY_FILE, configured_key, evidence_mac, load_or_create_key, mac_problem, read_key, sign,
+)
+from judge.runs.record import evidence_hash
+from scenario_repos import Repo, git_env  # noqa: F401  (git_env: autouse fixture)
+
+PY = sys.executable
+TESTS = [PY, "-c", "print('3 passed')"]
+TESTS_TEXT = shlex.join(TESTS)
+STEP = {"id": "step-1", "description": "Run the checks of the parser", "mode": "apply", "expectsNoChanges": True}
+RESULT = {"mode": "apply", "success": True, "summary": "ran the checks"}
+CLAIM = {"commands_run": [TESTS_TEXT], "tests_run": [TESTS_TEXT], "tests_passed": True}
+
+
+def _config(root: Path, **values) -> judge.JudgeConfig:
+    return judge.JudgeConfig(semantic="off", artifacts_root=str(root), **values)
+
+
+def _signed(root: Path, command=TESTS, step_id="step-1", run_id="r1"):
+    """A record `judge run --root ROOT` would make: signed with ROOT's key (made on first use)."""
+    return record_execution(command, step_id=step_id, root=root, run_id=run_id,
+                            key=load_or_create_key(root / KEY_FILE))
+
+
+def _forged(record, **changes) -> dict:
+    """``record`` rewritten as a forger would: fields changed, evidenceHash recomputed, the MAC dropped."""
+    data = {**record.to_json(), **changes}
+    data.pop("evidenceMac", None)
+    data["evidenceHash"] = evidence_hash(data["command"], data["stdout"], data["stderr"], data["exitCode"])
+    return data
+
+
+# --- the key file ----------------------------------------------------------------------------------
+
+
+def test_a_missing_key_is_made_private_and_then_reused(tmp_path):
+    path = tmp_path / "judge" / KEY_FILE
+    assert read_key(path) is None
+    key = load_or_create_key(path)
+    info = path.stat()
+    assert len(key) == 32 and stat.S_IMODE(info.st_mode) == 0o600 and stat.S_ISREG(info.st_mode)
+    assert path.read_text(encoding="ascii") == key.hex() + "\n"
+    assert load_or_create_key(path) == key == read_key(path)
+    assert sorted(os.listdir(path.parent)) == [KEY_FILE]  # no temporary file left
+    assert load_or_create_key(tmp_path / "other.key") != key
+
+
+def test_the_key_is_private_whatever_the_umask(tmp_path):
+    old = os.umask(0)
+    try:
+        load_or_create_key(tmp_path / KEY_FILE)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / KEY_FILE).stat().st_mode) == 0o600
+
+
+def _plant(path: Path, kind: str) -> None:
+    if kind == "symlink":
+        target = path.with_name("real.key")
+        target.write_text("ab" * 32 + "\n")
+        target.chmod(0o600)
+        path.symlink_to(target)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        content, mode = {"short": ("ab" * 16 + "\n", 0o600), "long": ("ab" * 33, 0o600),
+                         "not-hex": ("zz" * 32 + "\n", 0o600), "empty": ("", 0o600),
+                         "group-readable": ("ab" * 32 + "\n", 0o640), "world-readable": ("ab" * 32 + "\n", 0o604),
+                         "group-writable": ("ab" * 32 + "\n", 0o620)}[kind]
+        path.write_text(content)
+        path.chmod(mode)
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("symlink", "is a symlink"), ("directory", "not a regular file"), ("short", "not an evidence key"),
+    ("long", "not an evidence key"), ("not-hex", "not an evidence key"), ("empty", "holds 0 bytes"),
+    ("group-readable", "chmod 600"), ("world-readable", "chmod 600"), ("group-writable", "chmod 600"),
+])
+@pytest.mark.parametrize("reader", [read_key, load_or_create_key], ids=["read", "load-or-create"])
+def test_a_file_that_is_not_a_private_key_is_refused_and_left_alone(tmp_path, kind, message, reader):
+    path = tmp_path / KEY_FILE
+    _plant(path, kind)
+    before = sorted(os.listdir(tmp_path))
+    with pytest.raises(InputError, match=message) as info:
+        reader(path)
+    assert "\n" not in str(info.value) and str(path) in str(info.value)
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / KEY_FILE, 0o600)
+    with pytest.raises(InputError, match="not a regular file"):
+        read_key(tmp_path / KEY_FILE)
+
+
+def _make_key(path: str, barrier, results) -> None:
+    barrier.wait()
+    results.put(load_or_create_key(path).hex())
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_four_processes_making_the_key_at_once_all_get_the_one_key(tmp_path, attempt):
+    context = multiprocessing.get_context("fork")
+    path = str(tmp_path / "root" / KEY_FILE)
+    barrier, results = context.Barrier(4), context.Queue()
+    workers = [context.Process(target=_make_key, args=(path, barrier, results)) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    keys = [results.get(timeout=5) for _ in workers]
+    assert len(set(keys)) == 1 and keys[0] == Path(path).read_text().strip()
+    assert os.listdir(Path(path).parent) == [KEY_FILE]
+
+
+def test_configured_key_explicit_default_and_none(tmp_path):
+    assert configured_key(None, str(tmp_path)) is None  # no file at the default place: hash checks only
+    secret = load_or_create_key(tmp_path / KEY_FILE)
+    found = configured_key(None, str(tmp_path))
+    assert (found.path, found.secret) == (str(tmp_path / KEY_FILE), secret)
+    assert secret.hex() not in repr(found)  # a traceback or a log line never shows it
+    with pytest.raises(InputError, match="no such evidence key"):
+        configured_key(str(tmp_path / "missing.key"), str(tmp_path))
+
+
+# --- evidenceMac ---------------------------------------------------------------------------------
+
+
+def test_the_mac_covers_what_happened_and_when(tmp_path):
+    record = _signed(tmp_path)
+    key = read_key(tmp_path / KEY_FILE)
+    assert record.evidence_mac == evidence_mac(key, record) and mac_problem(key, record) is None
+    for field, value in [("run_id", "r2"), ("step_id", "step-2"), ("exit_code", 1), ("timed_out", True),
+                         ("error", "cannot run"), ("started_at", "2020-01-01T00:00:00Z"),
+                         ("finished_at", "2020-01-01T00:00:00Z"), ("duration_seconds", 99.0),
+                         ("stdout_bytes", 1), ("evidence_hash", "0" * 64)]:
+        changed = record.model_copy(update={field: value})
+        assert mac_problem(key, changed) == "carries an evidenceMac this key did not make", field
+    assert mac_problem(bytes(32), record) is not None  # another key
+    assert mac_problem(key, record.model_copy(update={"evidence_mac": None})) == "carries no evidenceMac"
+
+
+def test_a_whole_duration_rewritten_as_an_integer_keeps_its_mac(tmp_path):
+    # a JSON tool may write 2.0 as 2: the record says the same, so its MAC must still verify
+    key = load_or_create_key(tmp_path / KEY_FILE)
+    record = sign(key, record_execution(TESTS, step_id="step-1", root=tmp_path, run_id="r1")
+                  .model_copy(update={"duration_seconds": 2.0}))
+    assert mac_problem(key, record.model_copy(update={"duration_seconds": 2})) is None
+    rewritten = parse_execution_evidence({**record.to_json(), "durationSeconds": 2})
+    assert mac_problem(key, rewritten) is None
+
+
+def test_an_unsigned_record_is_written_as_before_keys_existed(tmp_path):
+    record = record_execution(TESTS, step_id="step-1", root=tmp_path, run_id="r1")
+    written = json.loads((tmp_path / "artifacts/r1/step-1/evidence.json").read_text())
+    assert record.evidence_mac is None and "evidenceMac" not in written
+
+
+def test_a_signed_record_is_written_with_its_mac(tmp_path):
+    record = _signed(tmp_path)
+    written = json.loads((tmp_path / "artifacts/r1/step-1/evidence.json").read_text())
+    assert written["evidenceMac"] == record.evidence_mac == evidence_mac(read_key(tmp_path / KEY_FILE), record)
+
+
+# --- judging with a key --------------------------------------------------------------------------
+
+
+def test_a_record_signed_by_judge_run_backs_the_tests_claim(tmp_path):
+    record = _signed(tmp_path)
+    verdict = judge.validate(STEP, {**RESULT, "evidence": CLAIM}, evidence=[record.to_json()],
+                             config=_config(tmp_path))
+    assert verdict.valid, verdict.reason
+
+
+def test_a_forged_record_is_caught_when_judge_has_a_key(tmp_path):
+    honest = _signed(tmp_path, [PY, "-c", "import sys; print('1 failed'); sys.exit(1)"])
+    forged = _forged(honest, stdout="3 passed\n", exitCode=0, status="SUCCESS")
+    verdict = judge.validate(STEP, RESULT, evidence=[forged], config=_config(tmp_path))
+    assert (verdict.valid, verdict.rule) == (False, "execution_evidence_invalid")
+    assert "is not signed with this judge's evidence key" in verdict.reason
+    assert str(tmp_path / KEY_FILE) in verdict.reason and f"judge run --root {tmp_path}" in verdict.reason
+    assert "carries no evidenceMac" in verdict.reason
+
+
+def test_a_record_signed_with_another_key_is_caught(tmp_path):
+    load_or_create_key(tmp_path / KEY_FILE)
+    elsewhere = _signed(tmp_path / "executor")  # the executor's own `judge run`, with its own key
+    verdict = judge.validate(STEP, RESULT, evidence=[elsewhere], config=_config(tmp_path))
+    assert verdict.rule == "execution_evidence_invalid" and "did not make" in verdict.reason
+
+
+def test_a_forged_record_never_backs_a_tests_claim(tmp_path):
+    load_or_create_key(tmp_path / KEY_FILE)
+    forged = _forged(record_execution(TESTS, step_id="step-1", root=tmp_path / "x", run_id="r1"))
+    result = {**RESULT, "evidence": CLAIM}
+    verdict = judge.validate({**STEP, "gates": [{"type": "tests_passed"}]}, result, evidence=[forged],
+                             config=_config(tmp_path))
+    assert not verdict.valid and verdict.rule == "execution_evidence_invalid"
+    # and where the gates judge it themselves, the record backs nothing
+    record = parse_execution_evidence(forged)
+    key = read_key(tmp_path / KEY_FILE)
+    assert intact(record, "step-1") and not intact(record, "step-1", key)
+    found = backing(TESTS_TEXT, (record,), "step-1", commands_run=(TESTS_TEXT,), key=key)
+    assert found.record is None and "not signed with judge's evidence key" in found.problem
+
+
+def test_without_a_key_a_recomputed_hash_still_passes(tmp_path):
+    # what an unkeyed hash proves: no edit was made by someone who did not recompute it; nothing more
+    forged = _forged(record_execution(TESTS, step_id="step-1", root=tmp_path, run_id="r1"), stdout="all good\n")
+    assert judge.validate(STEP, RESULT, evidence=[forged], config=_config(tmp_path)).valid
+
+
+def test_unsigned_records_still_work_when_no_key_is_configured(tmp_path):
+    record = record_execution(TESTS, step_id="step-1", root=tmp_path, run_id="r1")
+    verdict = judge.validate(STEP, {**RESULT, "evidence": CLAIM}, evidence=[record], config=_config(tmp_path))
+    assert verdict.valid, verdict.reason
+
+
+def test_a_signed_record_verifies_without_a_key_too(tmp_path):
+    record = _signed(tmp_path / "orchestrator")
+    assert judge.validate(STEP, RESULT, evidence=[record], config=_config(tmp_path)).valid
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda r: {**r, "stdout": "3 passed, honestly\n"}, "does not match its evidenceHash"),
+    (lambda r: {**_forged(parse_execution_evidence(r), stdout="x\n"), "evidenceMac": r["evidenceMac"]},
+     "did not make"),
+    (lambda r: {**r, "startedAt": "2020-01-01T00:00:00.000Z"}, "did not make"),
+    (lambda r: {**r, "runId": "r-other"}, "did not make"),
+], ids=["output-edited", "output-edited-hash-recomputed", "time-edited", "run-id-edited"])
+def test_an_edited_signed_record_fails_its_hash_or_its_mac(tmp_path, edit, problem):
+    record = _signed(tmp_path).to_json()
+    verdict = judge.validate(STEP, RESULT, evidence=[edit(record)], config=_config(tmp_path))
+    assert verdict.rule == "execution_evidence_invalid" and problem in verdict.reason
+
+
+def test_a_bad_key_file_fails_closed_in_the_api(tmp_path):
+    _plant(tmp_path / KEY_FILE, "world-readable")
+    verdict = judge.validate(STEP, RESULT, config=_config(tmp_path))
+    assert (verdict.valid, verdict.rule, verdict.outcome.next_action) == (False, "execution_evidence_invalid",
+                                                                          "diagnose")
+    assert "could not read its evidence key" in verdict.reason and "chmod 600" in verdict.reason
+
+
+def test_an_explicit_key_that_does_not_exist_fails_closed(tmp_path):
+    verdict = judge.validate(STEP, RESULT, config=_config(tmp_path, evidence_key=str(tmp_path / "none.key")))
+    assert verdict.rule == "execution_evidence_invalid" and "no such evidence key" in verdict.reason
+
+
+# --- the command line ------------------------------------------------------------------------------
+
+
+def _files(tmp_path: Path, record_path: Path) -> tuple[str, str]:
+    (tmp_path / "step.json").write_text(json.dumps(STEP))
+    (tmp_path / "result.json").write_text(json.dumps(RESULT))
+    return str(tmp_path / "step.json"), str(tmp_path / "result.json")
+
+
+def test_judge_run_signs_by_default_and_validate_checks_it(capsys, tmp_path):
+    root = tmp_path / "orchestrator"
+    code, out, _ = run_cli(capsys, "run", "--step", "step-1", "--root", str(root), "--run-id", "r1", "--", *TESTS)
+    record = json.loads(out)
+    assert code == 0 and record["evidenceMac"] == evidence_mac(read_key(root / KEY_FILE),
+                                                               parse_execution_evidence(record))
+    evidence = root / "artifacts/r1/step-1/evidence.json"
+    step, result = _files(tmp_path, evidence)
+    common = ["validate", "--step", step, "--result", result]
+    assert run_cli(capsys, *common, "--evidence", str(evidence), "--artifacts", str(root))[0] == 0
+    assert run_cli(capsys, *common, "--evidence", str(evidence), "--evidence-key", str(root / KEY_FILE))[0] == 0
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(_forged(parse_execution_evidence(record))))
+    code, out, _ = run_cli(capsys, *common, "--evidence", str(forged), "--artifacts", str(root))
+    assert code == 1 and "not signed with this judge's evidence key" in json.loads(out)["reason"]
+
+
+def test_judge_run_no_sign_writes_an_unsigned_record_and_no_key(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "run", "--step", "s", "--root", str(tmp_path), "--no-sign", "--", *TESTS)
+    assert code == 0 and "evidenceMac" not in json.loads(out) and not (tmp_path / KEY_FILE).exists()
+
+
+def test_judge_run_with_an_explicit_key(capsys, tmp_path):
+    key_path = tmp_path / "secure" / "judge.key"
+    code, out, _ = run_cli(capsys, "run", "--step", "s", "--root", str(tmp_path / "root"),
+                           "--evidence-key", str(key_path), "--", *TESTS)
+    assert code == 0 and key_path.exists() and not (tmp_path / "root" / KEY_FILE).exists()
+    assert mac_problem(read_key(key_path), parse_execution_evidence(json.loads(out))) is None
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--step", "s", "--no-sign", "--evidence-key", "{tmp}/k"], "contradict"),
+    (["--step", "s"], "chmod 600"),
+    (["--step", "../up"], "path separator"),
+], ids=["no-sign-and-key", "bad-key-file", "bad-step"])
+def test_judge_run_bad_key_input_is_exit_2_and_runs_nothing(capsys, tmp_path, argv, message):
+    _plant(tmp_path / KEY_FILE, "world-readable")
+    marker = tmp_path / "ran"
+    argv = [a.format(tmp=tmp_path) for a in argv]
+    code, out, err = run_cli(capsys, "run", *argv, "--root", str(tmp_path), "--", PY, "-c", f"open({str(marker)!r}, 'w')")
+    assert (code, out, len(err.splitlines())) == (2, "", 1) and message in err
+    assert not marker.exists() and not (tmp_path / "artifacts").exists()
+
+
+def test_judge_run_bad_input_makes_no_key(capsys, tmp_path):
+    root = tmp_path / "root"
+    code, _, err = run_cli(capsys, "run", "--step", "../up", "--root", str(root), "--", "true")
+    assert code == 2 and not root.exists()
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--evidence-key", "{tmp}/missing.key"], "--evidence-key"),
+    (["--artifacts", "{tmp}/bad"], "chmod 600"),
+], ids=["missing-explicit-key", "world-readable-default-key"])
+def test_validate_with_a_bad_key_is_exit_2_with_one_line(capsys, tmp_path, flags, message):
+    (tmp_path / "bad").mkdir()
+    _plant(tmp_path / "bad" / KEY_FILE, "world-readable")
+    step, result = _files(tmp_path, tmp_path)
+    code, out, err = run_cli(capsys, "validate", "--step", step, "--result", result,
+                             *[f.format(tmp=tmp_path) for f in flags])
+    assert (code, out, len(err.splitlines())) == (2, "", 1) and message in err
+
+
+# --- command gates sign their own records ------------------------------------------------------------
+
+
+def _gate_case(tmp_path: Path) -> tuple[Repo, dict, dict]:
+    repo = Repo(tmp_path / "repo", {"app.py": "x = 1\n"})
+    repo.write({"app.py": "x = 2\n"})
+    step = {"id": "step-1", "description": "Set x to 2 in app.py", "mode": "apply",
+            "gates": [{"type": "command_exit_0", "parameters": {"command": TESTS_TEXT}}],
+            "policies": {"enable_shell_gates": True, "shell_gate_allowlist": ["*"]}}
+    result = {"mode": "apply", "success": True, "patch": repo.diff(), "filesWritten": ["app.py"],
+              "filesTouched": ["app.py"], "summary": "x is 2", "evidence": {"commands_run": [TESTS_TEXT]}}
+    return repo, step, result
+
+
+def test_command_gates_sign_their_records_with_the_artifacts_key(tmp_path):
+    repo, step, result = _gate_case(tmp_path)
+    root = tmp_path / "judge"
+    workspace = judge.Workspace(str(repo.root), repo.base)
+    first = judge.validate(step, result, workspace=workspace, config=_config(root))
+    assert first.valid, first.reason
+    key = read_key(root / KEY_FILE)  # made by the gate's run
+    assert key is not None and [mac_problem(key, r) for r in first.execution_evidence] == [None]
+    second = judge.validate(step, result, workspace=workspace, config=_config(root))  # now with the key checked
+    assert second.valid, second.reason
+    assert mac_problem(key, second.execution_evidence[0]) is None
+    assert second.execution_evidence[0].run_id != first.execution_evidence[0].run_id
+
+
+def test_command_gates_sign_with_the_configured_key(tmp_path):
+    repo, step, result = _gate_case(tmp_path)
+    key_path = tmp_path / "secure" / "judge.key"
+    key = load_or_create_key(key_path)
+    verdict = judge.validate(step, result, workspace=judge.Workspace(str(repo.root), repo.base),
+                             config=_config(tmp_path / "judge", evidence_key=str(key_path)))
+    assert verdict.valid, verdict.reason
+    assert mac_problem(key, verdict.execution_evidence[0]) is None
+    assert not (tmp_path / "judge" / KEY_FILE).exists()
+
+
+@pytest.mark.parametrize("keyed", [True, False], ids=["with-key", "without-key"])
+def test_a_forged_record_of_the_gates_command_stops_judge_running_it_only_without_a_key(tmp_path, keyed):
+    repo, step, result = _gate_case(tmp_path)
+    root = tmp_path / "judge"
+    if keyed:
+        load_or_create_key(root / KEY_FILE)
+    step_model, result_model = parse_step(step), parse_result(result)
+    forged = parse_execution_evidence(_forged(record_execution(TESTS, step_id="step-1", root=tmp_path / "x",
+                                                               run_id="r1")))
+    facts = judge.Workspace(str(repo.root), repo.base).read("step-1", result_model.patch)
+    ctx = StepContext(step_model, result_model, facts, (forged,), configured_key(None, str(root)))
+    spec = gate_spec(step_model, result_model.evidence, None, (), None)
+    made = run_commands(ctx, spec, (forged,), GateIO(artifacts_root=str(root)))
+    assert len(made) == (1 if keyed else 0)  # with a key the forged record is not intact: judge runs the command
