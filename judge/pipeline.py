@@ -160,6 +160,13 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
         )
         stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
         return replace(judgement, findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
+    if key is not None and facts is not None and facts.git is not None and _inside(key.path, facts.git.root):
+        finding = Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
+                          message=f"the evidence key {key.path} is inside the judged repository {facts.git.root}, "
+                                  "where the executor can read it and sign a forged record. Keep the key (and the "
+                                  "artifacts root) outside the repository.")
+        stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
+        return replace(judgement, findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
     ctx = StepContext(step_model, result_model, facts, records, key)
     judgement = replace(judgement, ctx=ctx, findings=judgement.findings + run_rules(ctx))
     deciding = next((f for f in judgement.findings if f.severity == "reject"), None)
@@ -204,6 +211,13 @@ def _gates(judgement: _Judgement, spec: GateSpec, result: ExecuteStepResult, con
         return judgement.rejected(deciding, stage, _NOT_REACHED)
     return replace(judgement, stages=judgement.stages + (
         StageReport(stage="gates", status="passed", detail=detail, duration_ms=_ms(started)),))
+
+
+def _inside(path: str, root: str) -> bool:
+    import os
+
+    where, top = os.path.realpath(path), os.path.realpath(root)
+    return where == top or where.startswith(top + os.sep)
 
 
 def _passed(judgement: _Judgement) -> str:

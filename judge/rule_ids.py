@@ -120,7 +120,7 @@ CATALOG: tuple[RuleInfo, ...] = (
     RuleInfo(LEDGER_CORRUPT, 'rules',
              '*(ledger, signal only)* ledger lines that are not JSON objects, by line number'),
     RuleInfo(EXECUTION_EVIDENCE_INVALID, 'rules',
-             "*(evidence)* an attached record's `evidenceHash` does not match its command, output and exit code, or it is for another step"),
+             "*(evidence)* an attached record's `evidenceHash` does not match its command, output and exit code, or it is for another step; with an evidence key, its `evidenceMac` is missing or made with another key (forged), or the key cannot be read or lies inside the judged repository"),
     RuleInfo(EXECUTION_FAILED, 'rules',
              '*(evidence)* `success: true` but an attached command failed, timed out or could not run (the reason quotes the end of its output)'),
     RuleInfo(SCOPE_EXCLUDED, 'rules',
