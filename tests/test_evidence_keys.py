@@ -384,7 +384,7 @@ def test_command_gates_sign_with_the_configured_key(tmp_path):
 
 
 @pytest.mark.parametrize("keyed", [True, False], ids=["with-key", "without-key"])
-def test_a_forged_record_of_the_gates_command_stops_judge_running_it_only_without_a_key(tmp_path, keyed):
+def test_judge_runs_the_gates_command_itself_unless_a_signed_record_of_it_is_attached(tmp_path, keyed):
     repo, step, result = _gate_case(tmp_path)
     root = tmp_path / "judge"
     if keyed:
@@ -396,4 +396,33 @@ def test_a_forged_record_of_the_gates_command_stops_judge_running_it_only_withou
     ctx = StepContext(step_model, result_model, facts, (forged,), configured_key(None, str(root)))
     spec = gate_spec(step_model, result_model.evidence, None, (), None)
     made = run_commands(ctx, spec, (forged,), GateIO(artifacts_root=str(root)))
-    assert len(made) == (1 if keyed else 0)  # with a key the forged record is not intact: judge runs the command
+    assert len(made) == 1  # a forged record never saves the run: unsigned, or signed with no key judge holds
+
+
+def test_a_signed_record_of_the_gates_command_is_not_run_again(tmp_path):
+    repo, step, result = _gate_case(tmp_path)
+    root = tmp_path / "judge"
+    signed = _signed(root)
+    verdict = judge.validate(step, result, workspace=judge.Workspace(str(repo.root), repo.base),
+                             config=_config(root), evidence=[signed])
+    assert verdict.valid, verdict.reason
+    assert [r.run_id for r in verdict.execution_evidence] == ["r1"]  # the attached one only: nothing was run
+
+
+def test_a_passing_record_does_not_outvote_judges_own_failing_run(tmp_path):
+    """Without a key an attached record may be forged: judge runs the command, and its own run decides."""
+    repo = Repo(tmp_path / "repo", {"app.py": "x = 1\n"})
+    repo.write({"app.py": "x = 2\n"})
+    failing = [PY, "-c", "import sys; sys.exit(3)"]
+    text = shlex.join(failing)
+    step = {"id": "step-1", "description": "Set x to 2 in app.py", "mode": "apply",
+            "gates": [{"type": "command_exit_0", "parameters": {"command": text}}],
+            "policies": {"enable_shell_gates": True, "shell_gate_allowlist": ["*"]}}
+    result = {"mode": "apply", "success": True, "patch": repo.diff(), "filesWritten": ["app.py"],
+              "filesTouched": ["app.py"], "summary": "x is 2", "evidence": {"commands_run": [text]}}
+    passing = record_execution(failing, step_id="step-1", root=tmp_path / "elsewhere", run_id="r1")
+    forged = _forged(passing, exitCode=0, status="SUCCESS")
+    verdict = judge.validate(step, result, workspace=judge.Workspace(str(repo.root), repo.base),
+                             config=_config(tmp_path / "judge"), evidence=[forged])
+    assert not verdict.valid and verdict.rule == "gate_failed", verdict.reason
+    assert "exited 3" in verdict.reason

@@ -66,14 +66,15 @@ def read_approvals_for(ctx: StepContext, spec: GateSpec, io: GateIO) -> Approval
 
 def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvidence, ...],
                  io: GateIO) -> tuple[ExecutionEvidence, ...]:
-    """Run each command gate's command once, in the workspace, when the policies allow it and no intact record of
-    it is attached. Commands the executor named (tests_run, commands_run) are never run: they are claims.
+    """Run each command gate's command once, in the workspace, when the policies allow it and no record of it signed
+    with judge's evidence key is attached (an unkeyed record could be forged: judge prefers its own run). Commands
+    the executor named (tests_run, commands_run) are never run: they are claims.
     Each record is signed with judge's evidence key (the configured one, else ``<artifacts root>/evidence.key``,
     made when missing)."""
     if ctx.git is None:
         return ()
     key = ctx.evidence_key.secret if ctx.evidence_key else None
-    known = {record.command for record in attached if intact(record, ctx.step.id, key)}
+    known = {record.command for record in attached if key is not None and intact(record, ctx.step.id, key)}
     commands = dict.fromkeys(g.gate.param("command") for g in spec.gates if g.gate.type in _COMMAND_GATES)
     run_id, made = new_run_id(), []
     for number, command in enumerate(commands, 1):

@@ -41,7 +41,9 @@ def run_gates(ctx: StepContext, spec: GateSpec, evidence: EvidenceDoc | None, io
         rejected = any(f.severity == "reject" for f in findings)
         if position == AFTER_COMMANDS and not rejected:
             made = run_commands(ctx, spec, ctx.executions, io)
-            g = replace(g, records=ctx.executions + made, made=frozenset(r.evidence_hash for r in made))
+            ran = {record.command for record in made}  # for a command judge ran, its own run is the one that counts
+            kept = tuple(record for record in ctx.executions if record.command not in ran)
+            g = replace(g, records=kept + made, made=frozenset(r.evidence_hash for r in made))
         for spec_gate in (s for s in spec.gates if s.gate.type == gate.__name__):
             if rejected and position >= AFTER_COMMANDS:
                 why = "the human is asked only about work that passes every other check" if position == LAST \
