@@ -102,9 +102,10 @@ class VerdictCache:
         """Store a verdict the model decided; anything else is refused (False)."""
         if not cacheable(verdict):
             return False
-        # ASCII JSON: a lone surrogate echoed from the input cannot break SQLite's UTF-8.
+        # ASCII JSON: a lone surrogate echoed from the input cannot break SQLite's UTF-8. By alias: the execution
+        # records on the verdict read back only by their camelCase names.
         self._db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?)",
-                         (key, json.dumps(verdict.model_dump(mode="json"))))
+                         (key, json.dumps(verdict.model_dump(mode="json", by_alias=True))))
         return True
 
 
