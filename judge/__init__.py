@@ -14,6 +14,12 @@ _HOMES = {
     "Verdict": "judge.verdict",
     "Finding": "judge.verdict",
     "StageReport": "judge.verdict",
+    "GateResult": "judge.verdict",
+    "Outcome": "judge.verdict",
+    "Gate": "judge.contract.gates",
+    "EvidenceDoc": "judge.contract.gates",
+    "PolicyLayer": "judge.contract.gates",
+    "append_approval": "judge.workspace.approvals",
     "JudgeConfig": "judge.config",
     "Workspace": "judge.workspace.facts",
     "EMPTY_TREE": "judge.workspace.git",
@@ -53,7 +59,9 @@ if TYPE_CHECKING:  # for type checkers and editors; never executed
     from judge.pipeline import avalidate, validate
     from judge.runs.artifacts import record_execution
     from judge.runs.record import evidence_hash
-    from judge.verdict import Finding, StageReport, Verdict
+    from judge.contract.gates import EvidenceDoc, Gate, PolicyLayer
+    from judge.verdict import Finding, GateResult, Outcome, StageReport, Verdict
+    from judge.workspace.approvals import append_approval
     from judge.version import __version__
     from judge.workspace.facts import Workspace
     from judge.workspace.git import EMPTY_TREE

@@ -109,7 +109,8 @@ def load_config(
         error = exc.errors()[0]
         field = str(error["loc"][0]) if error["loc"] else "?"
         where = source.get(field, "configuration")
-        raise InputError(f"config {field} (from {where}): {error['msg']}") from None
+        named = ".".join(str(part) for part in error["loc"]) or "?"  # policies.enable_shel_gates, not just policies
+        raise InputError(f"config {named} (from {where}): {error['msg']}") from None
 
 
 def _merge(values: dict, source: dict, layer: Mapping[str, Any], name: str) -> None:

@@ -99,6 +99,9 @@ class _Judgement:
     def outcome(self) -> Outcome:
         """Seed 004's outcome: accepted, what is missing, every rejection, and what the orchestrator does next."""
         reasons = tuple(f.reason for f in self.findings if f.severity == "reject")
+        if self.valid and self.ctx is not None and not self.ctx.result.success:
+            # a well-formed failure report: valid as a report, but the step was not done
+            return Outcome(accepted=False, next_action="diagnose")
         if self.valid:
             action = "advance"
         elif self.deciding is not None and self.deciding.rule == ids.HUMAN_APPROVAL_PENDING:
@@ -165,6 +168,9 @@ def _gates(judgement: _Judgement, spec: GateSpec, result: ExecuteStepResult, con
     """The gates stage, when the step has gates or evidence requirements or the result carries evidence."""
     if not (spec.gates or spec.needs_evidence or result.evidence is not None):
         return judgement
+    if not result.success:  # a well-formed failure report claims no work: there is nothing for a gate to check
+        return replace(judgement, stages=judgement.stages + (
+            StageReport(stage="gates", status="skipped", detail="the step reports failure: no work to check"),))
     from judge.gates.prepare import GateIO
     from judge.gates.stage import run_gates
 
@@ -190,6 +196,13 @@ def _gates(judgement: _Judgement, spec: GateSpec, result: ExecuteStepResult, con
         StageReport(stage="gates", status="passed", detail=detail, duration_ms=_ms(started)),))
 
 
+def _passed(judgement: _Judgement) -> str:
+    """What a valid verdict passed: the deterministic checks, and the gates when the step had any."""
+    if not judgement.gates:
+        return _PASSED
+    return f"{_PASSED} and all {len(judgement.gates)} gate(s) ({', '.join(g.type for g in judgement.gates)})"
+
+
 def _runnable_commands(spec: GateSpec) -> int:
     """How many command gates the policies let judge run."""
     return sum(1 for s in spec.gates if s.gate.type.startswith("command_")
@@ -211,7 +224,7 @@ def _without_semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
         stage = StageReport(stage="semantic", status="error", detail="no model configured")
         return replace(judgement, findings=judgement.findings + (finding,)).rejected(finding, stage)
     stage = StageReport(stage="semantic", status="skipped", detail=skipped)
-    return replace(judgement, stages=judgement.stages + (stage,), valid=True, reason=f"valid: {_PASSED}; {skipped}.")
+    return replace(judgement, stages=judgement.stages + (stage,), valid=True, reason=f"valid: {_passed(judgement)}; {skipped}.")
 
 
 def _skip_reason(ctx: StepContext, config: JudgeConfig) -> str | None:
@@ -241,7 +254,7 @@ async def _semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
     judgement = replace(judgement, report=report, pending=False,
                         findings=judgement.findings + ((outcome.finding,) if outcome.finding else ()))
     if outcome.valid:
-        reason = f"valid: {_PASSED}; semantic review by {report.model}: {outcome.reason[:500]}"
+        reason = f"valid: {_passed(judgement)}; semantic review by {report.model}: {outcome.reason[:500]}"
         return replace(judgement, stages=judgement.stages + (stage,), valid=True, reason=reason)
     return replace(judgement.rejected(outcome.finding, stage), reason=outcome.reason)  # type: ignore[arg-type]
 

@@ -127,9 +127,20 @@ def _worded_by_schema(kind: str, data: Any) -> ContractViolation | None:
         error = best_match(_validator(kind).iter_errors(data))
         if error is None:
             return None
-        return ContractViolation(kind, SCHEMA_FILES[kind], _json_path(kind, error), _describe(error))
+        return ContractViolation(kind, SCHEMA_FILES[kind], _json_path(kind, error), _describe(error) + _gate_of(error, data))
     except (ValueError, RecursionError):
         return None
+
+
+def _gate_of(error: Any, data: Any) -> str:
+    """" (gate TYPE)" when the breach is inside a step's gate: an orchestrator reads the gate's type, not its index."""
+    path = list(error.absolute_path)
+    if len(path) < 2 or path[0] != "gates" or not isinstance(path[1], int) or not isinstance(data, dict):
+        return ""
+    gates = data.get("gates")
+    gate = gates[path[1]] if isinstance(gates, list) and path[1] < len(gates) else None
+    kind = gate.get("type") if isinstance(gate, dict) else None
+    return f" (gate {kind})" if isinstance(kind, str) and len(kind) <= 60 else ""
 
 
 def _json_path(kind: str, error: Any) -> str:
@@ -153,6 +164,8 @@ def _describe(error: Any) -> str:
         return f"{_short(error.instance)} is not one of {', '.join(json.dumps(a) for a in allowed)}"
     if rule in ("maxLength", "minLength"):
         return f"{'longer' if rule == 'maxLength' else 'shorter'} than the {rule} of {expected} characters"
+    if rule in ("minimum", "maximum"):
+        return f"{_short(error.instance)} is {'below the minimum' if rule == 'minimum' else 'above the maximum'} of {expected}"
     if rule in ("maxItems", "minItems"):
         return f"{'more' if rule == 'maxItems' else 'fewer'} than the {rule} of {expected} items"
     if rule == "additionalProperties":

@@ -26,6 +26,7 @@ Source = Literal["template", "step", "policy", "claim"]
 _MAX_TEMPLATE_BYTES = 1024 * 1024
 _TESTS_FIELDS = ("tests_run", "tests_passed", "commands_run")
 _STRICT_FIELDS = ("changed_files", "diff_summary", "commands_run")
+_EVIDENCE_GATES = frozenset({"criteria_checklist_complete", "tests_passed", "lint_passed"})  # they read the evidence
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,6 @@ class GateSpec:
     @property
     def criteria(self) -> dict[str, str]:
         return dict(self.evidence_schema.criteria_checklist) if self.evidence_schema else {}
-
-
-_EVIDENCE_GATES = frozenset({"criteria_checklist_complete", "tests_passed", "lint_passed"})
 
 
 def gate_spec(step: Step, evidence: EvidenceDoc | None, template: StepTemplate | None,

@@ -47,6 +47,7 @@ def execution_failed(ctx: StepContext) -> Iterator[Finding]:
             rule=ids.EXECUTION_FAILED,
             message=f"the result reports success: true but `{_command(record)}` {_outcome(record)} ({kind}) "
             f"(run {record.run_id}){_tail(record)}. {_advice(kind)}",
+            retryable=kind not in ENVIRONMENT_CLASSES,
         )
 
 

@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
 
 from judge.errors import InputError, field_ref
 from judge.workspace.confine import check_segment
@@ -64,12 +64,14 @@ def record_execution(
     timeout: float = DEFAULT_TIMEOUT_S,
     limit: int = DEFAULT_LIMIT,
     cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> ExecutionEvidence:
     """Run ``command`` and write its artifacts; the returned record lists them (paths relative to ``root``)."""
     check_run_inputs(command, timeout, limit)  # before any directory is made
     run_id = run_id or new_run_id()
     directory = prepare_artifact_dir(root, run_id, step_id)
-    evidence = run_command(command, step_id=step_id, run_id=run_id, timeout=timeout, limit=limit, cwd=cwd)
+    evidence = run_command(command, step_id=step_id, run_id=run_id, timeout=timeout, limit=limit, cwd=cwd,
+                           env=env)
     return write_artifacts(directory, evidence)
 
 

@@ -18,7 +18,7 @@ import signal
 import subprocess
 import time
 from datetime import datetime, timezone
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from judge.errors import InputError, field_ref
 from judge.contract.models import ExecutionEvidence
@@ -54,13 +54,16 @@ def run_command(
     timeout: float = DEFAULT_TIMEOUT_S,
     limit: int = DEFAULT_LIMIT,
     cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> ExecutionEvidence:
-    """Run ``command`` (an argv, no shell) and return its evidence record, with no artifacts yet."""
+    """Run ``command`` (an argv, no shell) and return its evidence record, with no artifacts yet.
+
+    ``env``: variables set on top of judge's own environment for the command."""
     argv = check_run_inputs(command, timeout, limit)
     started_at, started = _now(), time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                cwd=cwd, start_new_session=True)
+                                cwd=cwd, start_new_session=True, env={**os.environ, **env} if env else None)
     except OSError as exc:
         error = _start_error(argv, cwd, exc)
         return _record(argv, step_id, run_id, (started_at, started), None, (_Capture(limit), _Capture(limit)),
