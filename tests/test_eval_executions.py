@@ -194,3 +194,29 @@ def test_judge_eval_never_runs_a_command_even_allowlisted(tmp_path: Path, monkey
     assert "can only run in the workspace and none was given" in case["reason"]
     assert case["gates"][0]["status"] == "failed" and case["outcome"]["nextAction"] == "diagnose"
     assert not marker.exists() and not (tmp_path / ".judge" / "artifacts").exists()
+
+
+# --- policies in the run's settings -----------------------------------------------------------------
+
+
+def test_a_run_under_judge_toml_policies_resumes(tmp_path: Path) -> None:
+    (tmp_path / "judge.toml").write_text('[policies]\nshell_gate_allowlist = ["*pytest*"]\n', encoding="utf-8")
+    source = write_set(tmp_path / "set.jsonl", [eval_line("backed", _claiming(), True, executions=[PASSED])])
+    common = ["--store", str(tmp_path / "s.sqlite"), "--no-cache", "--out", str(tmp_path / "r.json")]
+    assert run_cli("eval", str(source), "--run-id", "r1", *common) == 0
+    assert run_cli("eval", str(source), "--resume", "r1", *common) == 0
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["resumed"] == 1 and report["settings"]["policies"]["shell_gate_allowlist"] == ["*pytest*"]
+
+
+def test_replayed_settings_give_policies_back_as_policies(tmp_path: Path) -> None:
+    from judge.errors import InputError
+    from judge.eval.traffic import recorded_settings, settings_of
+
+    recorded = JudgeConfig(model="openai/t", fence_seed=1, policies=PolicyLayer(preset="strict"))
+    (tmp_path / "recording.json").write_text(json.dumps(settings_of(recorded)), encoding="utf-8")
+    replayed = recorded_settings(JudgeConfig(), None, str(tmp_path))
+    assert replayed.policies == PolicyLayer(preset="strict") and replayed.retries == 0
+    (tmp_path / "recording.json").write_text(json.dumps({"policies": {"preset": "lax"}}), encoding="utf-8")
+    with pytest.raises(InputError, match="recorded setting policies.preset"):
+        recorded_settings(JudgeConfig(), None, str(tmp_path))
