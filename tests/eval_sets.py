@@ -12,7 +12,7 @@ XSS_PATCH = "</script><script>alert(1)</script>"
 
 
 def eval_line(case_id: str, step_result: tuple[dict, dict], valid: bool, rule: str | None = None,
-              tags: list[str] | None = None) -> str:
+              tags: list[str] | None = None, executions: list[dict] | None = None) -> str:
     step, result = step_result
     expected: dict = {"valid": valid}
     if rule is not None:
@@ -20,7 +20,22 @@ def eval_line(case_id: str, step_result: tuple[dict, dict], valid: bool, rule: s
     case = {"id": case_id, "step": step, "result": result, "expected": expected}
     if tags is not None:
         case["tags"] = tags
+    if executions is not None:
+        case["executions"] = executions
     return json.dumps(case)
+
+
+def execution(step_id: str, command: list[str], stdout: str = "", exit_code: int | None = 0, stderr: str = "",
+              run_id: str = "run-1") -> dict:
+    """An execution record as `judge run` writes it, its evidenceHash computed (never written by hand)."""
+    from judge.runs.record import derived_status, evidence_hash
+
+    return {"version": 1, "stepId": step_id, "runId": run_id, "command": command, "exitCode": exit_code,
+            "stdout": stdout, "stderr": stderr, "stdoutBytes": len(stdout.encode()), "stderrBytes": len(stderr.encode()),
+            "startedAt": "2026-02-07T16:00:00.000Z", "finishedAt": "2026-02-07T16:00:01.000Z",
+            "durationSeconds": 1.0, "timedOut": False, "status": derived_status(exit_code, False, None),
+            "evidenceHash": evidence_hash(command, stdout, stderr, exit_code),
+            "artifacts": [f"artifacts/{run_id}/{step_id}/evidence.json"]}
 
 
 def mixed_set() -> list[str]:

@@ -1,12 +1,12 @@
-"""The human reading of a Verdict (`judge validate --explain`): stages, then findings, as text or as Markdown."""
+"""The human reading of a Verdict (`judge validate --explain`): stages, findings, gates and the outcome, as text or
+as Markdown."""
 
 from __future__ import annotations
 
 import shlex
 
 from judge.runs.evidence_table import code_span, markdown_text, render_evidence_table
-from judge.verdict import SemanticReport
-from judge.verdict import Verdict
+from judge.verdict import GateResult, Outcome, SemanticReport, Verdict
 
 __all__ = ["render_explanation", "render_markdown"]
 
@@ -22,6 +22,9 @@ def render_explanation(verdict: Verdict) -> str:
             lines.append(f"  [{finding.severity}] {finding.reason}")
     else:
         lines.append("findings: none")
+    lines.extend(_gate_lines(verdict.gates))
+    if verdict.outcome is not None:
+        lines.append(_outcome_line(verdict.outcome))
     if verdict.semantic_review is not None:
         lines.extend(_semantic_lines(verdict.semantic_review))
     lines.extend(_evidence_lines(verdict))
@@ -34,6 +37,10 @@ def render_markdown(verdict: Verdict) -> str:
     parts = [f"## Verdict: {'VALID' if verdict.valid else 'INVALID'}{rule}",
              "### Stages", _markdown_stages(verdict),
              "### Findings (in rule order: the first reject decides)", _markdown_findings(verdict)]
+    if verdict.gates:
+        parts += ["### Gates (in evaluation order)", _markdown_gates(verdict.gates)]
+    if verdict.outcome is not None:
+        parts += ["### Outcome", _markdown_outcome(verdict.outcome)]
     if verdict.evidence_method:
         parts.append(f"Work evidence: {code_span(verdict.evidence_method)}")
     if verdict.execution_evidence:
@@ -51,6 +58,47 @@ def _markdown_findings(verdict: Verdict) -> str:
     items = [f"- **{finding.severity}** {code_span(finding.rule)}: {markdown_text(finding.message)}"
              for finding in verdict.findings]
     return "\n".join(items) or "None."
+
+
+def _gate_lines(gates: tuple[GateResult, ...]) -> list[str]:
+    if not gates:
+        return []
+    lines = ["gates, in evaluation order:"]
+    for gate in gates:
+        source = "" if gate.source == "step" else f" (from the {gate.source})"
+        described = f" - {gate.description}" if gate.description else ""
+        rule = f" [{gate.rule}]" if gate.rule else ""
+        lines.append(_one_line(f"  {gate.status:<7} #{gate.index} {gate.type}{source}{described}:{rule} {gate.message}"))
+    return lines
+
+
+def _one_line(text: str) -> str:
+    """A gate's line stays one line on a terminal: a description or a command's output tail may hold newlines or
+    terminal escapes, shown as their escapes."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def _outcome_line(outcome: Outcome) -> str:
+    missing = ", ".join(outcome.missing_fields) or "none"
+    return (f"outcome: accepted {str(outcome.accepted).lower()}, next_action {outcome.next_action}, "
+            f"missing_fields: {missing}")
+
+
+def _markdown_gates(gates: tuple[GateResult, ...]) -> str:
+    rows = []
+    for gate in gates:
+        name = code_span(gate.type) + (f" — {markdown_text(gate.description)}" if gate.description else "")
+        rule = f"{code_span(gate.rule)}: " if gate.rule else ""
+        rows.append(f"| {gate.index} | {name} | {markdown_text(gate.source)} | {markdown_text(gate.status)} "
+                    f"| {rule}{markdown_text(gate.message)} |")
+    return "\n".join(["| # | Gate | Source | Status | Result |", "|---|------|--------|--------|--------|", *rows])
+
+
+def _markdown_outcome(outcome: Outcome) -> str:
+    missing = ", ".join(code_span(name) for name in outcome.missing_fields) or "none"
+    lines = [f"- accepted: **{str(outcome.accepted).lower()}**", f"- next action: {code_span(outcome.next_action)}",
+             f"- missing fields: {missing}"]
+    return "\n".join(lines)
 
 
 def _evidence_lines(verdict: Verdict) -> list[str]:

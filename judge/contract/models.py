@@ -105,7 +105,9 @@ class Expected(BaseModel):
 class EvalCase(BaseModel):
     """One labelled case; step and result stay raw dicts because a case may hold bad input on purpose.
 
-    Other keys (a source repository, a commit) are ignored: sets built elsewhere carry their own metadata.
+    ``executions`` are parsed: a malformed record is a bad line of the set, not a case (a record whose hash
+    does not match what it says is well-formed, and judged). Other keys (a source repository, a commit) are
+    ignored: sets built elsewhere carry their own metadata.
     """
 
     model_config = ConfigDict(frozen=True, extra="ignore")
@@ -114,6 +116,7 @@ class EvalCase(BaseModel):
     step: dict
     result: dict
     expected: Expected
+    executions: tuple["ExecutionEvidence", ...] = ()
     tags: tuple[StrictStr, ...] = ()
     notes: Optional[StrictStr] = None
 
@@ -172,3 +175,6 @@ class ExecutionEvidence(BaseModel):
         if data["evidenceMac"] is None:
             del data["evidenceMac"]
         return data
+
+
+EvalCase.model_rebuild()  # executions name ExecutionEvidence, defined after it

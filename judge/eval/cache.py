@@ -1,9 +1,12 @@
 """Verdict cache: an unchanged case under an unchanged judge is answered without calling the model.
 
 The key covers everything that could change the answer: the case's normalised
-inputs, the model and every parameter sent to it, the prompt's content hash and
-judge's version. Only answers the model actually gave are stored: errors
-(llm_unavailable, judge_error) and verdicts the rules decided are never cached.
+inputs (its execution records included), the model and every parameter sent to
+it, the policies and the step template the case names (its file's bytes), the
+prompt's content hash and judge's version. Only answers the model actually gave
+are stored: errors (llm_unavailable, judge_error), verdicts the rules or gates
+decided, and verdicts a human approval let through (the approvals file grows
+outside any key) are never cached.
 An entry that cannot be read back is a miss (counted in ``unreadable``); judging
 the case again overwrites it.
 """
@@ -12,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 from judge import rule_ids as ids
 from judge.config import JudgeConfig
@@ -26,21 +31,48 @@ __all__ = ["CACHE_VERSION", "VerdictCache", "cache_key"]
 CACHE_VERSION = 1  # PRAGMA user_version (0: the same table, before versions)
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL)",)
 
-# Settings that change what is sent or how answers are combined; transport knobs (timeout, retries) do not.
+# Settings that change what is sent, how answers are combined or which gates a step has; transport knobs
+# (timeout, retries) do not, nor the command gates' (an eval case has no workspace: no command runs).
 _KEYED_SETTINGS = ("semantic", "model", "api_base", "temperature", "max_tokens", "samples", "token_budget",
-                   "max_patch_tokens", "output_mode")
+                   "max_patch_tokens", "output_mode", "policies", "policy_overrides", "templates_dir")
+_TEMPLATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")  # schemas/step.schema.json's template
+_TEMPLATE_SUFFIXES = (".json", ".yaml", ".yml")  # judge.gates.spec.load_template's lookup
+_MAX_TEMPLATE_BYTES = 1024 * 1024 + 1  # past the loader's limit the verdict is schema_invalid, never cached
 
 
-def cache_key(inputs_hash: str, config: JudgeConfig) -> str:
+def cache_key(inputs_hash: str, config: JudgeConfig, step: Any = None) -> str:
+    """The key of a case's verdict; ``step`` (the case's raw step) names the template whose bytes are keyed."""
     from judge.llm.prompt import load_prompt
 
     material = {
         "inputs": inputs_hash,
-        "settings": {name: getattr(config, name) for name in _KEYED_SETTINGS},
+        "settings": config.model_dump(mode="json", include=set(_KEYED_SETTINGS)),
+        "template": _template_digest(step, config.templates_dir),
         "prompt": load_prompt().sha256,
         "judge": __version__,
     }
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+
+def _template_digest(step: Any, directory: str) -> str | None:
+    """sha256 over the files the step's template name may resolve to (name and bytes); None without a template.
+
+    An edited template changes the step's gates, so it must change the key even though the case did not."""
+    name = step.get("template") if isinstance(step, dict) else None
+    if not isinstance(name, str) or not _TEMPLATE_NAME.fullmatch(name):
+        return None  # not a name the loader would look up: the verdict is schema_invalid
+    digest = hashlib.sha256()
+    for suffix in _TEMPLATE_SUFFIXES:
+        path = Path(directory) / f"{name}{suffix}"
+        if not path.is_file():  # as the loader looks: a FIFO there must not hold the run
+            continue
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(_MAX_TEMPLATE_BYTES)
+        except OSError:
+            continue
+        digest.update(f"{suffix}:{len(data)}:".encode() + data)
+    return digest.hexdigest()
 
 
 class VerdictCache:
@@ -70,9 +102,10 @@ class VerdictCache:
         """Store a verdict the model decided; anything else is refused (False)."""
         if not cacheable(verdict):
             return False
-        # ASCII JSON: a lone surrogate echoed from the input cannot break SQLite's UTF-8.
+        # ASCII JSON: a lone surrogate echoed from the input cannot break SQLite's UTF-8. By alias: the execution
+        # records on the verdict read back only by their camelCase names.
         self._db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?)",
-                         (key, json.dumps(verdict.model_dump(mode="json"))))
+                         (key, json.dumps(verdict.model_dump(mode="json", by_alias=True))))
         return True
 
 
@@ -82,4 +115,5 @@ def cacheable(verdict: Verdict) -> bool:
         report is not None
         and verdict.rule not in (ids.LLM_UNAVAILABLE, ids.JUDGE_ERROR)
         and all(sample.valid is not None for sample in report.samples)
+        and not any(gate.type == "human_approval" for gate in verdict.gates)
     )

@@ -18,9 +18,15 @@ __all__ = ["EvalSet", "LoadedCase", "inputs_hash", "parse_shard"]
 
 
 def inputs_hash(case: EvalCase) -> str:
-    """Canonical JSON of what the judge sees; labels and tags are not inputs."""
-    canonical = json.dumps({"step": case.step, "result": case.result}, sort_keys=True, ensure_ascii=False,
-                           separators=(",", ":"))
+    """Canonical JSON of what the judge sees (step, result, execution records); labels and tags are not inputs.
+
+    ``executions`` joins only when a case has some, so the hash of a case without records is the one it
+    always had: stored runs resume and cached verdicts answer across the change.
+    """
+    inputs: dict = {"step": case.step, "result": case.result}
+    if case.executions:
+        inputs["executions"] = [record.to_json() for record in case.executions]
+    canonical = json.dumps(inputs, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 

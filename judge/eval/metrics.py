@@ -18,7 +18,7 @@ __all__ = ["Kappa", "Metrics", "RuleRow", "RuleStat", "TagRow", "Usage", "cohen_
            "llm_options", "percentile"]
 
 # Stages that decide without a model: a case they decide costs no LLM call even when one is configured.
-DETERMINISTIC_STAGES = ("contract", "rules")
+DETERMINISTIC_STAGES = ("contract", "rules", "gates")
 _Z95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
 
 
@@ -99,7 +99,7 @@ class Usage:
     model_configured: bool = False
     samples: int = 1
     calls_made: int = 0
-    calls_saved: int = 0  # samples x cases the contract or rules decided while a model was configured
+    calls_saved: int = 0  # samples x cases the contract, rules or gates decided while a model was configured
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -184,10 +184,13 @@ def _cases(items: Iterator[LoadedCase | BadLine], order: list[str], bad: list[Ba
 
 
 async def _judge_case(item: LoadedCase, config: JudgeConfig, cache: VerdictCache | None) -> CaseRecord:
-    key = cache_key(item.inputs_hash, config) if cache is not None and config.semantic_enabled else None
+    key = cache_key(item.inputs_hash, config, item.case.step) if cache is not None and config.semantic_enabled \
+        else None
     started = time.perf_counter()
     cached = cache.get(key) if key else None
-    verdict = cached if cached is not None else await avalidate(item.case.step, item.case.result, config=config)
+    verdict = cached
+    if verdict is None:
+        verdict = await avalidate(item.case.step, item.case.result, config=config, evidence=item.case.executions)
     if key and cached is None:
         cache.put(key, verdict)  # type: ignore[union-attr]
     return _record(item, verdict, (time.perf_counter() - started) * 1000, cached=cached is not None)
@@ -220,7 +223,18 @@ def _record(item: LoadedCase, verdict: Verdict, latency_ms: float, *, cached: bo
         agreement=report.agreement if report else None,
         error=verdict.rule if verdict.rule in (ids.LLM_UNAVAILABLE, ids.JUDGE_ERROR) else None,
         cached=cached,
+        gates=tuple(gate.model_dump(mode="json") for gate in verdict.gates),
+        outcome=_outcome(verdict),
     )
+
+
+def _outcome(verdict: Verdict) -> dict | None:
+    """Seed 004's outcome in the report's camelCase."""
+    outcome = verdict.outcome
+    if outcome is None:
+        return None
+    return {"accepted": outcome.accepted, "missingFields": list(outcome.missing_fields),
+            "rejectionReasons": list(outcome.rejection_reasons), "nextAction": outcome.next_action}
 
 
 def _inputs(item: LoadedCase) -> CaseInputs:

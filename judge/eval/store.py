@@ -142,6 +142,8 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "latencyMs": (int, float), "costUsd": (int, float, type(None)), "agreement": (int, float, type(None)),
     "cached": (bool,), "tags": (list,),
 }
+# Fields a record written before gates existed lacks; when there, of these types.
+_LATER_FIELD_TYPES: dict[str, tuple[type, ...]] = {"gates": (list,), "outcome": (dict, type(None))}
 
 
 def _record_or_problem(raw: Any, case_id: str) -> tuple[CaseRecord | None, str]:
@@ -159,6 +161,11 @@ def _record_or_problem(raw: Any, case_id: str) -> tuple[CaseRecord | None, str]:
             continue
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             return None, f"{key} is {'missing' if key not in data else 'of the wrong type'}"
+    for key, types in _LATER_FIELD_TYPES.items():
+        if key in data and not isinstance(data[key], types):
+            return None, f"{key} is of the wrong type"
+    if not all(isinstance(gate, dict) for gate in data.get("gates") or ()):
+        return None, "gates holds something other than gate results"
     if data["id"] != case_id or not all(isinstance(tag, str) for tag in data["tags"]):
         return None, "not the record of this case"
     return CaseRecord.from_json(data), ""

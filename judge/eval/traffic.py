@@ -27,16 +27,30 @@ def recorded_settings(config: JudgeConfig, record: str | None, replay: str | Non
         if not isinstance(recorded, dict):
             raise InputError(f"{setup}: not a recording's settings (a JSON object); record again with "
                              f"{field_ref('record')}", field="replay")
-        return config.model_copy(update={**recorded, "retries": 0})
+        return _replayed(config, recorded, setup)
     directory.mkdir(parents=True, exist_ok=True)
     config = config.model_copy(update={"fence_seed": config.fence_seed if config.fence_seed is not None else 1})
     setup.write_text(json.dumps(settings_of(config), indent=2) + "\n", encoding="utf-8")
     return config
 
 
+def _replayed(config: JudgeConfig, recorded: dict, setup: Path) -> JudgeConfig:
+    """The recorded settings over ``config``'s, validated: a recorded policy is a PolicyLayer again, not a dict."""
+    from pydantic import ValidationError
+
+    try:
+        return JudgeConfig.model_validate({**config.model_dump(), **recorded, "retries": 0})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise InputError(f"{setup}: recorded setting {where}: {error['msg']}; record again with "
+                         f"{field_ref('record')}", field="replay") from None
+
+
 def settings_of(config: JudgeConfig) -> dict:
-    """The settings a run records (its report, its store, a recording): everything but the API key."""
-    return config.model_dump(exclude={"api_key"})
+    """The settings a run records (its report, its store, a recording): everything but the API key, as JSON
+    (a policy's allowlist is a list, as it reads back from the store when a run is resumed)."""
+    return config.model_dump(mode="json", exclude={"api_key"})
 
 
 @contextlib.contextmanager

@@ -16,11 +16,12 @@ import math
 from typing import Any
 
 from judge.eval.report.format import kappa_text
-from judge.eval.report.model import EvalReport
+from judge.eval.report.model import CaseRecord, EvalReport
 
 __all__ = ["render_html"]
 
 _META_KEYS = ("runId", "source", "shard", "setSha256", "judgeVersion", "promptSha256", "seconds", "resumed", "parts")
+_GATE_KEYS = ("index", "type", "source", "status", "rule", "message")
 
 
 def render_html(report: EvalReport) -> str:
@@ -35,7 +36,8 @@ def render_html(report: EvalReport) -> str:
 
 
 def _embedded_data(report: EvalReport) -> dict[str, Any]:
-    """What the page shows: metadata, metrics, bad lines, and each wrong case with its step and patch."""
+    """What the page shows: metadata, metrics, bad lines, each wrong case with its step and patch, and each case's
+    gate results."""
     inputs = {item.id: item for item in report.wrong_inputs or ()}
     wrong = []
     for case in report.wrong:
@@ -54,7 +56,15 @@ def _embedded_data(report: EvalReport) -> dict[str, Any]:
     meta = report.meta.to_json()
     return {"meta": {key: meta.get(key) for key in _META_KEYS}, "model": report.meta.model,
             "kappaText": kappa_text(metrics), "metrics": metrics,
-            "badLines": [{"line": b.line, "problem": b.problem} for b in report.bad_lines], "wrong": wrong}
+            "badLines": [{"line": b.line, "problem": b.problem} for b in report.bad_lines], "wrong": wrong,
+            "gateCounts": report.gate_statuses(), "gated": [_gated(case) for case in report.gated]}
+
+
+def _gated(case: CaseRecord) -> dict[str, Any]:
+    """A case with gates as the page shows it: its verdict, next action and each gate's result."""
+    gates = [{key: gate.get(key) for key in _GATE_KEYS} for gate in case.gates]
+    return {"id": case.case_id, "got": case.got_text, "nextAction": (case.outcome or {}).get("nextAction"),
+            "gates": gates}
 
 
 def _script_safe_json(data: Any) -> str:
@@ -108,6 +118,9 @@ _PAGE = """<!DOCTYPE html>
 <span id="shown-count" class="muted"></span></div>
 <table id="wrong" class="wrong"><thead><tr><th>case</th><th>expected</th><th>got</th><th>reason</th></tr></thead><tbody></tbody></table>
 <p id="no-wrong" class="muted" hidden>No case judged wrong.</p></section>
+<section id="gates-section" hidden><h2>Gates <span id="gates-count" class="muted"></span></h2>
+<p id="gates-summary" class="muted"></p>
+<table id="gates" class="gates"><thead><tr><th>case</th><th>got</th><th>next action</th><th>gates, in evaluation order</th></tr></thead><tbody></tbody></table></section>
 <section id="bad-section" hidden><h2>Lines that could not run</h2><ul id="bad-lines"></ul></section>
 </main>
 <script type="application/json" id="report-data">{DATA}</script>
@@ -139,6 +152,11 @@ table { border-collapse: collapse; } th, td { border: 1px solid var(--line); pad
 .wrong { width: 100%; } .wrong td:first-child { font-family: ui-monospace, monospace; word-break: break-all; }
 pre { white-space: pre-wrap; word-break: break-all; background: var(--bg); border: 1px solid var(--line); padding: 0.5rem; max-height: 30rem; overflow: auto; font-size: 12px; }
 details summary { cursor: pointer; color: var(--muted); }
+.gates { width: 100%; } .gates td:first-child { font-family: ui-monospace, monospace; word-break: break-all; }
+.gate { margin: 0.1rem 0; } .gate .status { font-weight: 600; display: inline-block; min-width: 4.5rem; }
+.gate.passed .status { color: var(--ok); } .gate.failed .status { color: var(--bad); }
+.gate.pending .status { color: #9a6700; } .gate.skipped .status { color: var(--muted); }
+.gate .message { color: var(--muted); }
 """
 
 _SCRIPT = """
@@ -271,6 +289,37 @@ _SCRIPT = """
     byId("shown-count").textContent = shown + " of " + rows.length + " shown";
   }
 
+  var GATE_STATUSES = ["passed", "failed", "pending", "skipped"];
+
+  function gateLine(gate) {
+    var known = GATE_STATUSES.indexOf(gate.status) !== -1;
+    var line = el("div", null, "gate" + (known ? " " + gate.status : ""));
+    line.appendChild(el("span", gate.status, "status"));
+    var source = gate.source && gate.source !== "step" ? " (from the " + gate.source + ")" : "";
+    line.appendChild(el("span", "#" + gate.index + " " + gate.type + source + (gate.rule ? " [" + gate.rule + "]" : "")));
+    line.appendChild(el("div", gate.message, "message"));
+    return line;
+  }
+
+  function renderGates() {
+    var gated = data.gated || [];
+    byId("gates-section").hidden = gated.length === 0;
+    var counts = data.gateCounts || {};
+    byId("gates-count").textContent = "(" + gated.length + " cases)";
+    byId("gates-summary").textContent = Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ");
+    var body = document.querySelector("#gates tbody");
+    gated.forEach(function (item) {
+      var row = el("tr");
+      row.appendChild(el("td", item.id));
+      row.appendChild(el("td", item.got));
+      row.appendChild(el("td", item.nextAction || ""));
+      var cell = el("td");
+      (item.gates || []).forEach(function (gate) { cell.appendChild(gateLine(gate)); });
+      row.appendChild(cell);
+      body.appendChild(row);
+    });
+  }
+
   function renderBadLines() {
     var bad = data.badLines || [];
     byId("bad-section").hidden = bad.length === 0;
@@ -282,6 +331,7 @@ _SCRIPT = """
   renderConfusion();
   renderRules();
   renderWrong();
+  renderGates();
   renderBadLines();
   byId("filter").addEventListener("input", applyFilter);
   byId("rule-filter").addEventListener("change", applyFilter);

@@ -1,4 +1,4 @@
-"""Markdown summary of an eval run, short enough for a pull-request comment.
+"""Markdown summary of an eval run, short enough for a pull-request comment (the gates of each case folded away).
 
 Case ids and reasons come from the eval set and the executor's output: every table cell
 escapes `|`, Markdown punctuation and HTML, folds newlines, and is cut to a bounded length.
@@ -15,7 +15,9 @@ from judge.eval.report.model import EvalReport
 __all__ = ["render_markdown"]
 
 WRONG_LIMIT = 20
+GATED_LIMIT = 100
 CELL_LIMIT = 200
+GATES_CELL_LIMIT = 1000
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[|~])")
 _LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
@@ -24,7 +26,7 @@ _LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
 def render_markdown(report: EvalReport) -> str:
     metrics = report.metrics_json
     sections = [_headline(report, metrics), _confusion(metrics), _usage(metrics), _rules(metrics),
-                _wrong(report), _bad_lines(report)]
+                _wrong(report), _gates(report), _bad_lines(report)]
     return "\n\n".join(section for section in sections if section) + "\n"
 
 
@@ -96,6 +98,29 @@ def _wrong(report: EvalReport) -> str:
     if len(wrong) > WRONG_LIMIT:
         rows += ["", f"… and {len(wrong) - WRONG_LIMIT} more in the JSON report."]
     return "\n".join(rows)
+
+
+def _gates(report: EvalReport) -> str:
+    """Each case with gates: its verdict, next action and every gate's status, folded away like the rule table."""
+    gated = report.gated
+    if not gated:
+        return ""
+    counts = ", ".join(f"{count} {status}" for status, count in report.gate_statuses().items())
+    rows = [f"<details><summary>Gates: {len(gated)} cases with gates ({cell(counts)})</summary>", "",
+            "| case | got | next action | gates, in evaluation order |", "|---|---|---|---|"]
+    for case in gated[:GATED_LIMIT]:
+        action = (case.outcome or {}).get("nextAction", "")
+        gates = "; ".join(_gate_text(gate) for gate in case.gates)
+        rows.append(f"| {cell(case.case_id, 80)} | {cell(case.got_text)} | {cell(action)} "
+                    f"| {cell(gates, GATES_CELL_LIMIT)} |")
+    if len(gated) > GATED_LIMIT:
+        rows += ["", f"… and {len(gated) - GATED_LIMIT} more in the JSON report."]
+    return "\n".join(rows + ["", "</details>"])
+
+
+def _gate_text(gate: dict[str, Any]) -> str:
+    rule = f" ({gate['rule']})" if gate.get("rule") else ""
+    return f"{gate.get('status')} #{gate.get('index')} {gate.get('type')}{rule}"
 
 
 def _bad_lines(report: EvalReport) -> str:

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from judge.eval.metrics import Metrics
 
-__all__ = ["BadLine", "CaseInputs", "CaseRecord", "EvalReport", "REPORT_VERSION", "RunMeta"]
+__all__ = ["BadLine", "CaseInputs", "CaseRecord", "EvalReport", "GATE_STATUSES", "REPORT_VERSION", "RunMeta"]
 
 REPORT_VERSION = 1
+GATE_STATUSES = ("passed", "failed", "pending", "skipped")  # judge.verdict.GateStatus, in the order reports count
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,10 @@ class CaseRecord:
     agreement: float | None = None  # the judge's self-agreement over its samples, when it ran
     error: str | None = None  # llm_unavailable / judge_error: the judge could not decide
     cached: bool = False
+    # Each gate's result in evaluation order (judge.verdict.GateResult as JSON), and seed 004's outcome in camelCase
+    # (accepted, missingFields, rejectionReasons, nextAction); None in a report written before gates existed.
+    gates: tuple[dict[str, Any], ...] = ()
+    outcome: dict[str, Any] | None = None
 
     @property
     def correct(self) -> bool:
@@ -43,6 +48,15 @@ class CaseRecord:
     def rule_correct(self) -> bool:
         """Right verdict and, for an expected rejection with a rule, the same rule id: the one test of "judged right"."""
         return self.correct and (self.expected_valid or self.expected_rule in (None, self.rule))
+
+    @property
+    def gate_statuses(self) -> dict[str, int]:
+        """How many of the case's gates passed, failed, are pending or were skipped (only the statuses seen)."""
+        counts: dict[str, int] = {}
+        for gate in self.gates:
+            status = str(gate.get("status"))
+            counts[status] = counts.get(status, 0) + 1
+        return counts
 
     @property
     def expected_text(self) -> str:
@@ -58,13 +72,16 @@ class CaseRecord:
 
     def to_json(self) -> dict[str, Any]:
         """camelCase, as every JSON contract of judge (schemas/eval-report.schema.json, `cases`)."""
-        return {_CAMEL.get(f.name, f.name): (list(self.tags) if f.name == "tags" else getattr(self, f.name))
-                for f in fields(self)}
+        return {_CAMEL.get(f.name, f.name): (list(value) if isinstance(value, tuple) else value)
+                for f in fields(self) for value in (getattr(self, f.name),)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "CaseRecord":
         values = {name: data[key] for name, key in _FIELD_OF_KEY.items() if key in data}
         values["tags"] = tuple(values.get("tags") or ())
+        values["gates"] = tuple(gate for gate in values.get("gates") or () if isinstance(gate, dict))
+        if not isinstance(values.get("outcome"), dict):
+            values["outcome"] = None
         values.setdefault("inputs_hash", "")  # reports written by hand or by other tools may leave these out
         values.setdefault("decided_by", "rules")
         values.setdefault("expected_rule", None)
@@ -163,6 +180,21 @@ class EvalReport:
     @cached_property
     def metrics_json(self) -> dict[str, Any]:
         return self.stored_metrics if self.stored_metrics is not None else self.metrics.to_json()
+
+    @property
+    def gated(self) -> tuple[CaseRecord, ...]:
+        """The cases whose verdict carries gate results, in report order."""
+        return tuple(record for record in self.records if record.gates)
+
+    def gate_statuses(self) -> dict[str, int]:
+        """Every gate result of the run counted by status, in the order passed, failed, pending, skipped (then any
+        other a hand-edited report holds)."""
+        counts: dict[str, int] = {}
+        for record in self.records:
+            for status, count in record.gate_statuses.items():
+                counts[status] = counts.get(status, 0) + count
+        order = {status: i for i, status in enumerate(GATE_STATUSES)}
+        return dict(sorted(counts.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 
     @property
     def wrong(self) -> tuple[CaseRecord, ...]:

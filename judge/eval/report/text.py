@@ -1,10 +1,11 @@
-"""Plain-text report of an eval run: confusion matrix, rule table, the cases judge got wrong."""
+"""Plain-text report of an eval run: headline, gate results by status, confusion matrix, rule table, the cases judge
+got wrong."""
 
 from __future__ import annotations
 
 from judge.eval.report.model import EvalReport
 
-__all__ = ["render_text"]
+__all__ = ["gate_summary", "render_text"]
 
 
 def render_text(report: EvalReport, limit: int = 20) -> str:
@@ -12,6 +13,7 @@ def render_text(report: EvalReport, limit: int = 20) -> str:
     lines = [
         f"{m.cases} cases, accuracy {m.accuracy:.1%}, false-accept rate {m.false_accept_rate:.1%}, "
         f"false-reject rate {m.false_reject_rate:.1%}, rule attribution {m.rule_attribution:.1%}",
+        *gate_summary(report),
         "",
         "                    judged invalid  judged valid",
         f"expected invalid    {m.true_reject:>14}  {m.false_accept:>12}",
@@ -34,3 +36,12 @@ def render_text(report: EvalReport, limit: int = 20) -> str:
     if bad:
         lines += ["", f"bad lines ({len(bad)}), not run:"] + [f"  {b.problem}" for b in bad]
     return "\n".join(lines)
+
+
+def gate_summary(report: EvalReport) -> list[str]:
+    """One line counting the run's gate results by status; none when no case had a gate."""
+    counts = report.gate_statuses()
+    if not counts:
+        return []
+    by_status = ", ".join(f"{count} {status}" for status, count in counts.items())
+    return [f"gates: {sum(counts.values())} results in {len(report.gated)} cases: {by_status}"]
