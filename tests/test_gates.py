@@ -310,6 +310,15 @@ def test_json_schema_valid_never_fetches_a_remote_ref(proj, monkeypatch):
     assert tried == [] and verdict.outcome.next_action == "diagnose"
 
 
+def test_json_schema_valid_may_refer_to_the_draft_2020_12_metaschema(proj):
+    is_a_schema = {"$ref": "https://json-schema.org/draft/2020-12/schema"}
+    s = step(gate("json_schema_valid", path="config/schema.json", schema=is_a_schema))
+    proj.change({"config/schema.json": json.dumps({"type": "object", "required": ["name"]}) + "\n"})
+    passes(proj.validate(s), "json_schema_valid")
+    proj.change({"config/schema.json": json.dumps({"type": "nope"}) + "\n"})
+    fails(proj.validate(s), "json_schema_valid", "breaks the gate's JSON Schema at $.type")
+
+
 # --- criteria_checklist_complete (12) ------------------------------------------------------------
 
 CRITERIA = {"c1": "port() rejects 0", "c2": "a test covers the range"}
@@ -531,6 +540,7 @@ def test_command_gates_are_skipped_and_nothing_runs_when_a_cheap_gate_failed(pro
     verdict = proj.validate(s, proj.result(evidence(commands=[cmd])))
     assert verdict.rule == "gate_failed" and "`forbid_paths`" in verdict.reason
     assert gate_result(verdict, "command_exit_0").status == "skipped"
+    assert "so no command was run" in gate_result(verdict, "command_exit_0").message
     assert not marker.exists() and verdict.execution_evidence == ()
 
 
@@ -555,6 +565,17 @@ def test_human_approval_is_skipped_when_a_command_gate_failed(proj):
     s = step(gate("human_approval"), gate("command_exit_0", command=FAILING), policies=shell_on())
     verdict = proj.validate(s, proj.result(evidence(commands=[FAILING])))
     assert verdict.rule == "gate_failed" and gate_result(verdict, "human_approval").status == "skipped"
+
+
+def test_gates_after_a_failed_command_gate_are_skipped_and_say_so_truthfully(proj):
+    other = py("print('never read')")
+    s = step(gate("command_exit_0", command=FAILING), gate("command_output_contains", command=other, contains="x"),
+             policies=shell_on())
+    verdict = proj.validate(s, proj.result(evidence(commands=[FAILING, other])))
+    assert verdict.rule == "gate_failed" and "`command_exit_0`" in verdict.reason
+    skipped = gate_result(verdict, "command_output_contains")
+    assert skipped.status == "skipped" and "no command was run" not in skipped.message
+    assert len(verdict.execution_evidence) == 2  # both allowed commands ran, once each, before any was read
 
 
 def test_results_follow_the_registry_order_and_keep_each_gates_index(proj):

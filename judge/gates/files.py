@@ -47,11 +47,11 @@ def json_schema_valid(g: GateContext, spec: SpecGate) -> GateCheck:
         return GateCheck(False, f"{path} is not valid JSON ({str(exc)[:120]}); write valid JSON there")
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
-    from referencing import Registry
+    from jsonschema_specifications import REGISTRY as METASCHEMAS
     from referencing.exceptions import Unresolvable
 
-    # An empty registry: jsonschema's default would fetch a remote $ref over the network while judging.
-    validator = Draft202012Validator(spec.gate.param("schema"), registry=Registry())
+    # The metaschemas and nothing else: jsonschema's default registry would fetch a remote $ref while judging.
+    validator = Draft202012Validator(spec.gate.param("schema"), registry=METASCHEMAS)
     try:
         error = best_match(validator.iter_errors(document))
     except Unresolvable as exc:

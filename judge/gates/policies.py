@@ -80,7 +80,7 @@ def policy_warnings(policies: Policies, gates: Iterable[Gate]) -> list[str]:
     commands = [gate.type for gate in gates if gate.type.startswith("command_")]
     if commands and not policies.enable_shell_gates:
         warnings.append(f"{len(commands)} command gate(s) ({', '.join(sorted(set(commands)))}) with shell gates "
-                        "off: they cannot pass")
+                        "off: judge will not run them, so they pass only on an attached execution record")
     return warnings
 
 
