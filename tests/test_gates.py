@@ -601,6 +601,13 @@ def test_every_failing_cheap_gate_is_reported_and_the_first_in_order_decides(pro
     assert [r.status for r in verdict.gates] == ["failed", "failed"]
 
 
+def test_the_same_gate_type_twice_is_two_gates(proj):
+    s = step(gate("file_exists", path="README.md"), gate("file_exists", "the changelog", path="CHANGELOG.md"))
+    verdict = proj.validate(s)
+    assert [(r.index, r.status) for r in verdict.gates] == [(1, "passed"), (2, "failed")]
+    assert verdict.reason.startswith("gate_failed: gate #2 `file_exists` (the changelog)")
+
+
 def test_the_same_inputs_give_the_same_gate_results(proj):
     s = step(gate("forbid_paths", paths=["tests/**"]), gate("file_exists", path="nope"), gate("diff_min_lines"))
     assert proj.validate(s).gates == proj.validate(s).gates

@@ -15,7 +15,7 @@ from builders import run_cli
 from gate_cases import PY, Project, evidence, gate, gate_result, project, py, record, rules, shell_on, step
 from judge.contract.gates import PRESETS, PolicyLayer
 from judge.contract.schema import parse_step
-from judge.gates.policies import Policies, command_denial, resolve_policies
+from judge.gates.policies import Policies, command_denial
 from judge.gates.spec import gate_spec
 from judge.runs.artifacts import ARTIFACT_FILES
 from scenario_repos import git_env  # noqa: F401  (git_env: autouse fixture)
@@ -232,6 +232,33 @@ def test_judge_never_runs_the_commands_the_executor_names(proj):
     doc = evidence(commands=[cmd], tests=[cmd], passed=True, lint_run=[cmd], lint_passed=True)
     verdict = proj.validate(s, proj.result(doc))
     assert verdict.rule == "unverifiable_claim" and not marker.exists() and verdict.execution_evidence == ()
+
+
+def test_a_command_gate_that_hangs_is_stopped_at_the_gate_timeout(proj):
+    cmd = py("import time; time.sleep(60)")
+    verdict = proj.validate(step(gate("command_exit_0", command=cmd), policies=shell_on()),
+                            proj.result(evidence(commands=[cmd])), gate_timeout=0.5)
+    assert verdict.rule == "gate_failed" and "TIMEOUT" in verdict.reason
+    assert verdict.outcome.next_action == "diagnose"  # the environment, not the step's work, must change
+    (made,) = verdict.execution_evidence
+    assert made.timed_out and made.duration_seconds < 30
+
+
+def test_a_command_gate_whose_program_is_missing_is_an_environment_failure(proj):
+    cmd = "no-such-program-for-judge --version"
+    verdict = proj.validate(step(gate("command_exit_0", command=cmd), policies=shell_on()),
+                            proj.result(evidence(commands=[cmd])))
+    assert verdict.rule == "gate_failed" and "NOT_FOUND" in verdict.reason
+    assert verdict.outcome.next_action == "diagnose"
+
+
+def test_a_command_gates_output_is_bounded(proj):
+    cmd = py("print('x' * 100000 + ' done')")
+    verdict = proj.validate(step(gate("command_output_contains", command=cmd, contains=" done"), policies=shell_on()),
+                            proj.result(evidence(commands=[cmd])), gate_max_output=1000)
+    (made,) = verdict.execution_evidence
+    assert made.stdout_bytes > 100000 and len(made.stdout) < 1200
+    assert verdict.valid, verdict.reason  # the tail of the output is kept
 
 
 @pytest.mark.parametrize("inside", ["repo/.judge", "repo", "link-to-repo/.judge"])
