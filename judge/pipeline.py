@@ -131,7 +131,8 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
         return _Judgement(findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
     spec = gate_spec(step_model, result_model.evidence, template, (("judge.toml", config.policies),),
                      config.policy_overrides)
-    impossible = contradiction(spec.policies, len(records), _runnable_commands(spec) if workspace is not None else 0)
+    runnable = _runnable_commands(spec) if workspace is not None and workspace.repo is not None else 0
+    impossible = contradiction(spec.policies, len(records), runnable)
     if impossible:
         finding = Finding(rule=ids.POLICY_CONTRADICTION, stage="contract", message=impossible, retryable=False)
         stage = StageReport(stage="contract", status="rejected", detail=finding.rule, duration_ms=_ms(started))

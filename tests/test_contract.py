@@ -13,7 +13,8 @@ from pydantic import BaseModel, ValidationError
 import judge
 from builders import diff, make_case
 from judge.errors import ContractViolation
-from judge.contract.schema import parse_eval_case, parse_result, parse_step
+from judge.contract.gates import EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer, StepTemplate
+from judge.contract.schema import parse_eval_case, parse_result, parse_step, schema_registry
 from judge.contract.approvals import Approval
 from judge.contract.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step, VerdictContract
 
@@ -27,9 +28,10 @@ CASE = {"id": "c1", "step": {}, "result": {}, "expected": {"valid": True}}
 
 
 def _schema(name: str) -> Draft202012Validator:
+    # The schemas $ref each other (step.schema.json -> gate.schema.json): resolved from schemas/, never fetched.
     schema = json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    return Draft202012Validator(schema, registry=schema_registry())
 
 
 def _model_accepts(model: type[BaseModel], data: object) -> bool:
@@ -215,6 +217,227 @@ APPROVAL_CASES = {
     "not-an-object": ([APPROVAL], False),
 }
 
+# --- seed 004's contracts: gates, the evidence document, the evidence schema, policies, step templates ----------
+
+GOOD_GATES = {
+    "command_exit_0": {"command": "python -m pytest -q"},
+    "command_output_contains": {"command": "pytest -q", "contains": "passed"},
+    "command_output_regex": {"command": "pytest -q", "pattern": r"\d+ passed"},
+    "file_exists": {"path": "docs/guide.md"},
+    "file_not_exists": {"path": "build/debug.log"},
+    "changed_files_allowlist": {"allowed": ["src/**", "tests/**"]},
+    "changed_files_minimum": {"paths": ["tests/**"], "min_count": 2},
+    "forbid_paths": {"paths": ["vendor/**", "*.lock"]},
+    "diff_max_lines": {"max": 0},
+    "diff_min_lines": {"min": 1},
+    "json_schema_valid": {"path": "out/report.json", "schema": {"type": "object", "required": ["ok"],
+                                                              "properties": {"ok": {"const": True}}}},
+    "criteria_checklist_complete": {},
+    "patch_applies_cleanly": {"patch": "diff --git a/x b/x\n"},
+    "no_uncommitted_changes": {},
+    "tests_passed": {},
+    "lint_passed": {},
+    "human_approval": {},
+}
+GATE = {"type": "command_exit_0", "parameters": GOOD_GATES["command_exit_0"], "description": "the tests pass"}
+
+GATE_CASES = {
+    **{f"good-{kind}": ({"type": kind, "parameters": parameters}, True) for kind, parameters in GOOD_GATES.items()},
+    "described": (GATE, True),
+    "no-parameters-where-none-needed": ({"type": "human_approval"}, True),
+    "optional-parameters-omitted": ({"type": "diff_min_lines"}, True),
+    "min-count-default": ({"type": "changed_files_minimum", "parameters": {"paths": ["a"]}}, True),
+    "patch-parameter-omitted": ({"type": "patch_applies_cleanly", "parameters": {}}, True),
+    "unknown-type": ({**GATE, "type": "command_exit_1"}, False),
+    "type-missing": ({"parameters": GATE["parameters"]}, False),
+    "type-null": ({**GATE, "type": None}, False),
+    "unknown-key": ({**GATE, "timeout": 5}, False),
+    "parameters-list": ({**GATE, "parameters": ["pytest"]}, False),
+    "parameters-null": ({**GATE, "parameters": None}, False),
+    "parameters-missing-for-a-command": ({"type": "command_exit_0"}, False),
+    "command-missing": ({**GATE, "parameters": {}}, False),
+    "command-empty": ({**GATE, "parameters": {"command": ""}}, False),
+    "command-blank": ({**GATE, "parameters": {"command": " \t "}}, False),
+    "command-list": ({**GATE, "parameters": {"command": ["pytest"]}}, False),
+    "unknown-parameter": ({**GATE, "parameters": {"command": "pytest", "shell": True}}, False),
+    "contains-empty": ({"type": "command_output_contains", "parameters": {"command": "x", "contains": ""}}, False),
+    "pattern-missing": ({"type": "command_output_regex", "parameters": {"command": "x"}}, False),
+    "path-empty": ({"type": "file_exists", "parameters": {"path": ""}}, False),
+    "path-number": ({"type": "file_not_exists", "parameters": {"path": 1}}, False),
+    "allowed-empty": ({"type": "changed_files_allowlist", "parameters": {"allowed": []}}, False),
+    "allowed-string": ({"type": "changed_files_allowlist", "parameters": {"allowed": "src/**"}}, False),
+    "allowed-empty-item": ({"type": "changed_files_allowlist", "parameters": {"allowed": [""]}}, False),
+    "min-count-zero": ({"type": "changed_files_minimum", "parameters": {"paths": ["a"], "min_count": 0}}, False),
+    "min-count-negative": ({"type": "changed_files_minimum", "parameters": {"paths": ["a"], "min_count": -2}}, False),
+    "min-count-float": ({"type": "changed_files_minimum", "parameters": {"paths": ["a"], "min_count": 1.5}}, False),
+    "min-count-bool": ({"type": "changed_files_minimum", "parameters": {"paths": ["a"], "min_count": True}}, False),
+    "paths-missing": ({"type": "forbid_paths", "parameters": {}}, False),
+    "max-negative": ({"type": "diff_max_lines", "parameters": {"max": -1}}, False),
+    "max-missing": ({"type": "diff_max_lines", "parameters": {}}, False),
+    "max-string": ({"type": "diff_max_lines", "parameters": {"max": "200"}}, False),
+    "max-integral-float": ({"type": "diff_max_lines", "parameters": {"max": 200.0}}, True),  # JSON's 200.0 is 200
+    "min-count-integral-float": ({"type": "changed_files_minimum", "parameters": {"paths": ["a"], "min_count": 2.0}},
+                                 True),
+    "min-zero-float": ({"type": "diff_min_lines", "parameters": {"min": 0.0}}, False),
+    "command-python-whitespace-only": ({**GATE, "parameters": {"command": "\x1c\x1d"}}, False),
+    "command-nbsp-only": ({**GATE, "parameters": {"command": "\u00a0"}}, False),
+    "min-zero": ({"type": "diff_min_lines", "parameters": {"min": 0}}, False),
+    "schema-missing": ({"type": "json_schema_valid", "parameters": {"path": "a.json"}}, False),
+    "schema-list": ({"type": "json_schema_valid", "parameters": {"path": "a.json", "schema": []}}, False),
+    "patch-empty": ({"type": "patch_applies_cleanly", "parameters": {"patch": ""}}, False),
+    "parameter-for-a-gate-without-any": ({"type": "tests_passed", "parameters": {"command": "pytest"}}, False),
+    "description-number": ({**GATE, "description": 1}, False),
+    "description-null": ({**GATE, "description": None}, False),
+    "not-an-object": (["command_exit_0"], False),
+}
+
+# The seed's canonical document, its good example (with a key of its own, kept) and its hand-wave: each is a
+# well-formed document; whether it proves enough is the gates' question, not the contract's.
+EVIDENCE_DOC = {
+    "changed_files": ["path/to/file.py"], "diff_summary": "One paragraph summary of what changed and why.",
+    "commands_run": ["python -m pytest -q"], "tests_run": ["python -m pytest -q"], "tests_passed": True,
+    "lint_run": False, "lint_passed": None, "artifacts_created": ["docs/07_doc_map.md"],
+    "criteria_checklist": {"c1": True, "c2": True}, "notes": "Anything that matters for review/debugging.",
+}
+
+EVIDENCE_DOC_CASES = {
+    "seed-canonical": (EVIDENCE_DOC, True),
+    "seed-good-with-its-own-key": ({k: EVIDENCE_DOC[k] for k in ("diff_summary", "commands_run", "tests_run",
+                                                                 "tests_passed", "changed_files")}
+                                   | {"devlog_line": "Aligned REST API paths."}, True),
+    "seed-hand-wave": ({"diff_summary": "Fixed everything.", "tests_passed": True}, True),
+    "empty": ({}, True),
+    "all-null": ({key: None for key in EVIDENCE_DOC}, True),
+    "lint-run-commands": ({**EVIDENCE_DOC, "lint_run": ["ruff check ."], "lint_passed": True}, True),
+    "criteria-false": ({**EVIDENCE_DOC, "criteria_checklist": {"c1": False}}, True),
+    "tests-passed-string": ({**EVIDENCE_DOC, "tests_passed": "true"}, False),
+    "tests-passed-int": ({**EVIDENCE_DOC, "tests_passed": 1}, False),
+    "lint-passed-string": ({**EVIDENCE_DOC, "lint_passed": "yes"}, False),
+    "lint-run-string": ({**EVIDENCE_DOC, "lint_run": "ruff check ."}, False),
+    "lint-run-number-item": ({**EVIDENCE_DOC, "lint_run": [1]}, False),
+    "changed-files-string": ({**EVIDENCE_DOC, "changed_files": "a.py"}, False),
+    "changed-files-null-item": ({**EVIDENCE_DOC, "changed_files": [None]}, False),
+    "commands-run-number-item": ({**EVIDENCE_DOC, "commands_run": [1]}, False),
+    "tests-run-object": ({**EVIDENCE_DOC, "tests_run": {"pytest": True}}, False),
+    "criteria-string-value": ({**EVIDENCE_DOC, "criteria_checklist": {"c1": "yes"}}, False),
+    "criteria-list": ({**EVIDENCE_DOC, "criteria_checklist": ["c1"]}, False),
+    "diff-summary-number": ({**EVIDENCE_DOC, "diff_summary": 3}, False),
+    "diff-summary-too-long": ({**EVIDENCE_DOC, "diff_summary": "s" * 100_001}, False),
+    "notes-list": ({**EVIDENCE_DOC, "notes": ["a"]}, False),
+    "artifacts-string": ({**EVIDENCE_DOC, "artifacts_created": "docs/a.md"}, False),
+    "not-an-object": ([EVIDENCE_DOC], False),
+}
+
+EVIDENCE_SCHEMA = {"required": ["changed_files", "diff_summary", "commands_run", "tests_run", "tests_passed"],
+                   "optional": ["notes"], "criteriaChecklist": {"c1": "the endpoint answers 200"}}
+
+EVIDENCE_SCHEMA_CASES = {
+    "full": (EVIDENCE_SCHEMA, True),
+    "empty": ({}, True),
+    "custom-field": ({"required": ["devlog_line"]}, True),
+    "empty-criterion-text": ({"criteriaChecklist": {"c1": ""}}, True),
+    "snake-case-checklist": ({"criteria_checklist": {"c1": "x"}}, False),
+    "unknown-key": ({**EVIDENCE_SCHEMA, "strict": True}, False),
+    "required-string": ({"required": "changed_files"}, False),
+    "required-null": ({"required": None}, False),
+    "required-empty-item": ({"required": [""]}, False),
+    "required-number-item": ({"required": [1]}, False),
+    "optional-object": ({"optional": {"notes": True}}, False),
+    "criterion-bool": ({"criteriaChecklist": {"c1": True}}, False),
+    "criterion-empty-id": ({"criteriaChecklist": {"": "text"}}, False),
+    "criterion-id-too-long": ({"criteriaChecklist": {"c" * 201: "text"}}, False),
+    "checklist-list": ({"criteriaChecklist": ["c1"]}, False),
+    "not-an-object": (["changed_files"], False),
+}
+
+POLICY_CASES = {
+    "empty": ({}, True),
+    "seed-defaults": ({"require_tests_evidence": False, "enable_shell_gates": False, "shell_gate_allowlist": []},
+                      True),
+    "seed-audit": ({"require_tests_evidence": True, "require_diff_summary": True, "enable_shell_gates": True,
+                    "shell_gate_allowlist": ["*pytest*", "*npm test*"], "evidence_schema_mode": "strict"}, True),
+    "preset-permissive": ({"preset": "permissive"}, True),
+    "preset-strict-overridden": ({"preset": "strict", "enable_shell_gates": False}, True),
+    "preset-audit": ({"preset": "audit"}, True),
+    "all-null": ({"preset": None, "enable_shell_gates": None, "shell_gate_allowlist": None,
+                  "require_tests_evidence": None, "require_diff_summary": None, "evidence_schema_mode": None}, True),
+    "lenient-mode": ({"evidence_schema_mode": "lenient"}, True),
+    "unknown-preset": ({"preset": "lax"}, False),
+    "unknown-key": ({"enable_shell_gate": True}, False),
+    "camel-case-key": ({"enableShellGates": True}, False),
+    "shell-gates-string": ({"enable_shell_gates": "true"}, False),
+    "shell-gates-int": ({"enable_shell_gates": 1}, False),
+    "allowlist-string": ({"shell_gate_allowlist": "*pytest*"}, False),
+    "allowlist-empty-item": ({"shell_gate_allowlist": [""]}, False),
+    "allowlist-number-item": ({"shell_gate_allowlist": [1]}, False),
+    "unknown-mode": ({"evidence_schema_mode": "loose"}, False),
+    "require-tests-string": ({"require_tests_evidence": "yes"}, False),
+    "not-an-object": (["strict"], False),
+}
+
+TEMPLATE = {"description": "a backend change", "gates": [GATE, {"type": "forbid_paths",
+                                                                "parameters": {"paths": ["vendor/**"]}}],
+            "evidenceSchema": EVIDENCE_SCHEMA, "policies": {"preset": "strict"}}
+
+TEMPLATE_CASES = {
+    "full": (TEMPLATE, True),
+    "empty": ({}, True),
+    "gates-only": ({"gates": [{"type": "tests_passed"}]}, True),
+    "evidence-schema-null": ({**TEMPLATE, "evidenceSchema": None}, True),
+    "policies-null": ({**TEMPLATE, "policies": None}, True),
+    "unknown-key": ({**TEMPLATE, "name": "backend"}, False),
+    "snake-case-evidence-schema": ({"evidence_schema": EVIDENCE_SCHEMA}, False),
+    "gates-object": ({"gates": GATE}, False),
+    "gates-null": ({"gates": None}, False),
+    "gate-unknown-type": ({"gates": [{"type": "no_such_gate"}]}, False),
+    "gate-missing-parameters": ({"gates": [{"type": "command_exit_0"}]}, False),
+    "gate-negative-count": ({"gates": [{"type": "diff_max_lines", "parameters": {"max": -1}}]}, False),
+    "bad-evidence-schema": ({"evidenceSchema": {"required": "x"}}, False),
+    "bad-policies": ({"policies": {"preset": "lax"}}, False),
+    "description-number": ({"description": 1}, False),
+    "not-an-object": ([GATE], False),
+}
+
+STEP_CASES.update({
+    "with-gates": ({**STEP, "gates": [GATE, {"type": "human_approval"}]}, True),
+    "gates-empty": ({**STEP, "gates": []}, True),
+    "gates-null": ({**STEP, "gates": None}, True),
+    "with-evidence-schema": ({**STEP, "evidenceSchema": EVIDENCE_SCHEMA}, True),
+    "with-policies": ({**STEP, "policies": {"preset": "audit", "enable_shell_gates": False}}, True),
+    "with-template": ({**STEP, "template": "backend-change.v2"}, True),
+    "all-of-issue-12": ({**STEP, "gates": [GATE], "evidenceSchema": EVIDENCE_SCHEMA, "policies": {},
+                         "template": "backend"}, True),
+    "gates-object": ({**STEP, "gates": GATE}, False),
+    "gate-unknown-type": ({**STEP, "gates": [GATE, {"type": "command_exit_1"}]}, False),
+    "gate-unknown-parameter": ({**STEP, "gates": [{"type": "file_exists", "parameters": {"file": "a"}}]}, False),
+    "gate-zero-minimum": ({**STEP, "gates": [{"type": "diff_min_lines", "parameters": {"min": 0}}]}, False),
+    "evidence-schema-snake-case-key": ({**STEP, "evidenceSchema": {"criteria_checklist": {}}}, False),
+    "evidence-schema-list": ({**STEP, "evidenceSchema": ["changed_files"]}, False),
+    "policies-unknown-key": ({**STEP, "policies": {"shell": True}}, False),
+    "policies-bad-preset": ({**STEP, "policies": {"preset": "yolo"}}, False),
+    "template-traversal": ({**STEP, "template": "../backend"}, False),
+    "template-absolute": ({**STEP, "template": "/etc/passwd"}, False),
+    "template-hidden": ({**STEP, "template": ".backend"}, False),
+    "template-empty": ({**STEP, "template": ""}, False),
+    "template-with-slash": ({**STEP, "template": "a/b"}, False),
+    "template-too-long": ({**STEP, "template": "t" * 201}, False),
+    "template-number": ({**STEP, "template": 7}, False),
+    "template-null": ({**STEP, "template": None}, True),
+    "template-trailing-newline": ({**STEP, "template": "backend\n"}, False),
+    "snake-case-evidence-schema-is-not-a-field": ({**STEP, "evidence_schema": 5}, True),
+})
+
+RESULT_CASES.update({
+    "with-evidence": ({**RESULT, "evidence": EVIDENCE_DOC}, True),
+    "evidence-null": ({**RESULT, "evidence": None}, True),
+    "evidence-empty": ({**RESULT, "evidence": {}}, True),
+    "evidence-with-its-own-key": ({**RESULT, "evidence": {"devlog_line": "x"}}, True),
+    "evidence-bad-claim": ({**RESULT, "evidence": {"tests_passed": "yes"}}, False),
+    "evidence-bad-list": ({**RESULT, "evidence": {"changed_files": "a.py"}}, False),
+    "evidence-list": ({**RESULT, "evidence": [EVIDENCE_DOC]}, False),
+    "evidence-string": ({**RESULT, "evidence": "tests passed"}, False),
+})
+
 TABLE = [
     pytest.param(schema, model, data, accepted, id=f"{schema.split('.')[0]}-{name}")
     for schema, model, cases in (
@@ -225,9 +448,42 @@ TABLE = [
         ("evidence-file.schema.json", EvidenceFile, EVIDENCE_FILE_CASES),
         ("execution-evidence.schema.json", ExecutionEvidence, EXECUTION_CASES),
         ("approval.schema.json", Approval, APPROVAL_CASES),
+        ("gate.schema.json", Gate, GATE_CASES),
+        ("evidence-doc.schema.json", EvidenceDoc, EVIDENCE_DOC_CASES),
+        ("evidence-schema.schema.json", EvidenceSchemaSpec, EVIDENCE_SCHEMA_CASES),
+        ("policies.schema.json", PolicyLayer, POLICY_CASES),
+        ("step-template.schema.json", StepTemplate, TEMPLATE_CASES),
     )
     for name, (data, accepted) in cases.items()
 ]
+
+# Model-only checks: what JSON Schema cannot express (a regex or glob that compiles, a path that stays inside the
+# repository, a JSON Schema that is valid, a command shlex can split). schemas/ accepts these; the model refuses
+# them, and parse_step words the refusal at the gate's path. Kept apart from TABLE, whose rows must agree.
+MODEL_ONLY_GATES = {
+    "regex-does-not-compile": {"type": "command_output_regex", "parameters": {"command": "x", "pattern": "(a"}},
+    "regex-bad-range": {"type": "command_output_regex", "parameters": {"command": "x", "pattern": "[z-a]"}},
+    "glob-lone-backslash": {"type": "changed_files_allowlist", "parameters": {"allowed": ["src/\\"]}},
+    "forbid-glob-lone-backslash": {"type": "forbid_paths", "parameters": {"paths": ["\\"]}},
+    "path-parent": {"type": "file_exists", "parameters": {"path": "../secrets"}},
+    "path-absolute": {"type": "file_not_exists", "parameters": {"path": "/etc/passwd"}},
+    "path-inner-parent": {"type": "json_schema_valid", "parameters": {"path": "a/../../b.json", "schema": {}}},
+    "json-schema-invalid": {"type": "json_schema_valid", "parameters": {"path": "a.json", "schema": {"type": "nope"}}},
+    "json-schema-bad-keyword-value": {"type": "json_schema_valid",
+                                      "parameters": {"path": "a.json", "schema": {"minLength": -1}}},
+    "command-unclosed-quote": {"type": "command_exit_0", "parameters": {"command": "pytest -k 'slow"}},
+    "command-dangling-escape": {"type": "command_output_contains", "parameters": {"command": "echo \\",
+                                                                                  "contains": "x"}},
+}
+
+
+@pytest.mark.parametrize("gate", MODEL_ONLY_GATES.values(), ids=MODEL_ONLY_GATES.keys())
+def test_model_only_gate_checks_are_refused_by_the_model_at_the_gates_path(gate):
+    assert _schema_accepts("gate.schema.json", gate)  # the gap this table documents
+    assert not _model_accepts(Gate, gate)
+    assert not _model_accepts(StepTemplate, {"gates": [gate]})
+    error = _violation(parse_step, {**STEP, "gates": [GATE, gate]})
+    assert error.path == "$.step.gates[1]" and gate["type"] in error.problem
 
 
 @pytest.mark.parametrize(("schema", "model", "data", "accepted"), TABLE)
@@ -247,7 +503,9 @@ def test_snake_case_key_does_not_populate_the_model_field():
 
 @pytest.mark.parametrize("name", ["step.schema.json", "execute-step.schema.json", "verdict.schema.json",
                                   "eval-case.schema.json", "evidence-file.schema.json",
-                                  "execution-evidence.schema.json"])
+                                  "execution-evidence.schema.json", "gate.schema.json", "evidence-doc.schema.json",
+                                  "evidence-schema.schema.json", "policies.schema.json",
+                                  "step-template.schema.json", "approval.schema.json"])
 def test_every_schema_is_a_valid_draft_2020_12_schema(name):
     schema = json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"

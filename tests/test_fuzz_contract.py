@@ -43,7 +43,10 @@ CORPUS = corpus_files("contract")
 
 @lru_cache(maxsize=None)
 def _validator(kind: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads((SCHEMAS / _SCHEMA_OF[kind]).read_text(encoding="utf-8")))
+    from judge.contract.schema import schema_registry  # step.schema.json $refs gate.schema.json and others
+
+    return Draft202012Validator(json.loads((SCHEMAS / _SCHEMA_OF[kind]).read_text(encoding="utf-8")),
+                                registry=schema_registry())
 
 
 def _strictly_valid(kind: str, data: bytes) -> bool:

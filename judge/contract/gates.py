@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, StrictInt, StrictStr,
-                      ValidationError, model_validator)
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, StrictBool,
+                      StrictInt, StrictStr, ValidationError, model_validator)
 from pydantic_core import PydanticCustomError
 
 from judge.patch.globs import MAX_GLOB_CHARS, glob_problem
@@ -58,6 +58,10 @@ def _safe_relative_path(path: str) -> str:
 def _splittable_command(command: str) -> str:
     import shlex
 
+    # Python's idea of whitespace, as schemas/gate.schema.json's pattern "\S" is read by jsonschema (pydantic's own
+    # `pattern` would read it with Rust's regex, which disagrees on characters like \x1c).
+    if not re.search(r"\S", command):
+        raise _refuse("command", "the command holds no word to run")
     try:
         words = shlex.split(command)
     except ValueError as exc:  # an unclosed quote: the argv judge would run is not what the author meant
@@ -89,7 +93,15 @@ def _json_schema(schema: dict) -> dict:
 Glob = Annotated[StrictStr, Field(min_length=1, max_length=MAX_GLOB_CHARS), AfterValidator(_compilable_glob)]
 Globs = Annotated[tuple[Glob, ...], Field(min_length=1, max_length=_MAX_ITEMS)]
 RepoPath = Annotated[StrictStr, Field(min_length=1, max_length=4096), AfterValidator(_safe_relative_path)]
-Command = Annotated[StrictStr, Field(min_length=1, max_length=10_000, pattern=r"\S"), AfterValidator(_splittable_command)]
+Command = Annotated[StrictStr, Field(min_length=1, max_length=10_000), AfterValidator(_splittable_command)]
+
+
+def _integral(value: Any) -> Any:
+    # JSON has one number type: 200.0 is the integer 200 to JSON Schema, so the model takes it as 200 too.
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+Count = Annotated[StrictInt, BeforeValidator(_integral)]
 Text = Annotated[StrictStr, Field(max_length=_MAX_TEXT)]
 
 
@@ -124,7 +136,7 @@ class _AllowedParameters(_Parameters):
 
 class _MinimumParameters(_Parameters):
     paths: Globs
-    min_count: StrictInt = Field(default=1, ge=1, description="At least 1: a minimum of 0 would always pass.")
+    min_count: Count = Field(default=1, ge=1, description="At least 1: a minimum of 0 would always pass.")
 
 
 class _ForbidParameters(_Parameters):
@@ -132,11 +144,11 @@ class _ForbidParameters(_Parameters):
 
 
 class _MaxLinesParameters(_Parameters):
-    max: StrictInt = Field(ge=0)
+    max: Count = Field(ge=0)
 
 
 class _MinLinesParameters(_Parameters):
-    min: StrictInt = Field(default=1, ge=1, description="At least 1: a minimum of 0 would always pass.")
+    min: Count = Field(default=1, ge=1, description="At least 1: a minimum of 0 would always pass.")
 
 
 class _SchemaParameters(_Parameters):

@@ -47,8 +47,17 @@ def json_schema_valid(g: GateContext, spec: SpecGate) -> GateCheck:
         return GateCheck(False, f"{path} is not valid JSON ({str(exc)[:120]}); write valid JSON there")
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
+    from jsonschema_specifications import REGISTRY as METASCHEMAS
+    from referencing.exceptions import Unresolvable
 
-    error = best_match(Draft202012Validator(spec.gate.param("schema")).iter_errors(document))
+    # The metaschemas and nothing else: jsonschema's default registry would fetch a remote $ref while judging.
+    validator = Draft202012Validator(spec.gate.param("schema"), registry=METASCHEMAS)
+    try:
+        error = best_match(validator.iter_errors(document))
+    except Unresolvable as exc:
+        return GateCheck(False, f"the gate's JSON Schema has a $ref judge cannot resolve ({str(exc)[:160]}); judge "
+                                "never fetches a schema: put what it refers to under the schema's $defs",
+                         retryable=False)
     if error is not None:
         where = error.json_path
         return GateCheck(False, f"{path} breaks the gate's JSON Schema at {where}: {error.message[:200]}; "

@@ -47,7 +47,7 @@ def run_gates(ctx: StepContext, spec: GateSpec, evidence: EvidenceDoc | None, io
         for spec_gate in (s for s in spec.gates if s.gate.type == gate.__name__):
             if rejected and position >= AFTER_COMMANDS:
                 why = "the human is asked only about work that passes every other check" if position == LAST \
-                    else "not evaluated: an earlier check failed, so no command was run"
+                    else "not evaluated: an earlier check failed" + ("" if made else ", so no command was run")
                 results[spec_gate.index] = _result(spec_gate, "skipped", None, why)
                 continue
             check = gate(g, spec_gate)
