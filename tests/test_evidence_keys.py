@@ -362,9 +362,13 @@ def test_command_gates_sign_their_records_with_the_artifacts_key(tmp_path):
     repo, step, result = _gate_case(tmp_path)
     root = tmp_path / "judge"
     workspace = judge.Workspace(str(repo.root), repo.base)
+    unkeyed = judge.validate(step, result, workspace=workspace, config=_config(root))
+    assert unkeyed.valid and unkeyed.execution_evidence[0].evidence_mac is None  # no key: none is made mid-way
+    assert read_key(root / KEY_FILE) is None
+    load_or_create_key(root / KEY_FILE)  # as the first `judge run --root` would
     first = judge.validate(step, result, workspace=workspace, config=_config(root))
     assert first.valid, first.reason
-    key = read_key(root / KEY_FILE)  # made by the gate's run
+    key = read_key(root / KEY_FILE)
     assert key is not None and [mac_problem(key, r) for r in first.execution_evidence] == [None]
     second = judge.validate(step, result, workspace=workspace, config=_config(root))  # now with the key checked
     assert second.valid, second.reason

@@ -459,3 +459,30 @@ def test_an_approvals_file_that_is_a_link_is_refused(proj, capsys):
     os.symlink(real, proj.tmp / "link.jsonl")
     verdict = proj.validate(human_step(), approvals=str(proj.tmp / "link.jsonl"))
     assert not verdict.valid and "symbolic link" in verdict.reason
+
+
+def test_an_approval_binds_a_binary_files_full_content(tmp_path):
+    """git's diff shows a binary file by a 7-hex blob id: these two contents share it (found by brute force), so an
+    approval bound to the diff's text would cover the swap. The work hash covers every changed file's full blob id."""
+    from scenario_repos import Repo, git
+
+    first = bytes.fromhex("00000000000000000000617070726f766564207061796c6f6164")
+    swapped = bytes.fromhex("000000000000000000006576696c207061796c6f61640398b23e")
+    repo = Repo(tmp_path / "repo", {"a.py": "x\n"})
+    approvals = tmp_path / "approvals.jsonl"
+    config = judge.JudgeConfig(semantic="off", approvals=str(approvals), artifacts_root=str(tmp_path / "judge"))
+    s = {"id": "s", "description": "Add the reviewed data file blob.bin", "gates": [{"type": "human_approval"}]}
+
+    def judged_with(content: bytes) -> judge.Verdict:
+        (repo.root / "blob.bin").write_bytes(content)
+        git(repo.root, "add", "-N", "blob.bin")  # the executor's patch shows the new file
+        result = {"mode": "apply", "success": True, "patch": repo.diff("--binary"), "filesWritten": ["blob.bin"],
+                  "filesTouched": ["blob.bin"], "summary": "added blob.bin"}
+        return judge.validate(s, result, workspace=judge.Workspace(str(repo.root), repo.base), config=config)
+
+    pending = judged_with(first)
+    assert pending.rule == "human_approval_pending"
+    work = re.search(r"--work ([0-9a-f]{64})", pending.reason).group(1)
+    judge.append_approval(str(approvals), step_id="s", by="Ada", work=work)
+    assert judged_with(first).valid
+    assert judged_with(swapped).rule == "human_approval_pending"

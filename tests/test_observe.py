@@ -216,3 +216,10 @@ def test_finding_says_an_auth_error_is_the_environment_to_fix(tmp_path):
     assert "the environment, not the step, that needs fixing" in verdict.reason
     assert CLASS_MEANING["AUTH_ERROR"] in verdict.reason
     assert "Fix what it reports" not in verdict.reason
+
+
+def test_hostile_stderr_is_read_in_linear_time():
+    # "error" then a long run of spaces once made the search quadratic (47 s for a 60k-space line): the runs of
+    # spaces the pattern accepts are bounded, and only the end of stderr is read. No clock here: a regression hangs.
+    assert not is_auth_failure("error" + " " * 2_000_000 + "x")
+    assert is_auth_failure("x" * 100_000 + "\nerror: 401 Unauthorized")

@@ -7,7 +7,7 @@ from judge import rule_ids as ids
 from judge.gates.context import GateCheck, GateContext
 from judge.gates.spec import SpecGate
 from judge.gates.truth import backing, run_hint
-from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, failure_class
+from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, NOT_RETRYABLE_CLASSES, failure_class
 
 __all__ = ["criteria_checklist_complete", "lint_passed", "tests_passed"]
 
@@ -62,7 +62,8 @@ def _backed(g: GateContext, kind: str, commands: tuple[str, ...]) -> GateCheck:
             kind_of = failure_class(found.failure)
             environment = kind_of in ENVIRONMENT_CLASSES
             advice = CLASS_MEANING.get(kind_of, "") if environment else f"the {kind} claim is false: make them pass"
-            return GateCheck(False, f"{kind}_passed is true but {found.problem}; {advice}", retryable=not environment)
+            return GateCheck(False, f"{kind}_passed is true but {found.problem}; {advice}",
+                             retryable=kind_of not in NOT_RETRYABLE_CLASSES)
         if found.record is None:
             hint = "" if "commands_run" in (found.problem or "") else f": {run_hint(command, step_id)}"
             return GateCheck(False, f"{kind}_passed is true but {found.problem}{hint}", rule=ids.UNVERIFIABLE_CLAIM)

@@ -10,7 +10,7 @@ from judge.gates.context import GateCheck, GateContext
 from judge.gates.spec import SpecGate
 from judge.gates.truth import Backing, backing, run_hint
 from judge.gates.policies import command_denial
-from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, failure_class
+from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, NOT_RETRYABLE_CLASSES, failure_class
 
 __all__ = ["command_exit_0", "command_output_contains", "command_output_regex"]
 
@@ -72,7 +72,8 @@ def _failed(found: Backing) -> GateCheck:
     kind = failure_class(record)  # type: ignore[arg-type]
     environment = kind in ENVIRONMENT_CLASSES
     advice = CLASS_MEANING.get(kind, "") if environment else "fix what it reports so it passes"
-    return GateCheck(False, f"{found.problem}{_tail(found)}; {advice}", retryable=not environment)
+    return GateCheck(False, f"{found.problem}{_tail(found)}; {advice}",
+                     retryable=kind not in NOT_RETRYABLE_CLASSES)
 
 
 def _tail(found: Backing) -> str:

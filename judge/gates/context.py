@@ -67,5 +67,12 @@ class GateContext:
 
     @cached_property
     def work_hash(self) -> str:
-        """sha256 of the work judged (git's diff with a workspace, else the patch): what an approval is for."""
-        return hashlib.sha256(self.step.work_text.encode("utf-8", "surrogateescape")).hexdigest()
+        """sha256 of the work judged: what an approval is for. With a workspace, every changed file's path, mode and
+        full blob id (git's diff shows a binary file by an abbreviated id only), else the patch's text."""
+        git = self.step.git
+        if git is None:
+            return hashlib.sha256(self.step.work_text.encode("utf-8", "surrogateescape")).hexdigest()
+        digest = hashlib.sha256(b"judge work v1\0")
+        for path, mode, blob in git.work_states:
+            digest.update(f"{path}\0{mode:o}\0{blob}\0".encode("utf-8", "surrogateescape"))
+        return digest.hexdigest()

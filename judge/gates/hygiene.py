@@ -7,6 +7,7 @@ import hashlib
 from judge.gates.context import GateCheck, GateContext
 from judge.gates.files import needs_workspace
 from judge.gates.spec import SpecGate
+from judge.workspace.evidence_file import EVIDENCE_DIR
 
 __all__ = ["no_uncommitted_changes", "patch_applies_cleanly", "patch_key"]
 
@@ -45,7 +46,8 @@ def no_uncommitted_changes(g: GateContext, spec: SpecGate) -> GateCheck:
     git = g.step.git
     if git is None:
         return needs_workspace(spec)
-    dirty = git.uncommitted
+    # the evidence file proves work, it is not work (seed 000): an orchestrator may leave it uncommitted
+    dirty = [path for path in git.uncommitted if not (path == EVIDENCE_DIR or path.startswith(EVIDENCE_DIR + "/"))]
     if dirty:
         shown = ", ".join(dirty[:5])
         more = f" and {len(dirty) - 5} more" if len(dirty) > 5 else ""

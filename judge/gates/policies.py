@@ -4,7 +4,7 @@ run, and the seed's validation warnings."""
 from __future__ import annotations
 
 import fnmatch
-import shlex
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Literal
 
@@ -85,5 +85,5 @@ def policy_warnings(policies: Policies, gates: Iterable[Gate]) -> list[str]:
 
 
 def _pattern_for(command: str) -> str:
-    words = shlex.split(command) if command.strip() else []
-    return f"{shlex.join(words[:2])}*" if words else "*"
+    """The command itself as a pattern, its wildcards escaped: a prefix such as `python3 -c*` would allow any code."""
+    return re.sub(r"([*?\[])", r"[\1]", command)

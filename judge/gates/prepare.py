@@ -16,7 +16,6 @@ from judge.gates.policies import command_denial
 from judge.gates.spec import GateSpec
 from judge.gates.truth import intact
 from judge.runs.artifacts import new_run_id, record_execution
-from judge.runs.keys import KEY_FILE, load_or_create_key
 from judge.workspace.approvals import ApprovalFacts, read_approvals
 from judge.workspace.probe import patch_error_on_work_tree, probe_path
 
@@ -69,8 +68,8 @@ def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvid
     """Run each command gate's command once, in the workspace, when the policies allow it and no record of it signed
     with judge's evidence key is attached (an unkeyed record could be forged: judge prefers its own run). Commands
     the executor named (tests_run, commands_run) are never run: they are claims.
-    Each record is signed with judge's evidence key (the configured one, else ``<artifacts root>/evidence.key``,
-    made when missing)."""
+    Each record is signed with judge's evidence key when it has one (never made here: a key that appeared mid-way
+    would check this validation's attached records by hash only and the next one's by key)."""
     if ctx.git is None:
         return ()
     key = ctx.evidence_key.secret if ctx.evidence_key else None
@@ -82,7 +81,6 @@ def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvid
         if tuple(argv) in known or command_denial(command, spec.policies) is not None:
             continue
         _refuse_inside(io.artifacts_root, ctx.git.root, "artifacts root", "the command could rewrite its own evidence")
-        key = key or load_or_create_key(os.path.join(io.artifacts_root, KEY_FILE))
         # a run id per command: each gets its own artifacts/<run>/<step>/ directory
         made.append(record_execution(argv, step_id=ctx.step.id, root=io.artifacts_root, run_id=f"{run_id}-{number}",
                                      timeout=io.timeout, limit=io.max_output, cwd=ctx.git.root, env=_QUIET, key=key))

@@ -64,7 +64,11 @@ def backing(command: str, records: tuple[ExecutionEvidence, ...], step_id: str,
 
 def run_hint(command: str, step_id: str) -> str:
     """How to make the record that would back ``command``."""
-    return f"run `judge run --step {shlex.quote(step_id)} -- {_shown(command)}` and attach its evidence.json (--evidence)"
+    try:
+        argv = shlex.join(shlex.split(command))  # quoted as one argv: pasted into a shell it stays one command
+    except ValueError:
+        argv = shlex.quote(command)
+    return f"run `judge run --step {shlex.quote(step_id)} -- {_shown(argv)}` and attach its evidence.json (--evidence)"
 
 
 def _same_argv(argv: tuple[str, ...], listed: str) -> bool:

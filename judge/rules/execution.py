@@ -16,7 +16,7 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.runs.keys import mac_problem
-from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, failure_class
+from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, NOT_RETRYABLE_CLASSES, failure_class
 from judge.runs.record import derived_status, evidence_hash
 from judge.contract.models import ExecutionEvidence
 from judge.context import StepContext
@@ -49,7 +49,7 @@ def execution_failed(ctx: StepContext) -> Iterator[Finding]:
             rule=ids.EXECUTION_FAILED,
             message=f"the result reports success: true but `{_command(record)}` {_outcome(record)} ({kind}) "
             f"(run {record.run_id}){_tail(record)}. {_advice(kind)}",
-            retryable=kind not in ENVIRONMENT_CLASSES,
+            retryable=kind not in NOT_RETRYABLE_CLASSES,
         )
 
 

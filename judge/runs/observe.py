@@ -13,6 +13,7 @@ from judge.contract.models import ExecutionEvidence
 from judge.runs.record import derived_status
 
 __all__ = ["AUTH_ERROR", "CLASS_MEANING", "ENVIRONMENT_CLASSES", "EXECUTION_FAILURE", "NOT_FOUND", "NO_EVIDENCE",
+           "NOT_RETRYABLE_CLASSES",
            "TIMEOUT", "failure_class"]
 
 NO_EVIDENCE = "NO_EVIDENCE"
@@ -31,6 +32,9 @@ CLASS_MEANING: dict[str, str] = {
 
 # The classes whose cause lies outside the step's work: the environment, not the step, needs fixing.
 ENVIRONMENT_CLASSES = frozenset({NO_EVIDENCE, NOT_FOUND, TIMEOUT, AUTH_ERROR})
+# Of those, the ones judge saw itself (the program could not start), not read from what the command printed or how
+# long it ran: only these may stop the retries, since a step's code can print "authentication failed" or loop.
+NOT_RETRYABLE_CLASSES = frozenset({NO_EVIDENCE, NOT_FOUND})
 
 # execute.py words a program that does not exist as "cannot run <repr of argv[0]>: No such file or
 # directory"; a missing working directory has " in <cwd>" after the program, so it stays NO_EVIDENCE.
@@ -38,31 +42,34 @@ _PROGRAM_MISSING = re.compile(r"""cannot run (?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.
 
 # A shell (`sh: 1: x: not found`, `bash: x: command not found`) or `env` (`env: 'x': No such file or
 # directory`) exits 127 when it cannot find the program it was asked to run.
+_AUTH_TAIL = 16 * 1024
 _SHELL_NOT_FOUND = re.compile(r"not found|No such file or directory", re.IGNORECASE)
 
 # Words of an authentication or authorization failure, as tools print them (git, ssh, docker, npm,
 # HTTP clients, cloud CLIs). Whole words only: "author", "authored", "authority", "OAuth library" and
 # a file's "Permission denied" must not match, nor a status-like number outside an HTTP context.
+# The output is the command's (the agent's code, for a gate): every run of spaces is bounded, so no
+# input makes the search slower than linear, and only the end of stderr, where a tool says why it stopped, is read.
 _AUTH_WORDS = re.compile(r"""
     \b(?:
-        authenticat(?:e|ion|ing)\s+(?:failed|failure|error|required|denied)
-      | (?:failed|unable|could\s+not|cannot|can't)\s+(?:to\s+)?authenticate
-      | (?:not\s+|un)authenticated
+        authenticat(?:e|ion|ing)\s{1,4}(?:failed|failure|error|required|denied)
+      | (?:failed|unable|could\s{1,4}not|cannot|can't)\s{1,4}(?:to\s{1,4})?authenticate
+      | (?:not\s{1,4}|un)authenticated
       | un-?authori[sz]ed
-      | not\s+authori[sz]ed
-      | authori[sz]ation\s+(?:failed|failure|error|required|denied)
-      | auth\s+(?:error|failed|failure|required)
-      | permission\s+denied\s+\(publickey
-      | (?:invalid|incorrect|bad|wrong|expired|revoked|missing)\s+
-        (?:username\s+or\s+password|password|credentials?|api[\s_-]?keys?|(?:access|auth|authentication|bearer)\s+token)
+      | not\s{1,4}authori[sz]ed
+      | authori[sz]ation\s{1,4}(?:failed|failure|error|required|denied)
+      | auth\s{1,4}(?:error|failed|failure|required)
+      | permission\s{1,4}denied\s{1,4}\(publickey
+      | (?:invalid|incorrect|bad|wrong|expired|revoked|missing)\s{1,4}
+        (?:username\s{1,4}or\s{1,4}password|password|credentials?|api[\s_-]?keys?|(?:access|auth|authentication|bearer)\s{1,4}token)
       | invalid_api_key
-      | (?:token|credentials)\s+(?:has|have|is|are)\s+expired
-      | unable\s+to\s+locate\s+credentials
-      | (?:not|must\s+be)\s+logged\s+in(?:to)?
-      | login\s+failed
-      | access\s+denied\s+for\s+user
-      | 40[13]\s*:?\s*(?:unauthori[sz]ed|forbidden)
-      | (?:http(?:/[0-9.]+)?|status(?:\s+code)?|response|error|code)\s*[:=]?\s*e?40[13]
+      | (?:token|credentials)\s{1,4}(?:has|have|is|are)\s{1,4}expired
+      | unable\s{1,4}to\s{1,4}locate\s{1,4}credentials
+      | (?:not|must\s{1,4}be)\s{1,4}logged\s{1,4}in(?:to)?
+      | login\s{1,4}failed
+      | access\s{1,4}denied\s{1,4}for\s{1,4}user
+      | 40[13]\s{0,4}:?\s{0,4}(?:unauthori[sz]ed|forbidden)
+      | (?:http(?:/[0-9.]+)?|status(?:\s{1,4}code)?|response|error|code)\s{0,4}[:=]?\s{0,4}e?40[13]
     )(?![\w-])
 """, re.IGNORECASE | re.VERBOSE)
 
@@ -88,4 +95,4 @@ def failure_class(record: ExecutionEvidence) -> str | None:
 
 def is_auth_failure(stderr: str) -> bool:
     """Whether ``stderr`` speaks of an authentication or authorization failure."""
-    return _AUTH_WORDS.search(stderr) is not None
+    return _AUTH_WORDS.search(stderr[-_AUTH_TAIL:]) is not None

@@ -56,6 +56,7 @@ class GitFacts:
     mismatches: tuple[Mismatch, ...] = ()  # files where the patch applied to base does not give the work tree's bytes
     base_paths: frozenset[str] = frozenset()  # every file in base's tree
     uncommitted: tuple[str, ...] = ()  # what `git status` shows: the index or the work tree differs from HEAD
+    work_states: tuple[tuple[str, int, str], ...] = ()  # (path, mode, full blob id; 0 and "" when deleted) per change
 
     def where(self, path: str) -> str:
         """``committed``, ``staged``, ``unstaged`` or ``untracked``: the first place the change shows."""

@@ -16,6 +16,9 @@ __all__ = ["patch_error_on_work_tree", "probe_path"]
 
 def probe_path(root: str, path: str, limit: int) -> tuple[str, bytes | None]:
     """(kind, bytes): kind is file, missing, symlink, directory, other or "too large" (a file over ``limit`` bytes)."""
+    early = _kind_before_reading(root, path, limit)
+    if early is not None:
+        return early, None
     found = WorkTree(root).read(path)
     if found is not None:
         if found.mode == 0o120000:
@@ -31,6 +34,24 @@ def probe_path(root: str, path: str, limit: int) -> tuple[str, bytes | None]:
         return "directory", None
     # a link on the way, a fifo, a socket: nothing a file gate may accept
     return ("other", None) if not stat.S_ISLNK(info.st_mode) else ("symlink", None)
+
+
+def _kind_before_reading(root: str, path: str, limit: int) -> str | None:
+    """What lstat alone tells, walking from ``root`` with no link followed: a file too large to read is never read."""
+    where = root
+    for part in path.split("/")[:-1]:
+        where = os.path.join(where, part)
+        try:
+            info = os.lstat(where)
+        except OSError:
+            return "missing"
+        if not stat.S_ISDIR(info.st_mode):
+            return "missing" if not stat.S_ISLNK(info.st_mode) else "other"  # a link on the way leads elsewhere
+    try:
+        info = os.lstat(os.path.join(root, path))
+    except OSError:
+        return "missing"
+    return "too large" if stat.S_ISREG(info.st_mode) and info.st_size > limit else None
 
 
 def patch_error_on_work_tree(root: str, patch: str) -> str | None:

@@ -82,6 +82,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         mismatches=claim.mismatches if claim else (),
         base_paths=frozenset(base_files),
         uncommitted=tuple(uncommitted),
+        work_states=tuple((path, *(_state(work[path]) or (0, ""))) for path in changed),
     )
 
 
