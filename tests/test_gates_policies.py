@@ -463,3 +463,16 @@ def test_a_bad_judge_toml_policy_is_an_input_error_naming_it(tmp_path):
     (tmp_path / "judge.toml").write_text('[policies]\nenable_shell_gates = "sometimes"\n')
     with pytest.raises(InputError, match="policies"):
         load_config(env={}, cwd=tmp_path)
+
+
+def test_a_gate_command_gets_a_clean_environment(proj, monkeypatch):
+    # the command is the workspace's code: judge's secrets and settings never reach it
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-123")
+    monkeypatch.setenv("JUDGE_API_KEY", "judge-secret")
+    cmd = shlex.join([PY, "-c", "import os, json; print(json.dumps(sorted(os.environ)))"])
+    verdict = proj.validate(step(gate("command_output_contains", command=cmd, contains="PATH"), policies=shell_on()),
+                            proj.result(evidence(commands=[cmd])))
+    assert verdict.valid, verdict.reason
+    seen = json.loads(verdict.execution_evidence[-1].stdout)
+    assert "OPENAI_API_KEY" not in seen and "JUDGE_API_KEY" not in seen
+    assert "PATH" in seen and "PYTHONDONTWRITEBYTECODE" in seen

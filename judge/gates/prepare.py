@@ -24,9 +24,15 @@ __all__ = ["GateIO", "read_approvals_for", "read_files", "read_patches", "run_co
 _FILE_GATES = ("file_exists", "file_not_exists", "json_schema_valid")
 _COMMAND_GATES = ("command_exit_0", "command_output_contains", "command_output_regex")
 _MAX_JSON_BYTES = 16 * 1024 * 1024
-# A gate's command runs in the judged work tree: Python writing __pycache__ there would be a change the next
-# validation of the same step sees (and calls junk). Other tools' caches are the orchestrator's .gitignore's job.
-_QUIET = {"PYTHONDONTWRITEBYTECODE": "1"}
+# A gate's command is the workspace's code: it gets what a program needs to run, never judge's own settings or
+# secrets (API keys, JUDGE_*). PYTHONDONTWRITEBYTECODE: __pycache__ written into the judged work tree would be a
+# change the next validation of the same step sees (and calls junk); other tools' caches are its .gitignore's job.
+_PASSED_ON = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM")
+
+
+def _command_environment() -> dict[str, str]:
+    env = {name: value for name, value in os.environ.items() if name in _PASSED_ON or name.startswith("LC_")}
+    return {**env, "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 @dataclass(frozen=True)
@@ -83,7 +89,8 @@ def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvid
         _refuse_inside(io.artifacts_root, ctx.git.root, "artifacts root", "the command could rewrite its own evidence")
         # a run id per command: each gets its own artifacts/<run>/<step>/ directory
         made.append(record_execution(argv, step_id=ctx.step.id, root=io.artifacts_root, run_id=f"{run_id}-{number}",
-                                     timeout=io.timeout, limit=io.max_output, cwd=ctx.git.root, env=_QUIET, key=key))
+                                     timeout=io.timeout, limit=io.max_output, cwd=ctx.git.root,
+                                     env=_command_environment(), key=key))
     return tuple(made)
 
 

@@ -58,12 +58,12 @@ def run_command(
 ) -> ExecutionEvidence:
     """Run ``command`` (an argv, no shell) and return its evidence record, with no artifacts yet.
 
-    ``env``: variables set on top of judge's own environment for the command."""
+    ``env``: the command's whole environment (None: judge's own)."""
     argv = check_run_inputs(command, timeout, limit)
     started_at, started = _now(), time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                cwd=cwd, start_new_session=True, env={**os.environ, **env} if env else None)
+                                cwd=cwd, start_new_session=True, env=dict(env) if env is not None else None)
     except OSError as exc:
         error = _start_error(argv, cwd, exc)
         return _record(argv, step_id, run_id, (started_at, started), None, (_Capture(limit), _Capture(limit)),
