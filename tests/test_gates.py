@@ -725,3 +725,20 @@ def test_a_step_without_gates_is_judged_as_before(proj):
     verdict = proj.validate(step())
     assert verdict.valid and verdict.gates == ()
     assert [s.stage for s in verdict.stages] == ["contract", "rules", "semantic"]
+
+
+def test_diff_lines_count_a_rename_as_git_diff_M_does_with_a_workspace(tmp_path):
+    # git's diff of the work tree finds no renames: a moved file counted whole, twice, failed honest moves
+    from scenario_repos import Repo, git
+
+    repo = Repo(tmp_path / "repo", {"old.py": "".join(f"x{i} = {i}\n" for i in range(50))})
+    git(repo.root, "mv", "old.py", "new.py")
+    patch = git(repo.root, "diff", "--cached", "-M", repo.base)
+    s = {"id": "s", "description": "Rename old.py to new.py",
+         "gates": [{"type": "diff_max_lines", "parameters": {"max": 10}}]}
+    result = {"mode": "apply", "success": True, "patch": patch, "filesWritten": ["old.py", "new.py"],
+              "filesTouched": ["old.py", "new.py"], "summary": "renamed"}
+    config = judge.JudgeConfig(semantic="off")
+    assert judge.validate(s, result, config=config).valid
+    verdict = judge.validate(s, result, config=config, workspace=judge.Workspace(str(repo.root), repo.base))
+    assert verdict.valid, verdict.reason

@@ -62,8 +62,13 @@ class GateContext:
 
     @cached_property
     def changed_lines(self) -> int:
-        work = self.step.work
-        return (work.added_count + work.removed_count) if work else 0
+        """Added plus removed lines. With a workspace, counted on the executor's patch when it gives exactly the work
+        tree (the rules have checked it): git's diff of the work tree finds no renames, so a moved file would count
+        whole, twice; otherwise, and without a workspace, on the work itself."""
+        git, patch = self.step.git, self.step.patch
+        exact = git is not None and patch is not None and not git.patch_error and not git.mismatches
+        counted = patch if exact else self.step.work
+        return (counted.added_count + counted.removed_count) if counted else 0
 
     @cached_property
     def work_hash(self) -> str:
