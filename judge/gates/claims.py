@@ -28,24 +28,24 @@ def criteria_checklist_complete(g: GateContext, spec: SpecGate) -> GateCheck:
 
 
 def tests_passed(g: GateContext, spec: SpecGate) -> GateCheck:
-    evidence = g.evidence
-    if evidence is None or evidence.tests_passed is not True:
-        said = "there is no evidence document" if evidence is None else \
-            f"the evidence says tests_passed: {_json(evidence.tests_passed)}"
-        return GateCheck(False, f"{said}; run the tests, make them pass, and report tests_passed: true with the "
-                                "commands in tests_run and commands_run")
-    return _backed(g, "tests", tuple(evidence.tests_run or ()))
+    commands = tuple(g.evidence.tests_run or ()) if g.evidence else ()
+    return _claimed(g, "tests", "run the tests, make them pass", commands)
 
 
 def lint_passed(g: GateContext, spec: SpecGate) -> GateCheck:
-    evidence = g.evidence
-    if evidence is None or evidence.lint_passed is not True:
-        said = "there is no evidence document" if evidence is None else \
-            f"the evidence says lint_passed: {_json(evidence.lint_passed)}"
-        return GateCheck(False, f"{said}; run the linter, fix what it reports, and report lint_passed: true with the "
-                                "commands in lint_run and commands_run")
-    commands = evidence.lint_run if isinstance(evidence.lint_run, tuple) else ()
-    return _backed(g, "lint", commands)
+    lint_run = g.evidence.lint_run if g.evidence else None
+    return _claimed(g, "lint", "run the linter, fix what it reports", lint_run if isinstance(lint_run, tuple) else ())
+
+
+def _claimed(g: GateContext, kind: str, todo: str, commands: tuple[str, ...]) -> GateCheck:
+    """The evidence must say ``<kind>_passed: true``, and each of ``commands`` must back it."""
+    field = f"{kind}_passed"
+    said = getattr(g.evidence, field) if g.evidence else None
+    if said is not True:
+        found = "there is no evidence document" if g.evidence is None else f"the evidence says {field}: {_json(said)}"
+        return GateCheck(False, f"{found}; {todo}, and report {field}: true with the commands in {kind}_run and "
+                                "commands_run")
+    return _backed(g, kind, commands)
 
 
 def _backed(g: GateContext, kind: str, commands: tuple[str, ...]) -> GateCheck:
