@@ -18,6 +18,7 @@ from judge.gates.spec import GateSpec, gate_spec, load_template
 from judge.gates.policies import command_denial, contradiction, policy_warnings
 from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageReport, Verdict
 from judge.version import __version__
+from judge.workspace.confine import is_inside
 from judge.workspace.facts import Workspace
 
 __all__ = ["validate", "avalidate"]
@@ -123,14 +124,14 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
         result_model = result if isinstance(result, ExecuteStepResult) else parse_result(result)
         records = tuple(r if isinstance(r, ExecutionEvidence) else parse_execution_evidence(r) for r in evidence)
         template = load_template(step_model.template, config.templates_dir) if step_model.template else None
+        spec = gate_spec(step_model, result_model.evidence, template, (("judge.toml", config.policies),),
+                         config.policy_overrides)
     except ContractViolation as violation:
         # the orchestrator's step is at fault: a new attempt by the executor cannot fix it
         finding = Finding(rule=ids.SCHEMA_INVALID, stage="contract", message=violation.message,
                           retryable=not violation.path.startswith("$.step"))
         stage = StageReport(stage="contract", status="rejected", detail=violation.message, duration_ms=_ms(started))
         return _Judgement(findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
-    spec = gate_spec(step_model, result_model.evidence, template, (("judge.toml", config.policies),),
-                     config.policy_overrides)
     runnable = _runnable_commands(spec) if workspace is not None and workspace.repo is not None else 0
     impossible = contradiction(spec.policies, len(records), runnable)
     if impossible:
@@ -161,7 +162,7 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
         )
         stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
         return replace(judgement, findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
-    if key is not None and facts is not None and facts.git is not None and _inside(key.path, facts.git.root):
+    if key is not None and facts is not None and facts.git is not None and is_inside(key.path, facts.git.root):
         finding = Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
                           message=f"the evidence key {key.path} is inside the judged repository {facts.git.root}, "
                                   "where the executor can read it and sign a forged record. Keep the key (and the "
@@ -212,13 +213,6 @@ def _gates(judgement: _Judgement, spec: GateSpec, result: ExecuteStepResult, con
         return judgement.rejected(deciding, stage, _NOT_REACHED)
     return replace(judgement, stages=judgement.stages + (
         StageReport(stage="gates", status="passed", detail=detail, duration_ms=_ms(started)),))
-
-
-def _inside(path: str, root: str) -> bool:
-    import os
-
-    where, top = os.path.realpath(path), os.path.realpath(root)
-    return where == top or where.startswith(top + os.sep)
 
 
 def _passed(judgement: _Judgement) -> str:

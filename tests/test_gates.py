@@ -742,3 +742,16 @@ def test_diff_lines_count_a_rename_as_git_diff_M_does_with_a_workspace(tmp_path)
     assert judge.validate(s, result, config=config).valid
     verdict = judge.validate(s, result, config=config, workspace=judge.Workspace(str(repo.root), repo.base))
     assert verdict.valid, verdict.reason
+
+
+def test_a_template_and_a_step_whose_criteria_together_break_the_limit_are_a_contract_breach(tmp_path):
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "big.json").write_text(json.dumps(
+        {"evidenceSchema": {"criteriaChecklist": {f"t{i}": "x" for i in range(600)}}}), encoding="utf-8")
+    s = {"id": "s", "description": "d", "template": "big",
+         "evidenceSchema": {"criteriaChecklist": {f"s{i}": "x" for i in range(600)}}}
+    verdict = judge.validate(s, {"mode": "apply", "success": True},
+                             config=judge.JudgeConfig(semantic="off", templates_dir=str(templates)))
+    assert verdict.rule == "schema_invalid" and "$.step.evidenceSchema" in verdict.reason, verdict.reason
+    assert verdict.outcome.next_action == "diagnose"

@@ -16,6 +16,7 @@ from judge.gates.policies import command_denial
 from judge.gates.spec import GateSpec
 from judge.gates.truth import intact
 from judge.runs.artifacts import new_run_id, record_execution
+from judge.workspace.confine import is_inside
 from judge.workspace.approvals import ApprovalFacts, read_approvals
 from judge.workspace.probe import patch_error_on_work_tree, probe_path
 
@@ -95,6 +96,5 @@ def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvid
 
 
 def _refuse_inside(path: str, repo: str, what: str, why: str) -> None:
-    where, top = os.path.realpath(path), os.path.realpath(repo)
-    if where == top or where.startswith(top + os.sep):
+    if is_inside(path, repo):
         raise InputError(f"the {what} {path} is inside the judged repository {repo}: {why}; keep it outside")

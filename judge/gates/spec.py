@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from judge.contract.gates import EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer, StepTemplate
 from judge.contract.models import Step
 from judge.errors import ContractViolation, InputError
@@ -101,8 +103,14 @@ def _merged(below: EvidenceSchemaSpec | None, above: EvidenceSchemaSpec | None) 
     required = tuple(dict.fromkeys(below.required + above.required))
     optional = tuple(f for f in dict.fromkeys(below.optional + above.optional) if f not in required)
     criteria = {**below.criteria_checklist, **above.criteria_checklist}
-    return EvidenceSchemaSpec.model_validate({"required": required, "optional": optional,
-                                             "criteriaChecklist": criteria})
+    try:
+        return EvidenceSchemaSpec.model_validate({"required": required, "optional": optional,
+                                                 "criteriaChecklist": criteria})
+    except ValidationError as exc:  # each within its limits, the two together may not be
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise ContractViolation("step", "step.schema.json", "$.step.evidenceSchema",
+                                f"merged with the template's, {where}: {error['msg']}") from None
 
 
 def load_template(name: str, directory: str | Path) -> StepTemplate:

@@ -3,12 +3,13 @@ no name some platform reads as another (bidi marks, `CON`, `a:b`, trailing dots;
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from judge.errors import InputError
 from judge.patch.paths import segment_reason
 
-__all__ = ["segment_problem", "check_segment", "confined"]
+__all__ = ["segment_problem", "check_segment", "confined", "is_inside"]
 
 _MAX_SEGMENT_BYTES = 200
 
@@ -50,3 +51,9 @@ def confined(root: Path, *segments: str) -> Path:
         shown = "/".join(segments)
         raise InputError(f"{root}/{shown}: a symlink leads outside {root}; remove the link")
     return target
+
+
+def is_inside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
+    """Whether ``path``, links resolved, is ``root`` or lies below it."""
+    where, top = os.path.realpath(path), os.path.realpath(root)
+    return where == top or where.startswith(top.rstrip(os.sep) + os.sep)
