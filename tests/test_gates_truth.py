@@ -486,3 +486,19 @@ def test_an_approval_binds_a_binary_files_full_content(tmp_path):
     judge.append_approval(str(approvals), step_id="s", by="Ada", work=work)
     assert judged_with(first).valid
     assert judged_with(swapped).rule == "human_approval_pending"
+
+
+def test_a_renamed_file_listed_by_its_new_name_matches_git(tmp_path):
+    # `git diff --name-only` prints a rename by its new name: honest evidence, with a workspace too
+    from scenario_repos import Repo, git
+
+    repo = Repo(tmp_path / "repo", {"a.py": "".join(f"x{i} = {i}\n" for i in range(20))})
+    git(repo.root, "mv", "a.py", "b.py")
+    result = {"mode": "apply", "success": True, "patch": git(repo.root, "diff", "--cached", "-M", repo.base),
+              "filesWritten": ["a.py", "b.py"], "filesTouched": ["a.py", "b.py"], "summary": "moved a.py to b.py",
+              "evidence": {"changed_files": ["b.py"], "diff_summary": "Moved a.py to b.py."}}
+    s = {"id": "s", "description": "Rename a.py to b.py"}
+    config = judge.JudgeConfig(semantic="off")
+    assert judge.validate(s, result, config=config).valid
+    verdict = judge.validate(s, result, config=config, workspace=judge.Workspace(str(repo.root), repo.base))
+    assert verdict.valid, verdict.reason

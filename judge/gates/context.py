@@ -13,6 +13,7 @@ from judge.context import StepContext
 from judge.contract.gates import EvidenceDoc
 from judge.contract.models import ExecutionEvidence
 from judge.gates.spec import GateSpec
+from judge.patch.model import PatchFacts
 from judge.workspace.approvals import ApprovalFacts
 
 __all__ = ["FileProbe", "GateCheck", "GateContext"]
@@ -61,13 +62,18 @@ class GateContext:
         return self.step.work.paths if self.step.work else ()
 
     @cached_property
-    def changed_lines(self) -> int:
-        """Added plus removed lines. With a workspace, counted on the executor's patch when it gives exactly the work
-        tree (the rules have checked it): git's diff of the work tree finds no renames, so a moved file would count
-        whole, twice; otherwise, and without a workspace, on the work itself."""
+    def change_as_written(self) -> PatchFacts | None:
+        """The work as file changes: with a workspace, the executor's patch when it gives exactly the work tree (the
+        rules have checked that), since git's diff of the work tree finds no renames and would show a moved file as
+        a deletion and an addition; otherwise the work itself."""
         git, patch = self.step.git, self.step.patch
         exact = git is not None and patch is not None and not git.patch_error and not git.mismatches
-        counted = patch if exact else self.step.work
+        return patch if exact else self.step.work
+
+    @cached_property
+    def changed_lines(self) -> int:
+        """Added plus removed lines, a rename counted as `git diff -M` counts it."""
+        counted = self.change_as_written
         return (counted.added_count + counted.removed_count) if counted else 0
 
     @cached_property

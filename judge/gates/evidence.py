@@ -38,7 +38,7 @@ def evidence_mismatch(g: GateContext) -> Iterator[Finding]:
     if g.evidence is None or g.evidence.changed_files is None:
         return
     listed = {normalize_path(unquote_git_path(path)) for path in g.evidence.changed_files if path}
-    work = g.step.work
+    work = g.change_as_written  # a rename is one change, covered by either of its names
     files = work.files if work else ()
     really = set(g.step.git.changed) if g.step.git is not None else {p for f in files for p in f.paths}
     source = "git" if g.step.git is not None else "the patch"
