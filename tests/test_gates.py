@@ -345,7 +345,7 @@ def test_criteria_checklist_complete_fails_for_an_open_criterion(proj, checklist
 
 
 def test_criteria_checklist_complete_without_any_criteria_fails(proj):
-    fails(checklist_case(proj, {}, criteria=None), "criteria_checklist_complete", "there are no criteria")
+    fails(checklist_case(proj, {}, criteria=None), "criteria_checklist_complete", "defines no criteria")
 
 
 # --- git hygiene gates (13, 14) ------------------------------------------------------------------
@@ -755,3 +755,9 @@ def test_a_template_and_a_step_whose_criteria_together_break_the_limit_are_a_con
                              config=judge.JudgeConfig(semantic="off", templates_dir=str(templates)))
     assert verdict.rule == "schema_invalid" and "$.step.evidenceSchema" in verdict.reason, verdict.reason
     assert verdict.outcome.next_action == "diagnose"
+
+
+def test_criteria_the_agent_invents_do_not_pass_the_checklist_gate(proj):
+    verdict = checklist_case(proj, {"i did it": True}, criteria=None)
+    fails(verdict, "criteria_checklist_complete", "defines no criteria")
+    assert verdict.outcome.next_action == "diagnose"  # the step must change, not the agent's answer

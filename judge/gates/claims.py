@@ -13,15 +13,15 @@ __all__ = ["criteria_checklist_complete", "lint_passed", "tests_passed"]
 
 
 def criteria_checklist_complete(g: GateContext, spec: SpecGate) -> GateCheck:
+    criteria = g.spec.criteria
+    if not criteria:  # criteria the agent lists itself would be checked against nothing but its own word
+        return GateCheck(False, "the step (and its template) defines no criteria in evidenceSchema.criteriaChecklist, "
+                                "so there is nothing to check: give the step its criteria", retryable=False)
     checklist = dict(g.evidence.criteria_checklist or {}) if g.evidence else {}
-    criteria = g.spec.criteria or {key: "" for key in checklist}
-    if not criteria:
-        return GateCheck(False, "there are no criteria to check: the step's evidenceSchema.criteriaChecklist is empty "
-                                "and the evidence's criteria_checklist lists none")
     open_items = [key for key in criteria if checklist.get(key) is not True]
     if open_items:
-        shown = "; ".join(f"{key}{' (' + criteria[key][:80] + ')' if criteria[key] else ''}: "
-                          f"{'false' if key in checklist else 'missing'}" for key in open_items[:10])
+        shown = "; ".join(f"{key} ({criteria[key][:80]}): {'false' if key in checklist else 'missing'}"
+                          for key in open_items[:10])
         return GateCheck(False, f"{len(open_items)} of {len(criteria)} criteria are not marked true in "
                                 f"criteria_checklist — {shown}; meet each criterion and mark it true")
     return GateCheck.ok(f"all {len(criteria)} criteria are marked true")
