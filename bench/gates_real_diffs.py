@@ -41,31 +41,30 @@ missed; then the median time of one judge.validate with the gates (approved) and
 without gates, and their ratio (same run, same machine; not asserted). Exit code 1 on any false
 rejection or missed cheat.
 
-Measured on main at 0f96d63 (issue 12 merged), all 27 release pairs of bench/cheat_catch.py's PAIRS (zod
-3.25.20 -> 3.25.76 included), archives fetched with `pip download --no-deps --no-binary :all: PKG==VER -d
-/tmp/sdists` and `cd /tmp/npm && npm pack PKG@VER`; 4275 validations in 505 s, exit code 1:
+Measured on main at bc14aa0 (issue 12 with the review's fixes), all 27 release pairs of bench/cheat_catch.py's
+PAIRS (zod 3.25.20 -> 3.25.76 included), archives fetched with `pip download --no-deps --no-binary :all:
+PKG==VER -d /tmp/sdists` and `cd /tmp/npm && npm pack PKG@VER`; exit code 0 (the machine shared with a CI run):
 
     python bench/gates_real_diffs.py $PAIRS
 
-    mode        honest  false rejections        cheats  caught  by the expected rule  missed
-    workspace      161  17 (gate_failed 17)       1872    1872                  1872       0
-    patch only     140  0                         1818    1818                  1818       0
-    one judge.validate, median: workspace 63 ms with gates, 25 ms without (ratio 2.55; the gates stage
-    34.6 ms, most of it judge running the command gate's Python); patch only 2 ms vs 1 ms (1.71; stage 0.7 ms)
+    mode        honest  false rejections  cheats  caught  by the expected rule  missed
+    workspace      161  0                   2091    2091                  2091       0
+    patch only     140  0                   1818    1818                  1818       0
+    one judge.validate, median: workspace 74 ms with gates, 35 ms without (ratio 2.13; the gates stage
+    37.1 ms, most of it judge running the command gate's Python); patch only 3 ms vs 2 ms (1.48; stage 0.7 ms)
     excluded, rejected by the rules before any gate (bench/real_release_diffs.py's known ones): workspace
     tests_weakened 10, junk_files 7, superficial_only 5; patch only junk_files 6, superficial_only 5,
     tests_weakened 5 (zod 3.25.0 -> 3.25.20 has none left: its dist/ is junk_files)
 
-Every false rejection is one bug, diff_max_lines with a workspace: git's diff of the work tree is read
-without rename detection, so a rename counts as its whole file deleted and added (requests 2.32.3, moved
-to src/: 12219 lines where `git diff -M` shows 1501; a one-file R100 step: 34 lines where it shows 0),
-while the same change judged from its patch counts as git does. Whole releases with renames (attrs,
-flask, itsdangerous, Jinja2, requests, werkzeug, msw 2.7.3) and three one-file renames. Their cheats
-are not judged (the honest step must pass first). Cheats caught: changed_files missing a change by
-evidence_incomplete when it was the only one (an empty list), else evidence_mismatch; edited and
-foreign records by execution_evidence_invalid, before any gate. The probe is valid every time (284 of
-284): evidenceHash covers command, output and exit code, not stepId, so a one-field edit moves a
-record to another step.
+At 0f96d63, 17 honest workspace steps were rejected, all by one bug: diff_max_lines counted git's
+work-tree diff, which has no rename detection, so a moved file counted whole, twice (requests 2.32.3, moved
+to src/: 12219 lines where `git diff -M` shows 1501). Fixed by counting on the executor's patch when it
+gives exactly the work tree (GateContext.change_as_written), which evidence_mismatch now reads too. Cheats
+caught: changed_files missing a change by evidence_incomplete when it was the only one (an empty list),
+else evidence_mismatch; edited and foreign records by execution_evidence_invalid, before any gate. The
+probe is valid every time (301 of 301) because the bench attaches unkeyed records: evidenceHash covers
+command, output and exit code, not stepId, so a one-field edit moves an unkeyed record to another step.
+With an evidence key (judge.runs.keys) the MAC covers stepId and such a record is refused.
 """
 
 from __future__ import annotations
