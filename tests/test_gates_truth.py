@@ -502,3 +502,13 @@ def test_a_renamed_file_listed_by_its_new_name_matches_git(tmp_path):
     assert judge.validate(s, result, config=config).valid
     verdict = judge.validate(s, result, config=config, workspace=judge.Workspace(str(repo.root), repo.base))
     assert verdict.valid, verdict.reason
+
+
+def test_a_pending_approval_names_the_lines_of_the_approvals_file_it_could_not_read(tmp_path):
+    approvals = tmp_path / "approvals.jsonl"
+    approvals.write_text('{"version": 1, "stepId": "s", "by": "Ada", "at": "2026-11-23T10:00:00"}\nnot json\n')
+    s = {"id": "s", "description": "d", "expectsNoChanges": True, "gates": [{"type": "human_approval"}]}
+    verdict = judge.validate(s, {"mode": "apply", "success": True, "summary": "checked"},
+                             config=judge.JudgeConfig(semantic="off", approvals=str(approvals)))
+    assert verdict.rule == "human_approval_pending"
+    assert "line(s) 1, 2 of" in verdict.reason and "were ignored" in verdict.reason

@@ -19,7 +19,11 @@ def human_approval(g: GateContext, spec: SpecGate) -> GateCheck:
         bound = "this exact work" if approval.work else "any work of this step"
         return GateCheck.ok(f"approved by {approval.by!r} at {approval.at} ({bound})")
     where = f" --approvals {shlex.quote(facts.path)}" if facts is not None else ""
+    unread = ""
+    if facts is not None and facts.corrupt_lines:  # an approval written by hand that judge cannot read counts for nothing
+        lines = ", ".join(map(str, facts.corrupt_lines[:5])) + (" ..." if len(facts.corrupt_lines) > 5 else "")
+        unread = f" (line(s) {lines} of {facts.path} are not approval records and were ignored)"
     command = f"judge approve {shlex.quote(g.step.step.id)} --by NAME --work {g.work_hash}{where}"
     return GateCheck(False, f"waiting for a person to review this step's work and approve it: `{command}`, then "
-                            "validate again with the same approvals file", rule=ids.HUMAN_APPROVAL_PENDING,
+                            f"validate again with the same approvals file{unread}", rule=ids.HUMAN_APPROVAL_PENDING,
                      retryable=False)
