@@ -9,12 +9,14 @@ from typing import Any, Sequence
 from judge import rule_ids as ids
 from judge.config import JudgeConfig
 from judge.context import StepContext
+from judge.contract.gates import COMMAND_GATE_TYPES
 from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
 from judge.contract.schema import parse_execution_evidence, parse_result, parse_step
 from judge.errors import ContractViolation, InputError
 from judge.rules.registry import run_rules
 from judge.runs.keys import configured_key
-from judge.gates.spec import GateSpec, gate_spec, load_template
+from judge.gates.spec import GateSpec, gate_spec
+from judge.gates.templates import load_template
 from judge.gates.policies import command_denial, contradiction, policy_warnings
 from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageReport, Verdict
 from judge.version import __version__
@@ -26,8 +28,8 @@ __all__ = ["validate", "avalidate"]
 _PASSED = "passed every deterministic check (mode, outcome, patch structure, paths, declarations, scope, impact)"
 _NOT_REACHED = StageReport(stage="semantic", status="skipped", detail="not reached: an earlier stage rejected")
 # Rejections a new attempt by the executor cannot fix: the orchestrator, the environment or judge must act.
-_DIAGNOSE = frozenset({ids.WORKSPACE_UNREADABLE, ids.JUDGE_ERROR, ids.LLM_UNAVAILABLE, ids.POLICY_CONTRADICTION,
-                       ids.COMMAND_NOT_ALLOWED})
+# (Findings judge makes with retryable=False say so themselves; these are the ones made before that flag existed.)
+_DIAGNOSE = frozenset({ids.WORKSPACE_UNREADABLE, ids.JUDGE_ERROR, ids.LLM_UNAVAILABLE})
 
 
 def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, workspace: Workspace | None = None,
@@ -224,7 +226,7 @@ def _passed(judgement: _Judgement) -> str:
 
 def _runnable_commands(spec: GateSpec) -> int:
     """How many command gates the policies let judge run."""
-    return sum(1 for s in spec.gates if s.gate.type.startswith("command_")
+    return sum(1 for s in spec.gates if s.gate.type in COMMAND_GATE_TYPES
                and command_denial(s.gate.param("command"), spec.policies) is None)
 
 

@@ -14,7 +14,7 @@ from judge.patch.globs import MAX_GLOB_CHARS, glob_problem
 from judge.patch.paths import normalize_path, unsafe_reason
 
 __all__ = [
-    "EVIDENCE_FIELDS", "GATE_TYPES", "PRESETS", "EvidenceDoc", "EvidenceSchemaSpec", "Gate", "PolicyLayer",
+    "COMMAND_GATE_TYPES", "EVIDENCE_FIELDS", "FILE_GATE_TYPES", "GATE_TYPES", "TEMPLATE_NAME", "PRESETS", "EvidenceDoc", "EvidenceSchemaSpec", "Gate", "PolicyLayer",
     "StepTemplate",
 ]
 
@@ -25,6 +25,12 @@ GATE_TYPES: tuple[str, ...] = (
     "json_schema_valid", "criteria_checklist_complete", "patch_applies_cleanly", "no_uncommitted_changes",
     "tests_passed", "lint_passed", "human_approval",
 )
+
+# The gates that run a command, and those that read a work-tree file named by their `path`.
+COMMAND_GATE_TYPES: frozenset[str] = frozenset({"command_exit_0", "command_output_contains", "command_output_regex"})
+FILE_GATE_TYPES: frozenset[str] = frozenset({"file_exists", "file_not_exists", "json_schema_valid"})
+# A step template's name (schemas/step.schema.json's `template`): looked up as NAME.json, NAME.yaml, NAME.yml.
+TEMPLATE_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$"
 
 # The EvidenceSchema document's fields, seed 004's snake_case names (other tools write them).
 EVIDENCE_FIELDS: tuple[str, ...] = (

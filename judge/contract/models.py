@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Optional
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
 from pydantic_core import PydanticCustomError
 
-from judge.contract.gates import EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer
+from judge.contract.gates import TEMPLATE_NAME, EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer
 from judge.patch.globs import MAX_GLOB_CHARS, glob_problem
 
 __all__ = [
@@ -65,7 +65,7 @@ class Step(_Input):
     gates: Optional[tuple[Gate, ...]] = Field(default=None, max_length=1000)
     evidence_schema: Optional[EvidenceSchemaSpec] = Field(default=None, alias="evidenceSchema")
     policies: Optional[PolicyLayer] = None
-    template: Optional[StrictStr] = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
+    template: Optional[StrictStr] = Field(default=None, pattern=TEMPLATE_NAME)
 
     @model_validator(mode="after")
     def _fix_needs_apply_files(self) -> "Step":

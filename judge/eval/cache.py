@@ -21,6 +21,8 @@ from typing import Any
 
 from judge import rule_ids as ids
 from judge.config import JudgeConfig
+from judge.contract.gates import TEMPLATE_NAME
+from judge.gates.templates import MAX_TEMPLATE_BYTES, TEMPLATE_SUFFIXES
 from judge.errors import field_ref
 from judge.eval.sqlite import connect
 from judge.verdict import Verdict
@@ -35,9 +37,8 @@ _SCHEMA = ("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict T
 # (timeout, retries) do not, nor the command gates' (an eval case has no workspace: no command runs).
 _KEYED_SETTINGS = ("semantic", "model", "api_base", "temperature", "max_tokens", "samples", "token_budget",
                    "max_patch_tokens", "output_mode", "policies", "policy_overrides", "templates_dir")
-_TEMPLATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")  # schemas/step.schema.json's template
-_TEMPLATE_SUFFIXES = (".json", ".yaml", ".yml")  # judge.gates.spec.load_template's lookup
-_MAX_TEMPLATE_BYTES = 1024 * 1024 + 1  # past the loader's limit the verdict is schema_invalid, never cached
+_TEMPLATE_NAME = re.compile(TEMPLATE_NAME)
+_MAX_TEMPLATE_BYTES = MAX_TEMPLATE_BYTES + 1  # past the loader's limit the verdict is schema_invalid, never cached
 
 
 def cache_key(inputs_hash: str, config: JudgeConfig, step: Any = None) -> str:
@@ -62,7 +63,7 @@ def _template_digest(step: Any, directory: str) -> str | None:
     if not isinstance(name, str) or not _TEMPLATE_NAME.fullmatch(name):
         return None  # not a name the loader would look up: the verdict is schema_invalid
     digest = hashlib.sha256()
-    for suffix in _TEMPLATE_SUFFIXES:
+    for suffix in TEMPLATE_SUFFIXES:
         path = Path(directory) / f"{name}{suffix}"
         if not path.is_file():  # as the loader looks: a FIFO there must not hold the run
             continue

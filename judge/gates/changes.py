@@ -7,7 +7,7 @@ from judge.gates.context import GateCheck, GateContext
 from judge.gates.spec import SpecGate
 from judge.patch.globs import matches_any
 
-__all__ = ["changed_files_allowlist", "changed_files_minimum", "diff_max_lines", "diff_min_lines", "forbid_paths"]
+__all__ = ["shown_paths", "changed_files_allowlist", "changed_files_minimum", "diff_max_lines", "diff_min_lines", "forbid_paths"]
 
 _SHOWN = 5
 
@@ -16,7 +16,7 @@ def changed_files_allowlist(g: GateContext, spec: SpecGate) -> GateCheck:
     allowed = spec.gate.param("allowed")
     outside = [path for path in g.changed_files if not matches_any(path, allowed)]
     if outside:
-        return GateCheck(False, f"{_files(outside)} {'is' if len(outside) == 1 else 'are'} outside the allowed "
+        return GateCheck(False, f"{shown_paths(outside)} {'is' if len(outside) == 1 else 'are'} outside the allowed "
                                 f"files {_patterns(allowed)}: revert {'it' if len(outside) == 1 else 'them'} or "
                                 "keep the change inside the allowlist")
     return GateCheck.ok(f"all {len(g.changed_files)} changed file(s) match {_patterns(allowed)}")
@@ -26,7 +26,7 @@ def changed_files_minimum(g: GateContext, spec: SpecGate) -> GateCheck:
     paths, wanted = spec.gate.param("paths"), spec.gate.param("min_count")
     hit = [path for path in g.changed_files if matches_any(path, paths)]
     if len(hit) < wanted:
-        found = f": only {_files(hit)}" if hit else ""
+        found = f": only {shown_paths(hit)}" if hit else ""
         return GateCheck(False, f"{len(hit)} changed file(s) match {_patterns(paths)}, at least {wanted} must{found}; "
                                 "change the files the step is about")
     return GateCheck.ok(f"{len(hit)} changed file(s) match {_patterns(paths)} (at least {wanted})")
@@ -36,7 +36,7 @@ def forbid_paths(g: GateContext, spec: SpecGate) -> GateCheck:
     paths = spec.gate.param("paths")
     hit = [path for path in g.changed_files if matches_any(path, paths)]
     if hit:
-        return GateCheck(False, f"{_files(hit)} match{'es' if len(hit) == 1 else ''} the forbidden paths "
+        return GateCheck(False, f"{shown_paths(hit)} match{'es' if len(hit) == 1 else ''} the forbidden paths "
                                 f"{_patterns(paths)}: revert the change there")
     return GateCheck.ok(f"no changed file matches {_patterns(paths)}")
 
@@ -57,7 +57,8 @@ def diff_min_lines(g: GateContext, spec: SpecGate) -> GateCheck:
     return GateCheck.ok(f"{g.changed_lines} changed lines (at least {least})")
 
 
-def _files(paths: list[str]) -> str:
+def shown_paths(paths: list[str]) -> str:
+    """The first few paths, and how many more."""
     shown = ", ".join(paths[:_SHOWN])
     return shown + (f" and {len(paths) - _SHOWN} more" if len(paths) > _SHOWN else "")
 

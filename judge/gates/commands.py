@@ -10,11 +10,10 @@ from judge.gates.context import GateCheck, GateContext
 from judge.gates.spec import SpecGate
 from judge.gates.truth import Backing, backing, run_hint
 from judge.gates.policies import command_denial
-from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, NOT_RETRYABLE_CLASSES, failure_class
+from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, NOT_RETRYABLE_CLASSES, failure_class, output_tail
 
 __all__ = ["command_exit_0", "command_output_contains", "command_output_regex"]
 
-_TAIL = 300
 
 
 def command_exit_0(g: GateContext, spec: SpecGate) -> GateCheck:
@@ -78,7 +77,4 @@ def _failed(found: Backing) -> GateCheck:
 
 def _tail(found: Backing) -> str:
     record = found.record or found.failure
-    if record is None:
-        return ""
-    text = (record.stderr.strip() or record.stdout.strip())[-_TAIL:]
-    return f"; its output ends: {' '.join(text.split())!r}" if text else ""
+    return output_tail(record) if record is not None else ""

@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Iterator
 
 from judge import rule_ids as ids
+from judge.gates.changes import shown_paths
 from judge.gates.context import GateContext
 from judge.patch.paths import normalize_path, unquote_git_path
 from judge.verdict import Finding
 
 __all__ = ["EVIDENCE_CHECKS", "evidence_incomplete", "evidence_mismatch", "missing_fields"]
 
-_SHOWN = 5
 
 
 def missing_fields(g: GateContext) -> tuple[str, ...]:
@@ -46,9 +46,9 @@ def evidence_mismatch(g: GateContext) -> Iterator[Finding]:
     unchanged = sorted(listed - really)
     problems = []
     if unchanged:
-        problems.append(f"it lists {_some(unchanged)}, which {source} shows unchanged")
+        problems.append(f"it lists {shown_paths(unchanged)}, which {source} shows unchanged")
     if unlisted:
-        problems.append(f"it omits {_some(unlisted)}, which {source} shows changed")
+        problems.append(f"it omits {shown_paths(unlisted)}, which {source} shows changed")
     if problems:
         yield _finding(ids.EVIDENCE_MISMATCH, f"the evidence's changed_files disagree with {source}: "
                        f"{'; '.join(problems)}. List exactly the files the step changed",
@@ -61,7 +61,3 @@ EVIDENCE_CHECKS = (evidence_incomplete, evidence_mismatch)
 def _finding(rule: str, message: str, files: tuple[str, ...] = ()) -> Finding:
     return Finding(rule=rule, stage="gates", message=message, files=files)
 
-
-def _some(paths: list[str]) -> str:
-    shown = ", ".join(paths[:_SHOWN])
-    return shown + (f" and {len(paths) - _SHOWN} more" if len(paths) > _SHOWN else "")

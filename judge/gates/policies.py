@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Literal
 
-from judge.contract.gates import Gate, PolicyLayer
+from judge.contract.gates import COMMAND_GATE_TYPES, Gate, PolicyLayer
 
 __all__ = ["Policies", "command_denial", "contradiction", "policy_warnings", "resolve_policies"]
 
@@ -77,7 +77,7 @@ def policy_warnings(policies: Policies, gates: Iterable[Gate]) -> list[str]:
                         "can verify tests claims")
     if policies.enable_shell_gates and not policies.shell_gate_allowlist:
         warnings.append("shell gates are on but shell_gate_allowlist is empty: no command can run")
-    commands = [gate.type for gate in gates if gate.type.startswith("command_")]
+    commands = [gate.type for gate in gates if gate.type in COMMAND_GATE_TYPES]
     if commands and not policies.enable_shell_gates:
         warnings.append(f"{len(commands)} command gate(s) ({', '.join(sorted(set(commands)))}) with shell gates "
                         "off: judge will not run them, so they pass only on attached execution records")

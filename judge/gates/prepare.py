@@ -8,6 +8,7 @@ import shlex
 from dataclasses import dataclass
 
 from judge.context import StepContext
+from judge.contract.gates import COMMAND_GATE_TYPES, FILE_GATE_TYPES
 from judge.contract.models import ExecutionEvidence
 from judge.errors import InputError
 from judge.gates.context import FileProbe
@@ -22,8 +23,6 @@ from judge.workspace.probe import patch_error_on_work_tree, probe_path
 
 __all__ = ["GateIO", "read_approvals_for", "read_files", "read_patches", "run_commands"]
 
-_FILE_GATES = ("file_exists", "file_not_exists", "json_schema_valid")
-_COMMAND_GATES = ("command_exit_0", "command_output_contains", "command_output_regex")
 _MAX_JSON_BYTES = 16 * 1024 * 1024
 # A gate's command is the workspace's code: it gets what a program needs to run, never judge's own settings or
 # secrets (API keys, JUDGE_*). PYTHONDONTWRITEBYTECODE: __pycache__ written into the judged work tree would be a
@@ -49,7 +48,7 @@ class GateIO:
 def read_files(ctx: StepContext, spec: GateSpec) -> dict[str, FileProbe]:
     if ctx.git is None:
         return {}
-    wanted = dict.fromkeys(g.gate.param("path") for g in spec.gates if g.gate.type in _FILE_GATES)
+    wanted = dict.fromkeys(g.gate.param("path") for g in spec.gates if g.gate.type in FILE_GATE_TYPES)
     return {path: FileProbe(*probe_path(ctx.git.root, path, _MAX_JSON_BYTES)) for path in wanted}
 
 
@@ -81,7 +80,7 @@ def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvid
         return ()
     key = ctx.evidence_key.secret if ctx.evidence_key else None
     known = {record.command for record in attached if key is not None and intact(record, ctx.step.id, key)}
-    commands = dict.fromkeys(g.gate.param("command") for g in spec.gates if g.gate.type in _COMMAND_GATES)
+    commands = dict.fromkeys(g.gate.param("command") for g in spec.gates if g.gate.type in COMMAND_GATE_TYPES)
     run_id, made = new_run_id(), []
     for number, command in enumerate(commands, 1):
         argv = shlex.split(command)

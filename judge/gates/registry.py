@@ -10,11 +10,11 @@ from judge.gates import changes, claims, commands, files, human, hygiene
 from judge.gates.context import GateCheck, GateContext
 from judge.gates.spec import SpecGate
 
-__all__ = ["AFTER_COMMANDS", "GATES", "Gate", "LAST"]
+__all__ = ["AFTER_COMMANDS", "GATES", "GateFunction", "LAST"]
 
-Gate = Callable[[GateContext, SpecGate], GateCheck]
+GateFunction = Callable[[GateContext, SpecGate], GateCheck]  # (Gate is the contract model of a step's gate)
 
-GATES: tuple[Gate, ...] = (
+GATES: tuple[GateFunction, ...] = (
     claims.criteria_checklist_complete,
     changes.changed_files_allowlist,
     changes.changed_files_minimum,

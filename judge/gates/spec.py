@@ -12,20 +12,18 @@ mode when there are criteria.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ValidationError
 
 from judge.contract.gates import EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer, StepTemplate
 from judge.contract.models import Step
-from judge.errors import ContractViolation, InputError
+from judge.errors import ContractViolation
 from judge.gates.policies import Policies, resolve_policies
 
-__all__ = ["GateSpec", "SpecGate", "gate_spec", "load_template"]
+__all__ = ["GateSpec", "SpecGate", "gate_spec"]
 
 Source = Literal["template", "step", "policy", "claim"]
-_MAX_TEMPLATE_BYTES = 1024 * 1024
 _TESTS_FIELDS = ("tests_run", "tests_passed", "commands_run")
 _STRICT_FIELDS = ("changed_files", "diff_summary", "commands_run")
 _EVIDENCE_GATES = frozenset({"criteria_checklist_complete", "tests_passed", "lint_passed"})  # they read the evidence
@@ -111,53 +109,3 @@ def _merged(below: EvidenceSchemaSpec | None, above: EvidenceSchemaSpec | None) 
         where = ".".join(str(part) for part in error["loc"])
         raise ContractViolation("step", "step.schema.json", "$.step.evidenceSchema",
                                 f"merged with the template's, {where}: {error['msg']}") from None
-
-
-def load_template(name: str, directory: str | Path) -> StepTemplate:
-    """The template ``name`` (NAME.json, NAME.yaml or NAME.yml in ``directory``); ContractViolation at
-    ``$.step.template`` when it is missing, unreadable or breaks schemas/step-template.schema.json."""
-    from judge.contract.schema import parse_step_template
-
-    found = [Path(directory) / f"{name}{suffix}" for suffix in (".json", ".yaml", ".yml")]
-    found = [path for path in found if path.is_file()]
-    if len(found) != 1:
-        problem = (f"no template {name!r} in {directory} (looked for {name}.json, {name}.yaml, {name}.yml); "
-                   "set the templates directory with --templates or templates_dir in judge.toml") if not found \
-            else f"template {name!r} is ambiguous in {directory}: {', '.join(p.name for p in found)}; keep one"
-        raise ContractViolation("step", "step.schema.json", "$.step.template", problem)
-    path = found[0]
-    data = _read_template(path)
-    try:
-        return parse_step_template(data)
-    except ContractViolation as violation:
-        where = violation.path.replace("$.step-template", "$", 1)
-        raise ContractViolation("step", "step-template.schema.json", "$.step.template",
-                                f"template {path} breaks schemas/step-template.schema.json at {where}: "
-                                f"{violation.problem}") from None
-
-
-def _read_template(path: Path) -> Any:
-    from judge.contract.jsonio import parse_json
-
-    def refuse(problem: str) -> ContractViolation:
-        return ContractViolation("step", "step-template.schema.json", "$.step.template", f"template {path}: {problem}")
-
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(_MAX_TEMPLATE_BYTES + 1)
-        if len(raw) > _MAX_TEMPLATE_BYTES:
-            raise refuse(f"larger than {_MAX_TEMPLATE_BYTES} bytes")
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise refuse(f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
-    if path.suffix == ".json":
-        try:
-            return parse_json(text, "")
-        except InputError as exc:
-            raise refuse(str(exc).lstrip(": ")) from None
-    import yaml  # only for YAML templates
-
-    try:
-        return yaml.safe_load(text)  # safe_load: a template builds plain data, never objects
-    except yaml.YAMLError as exc:
-        raise refuse(f"not valid YAML ({' '.join(str(exc).split())[:200]})") from None

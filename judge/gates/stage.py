@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.contract.gates import EvidenceDoc
+from judge.contract.models import ExecutionEvidence
 from judge.gates.context import GateCheck, GateContext
 from judge.gates.evidence import EVIDENCE_CHECKS, missing_fields
 from judge.gates.prepare import GateIO, read_approvals_for, read_files, read_patches, run_commands
@@ -23,7 +24,7 @@ class GateStage:
     findings: tuple[Finding, ...]
     results: tuple[GateResult, ...]
     missing_fields: tuple[str, ...]
-    made: tuple  # the execution records judge's command gates made
+    made: tuple[ExecutionEvidence, ...]  # the execution records judge's command gates made
 
     @property
     def deciding(self) -> Finding | None:
@@ -36,7 +37,7 @@ def run_gates(ctx: StepContext, spec: GateSpec, evidence: EvidenceDoc | None, io
                     patch_errors=read_patches(ctx, spec), approvals=read_approvals_for(ctx, spec, io))
     findings = [finding for check in EVIDENCE_CHECKS for finding in check(g)]
     results: dict[int, GateResult] = {}
-    made: tuple = ()
+    made: tuple[ExecutionEvidence, ...] = ()
     for position, gate in enumerate(GATES):
         rejected = any(f.severity == "reject" for f in findings)
         if position == AFTER_COMMANDS and not rejected:

@@ -16,7 +16,7 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.runs.keys import mac_problem
-from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, NOT_RETRYABLE_CLASSES, failure_class
+from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, NOT_RETRYABLE_CLASSES, failure_class, output_tail
 from judge.runs.record import derived_status, evidence_hash
 from judge.contract.models import ExecutionEvidence
 from judge.context import StepContext
@@ -24,7 +24,6 @@ from judge.verdict import Finding
 
 __all__ = ["execution_evidence_invalid", "execution_failed"]
 
-_TAIL = 300
 
 
 def execution_evidence_invalid(ctx: StepContext) -> Iterator[Finding]:
@@ -48,7 +47,7 @@ def execution_failed(ctx: StepContext) -> Iterator[Finding]:
         yield Finding(
             rule=ids.EXECUTION_FAILED,
             message=f"the result reports success: true but `{_command(record)}` {_outcome(record)} ({kind}) "
-            f"(run {record.run_id}){_tail(record)}. {_advice(kind)}",
+            f"(run {record.run_id}){output_tail(record)}. {_advice(kind)}",
             retryable=kind not in NOT_RETRYABLE_CLASSES,
         )
 
@@ -96,12 +95,6 @@ def _outcome(record: ExecutionEvidence) -> str:
     if record.timed_out:
         return f"timed out after {record.duration_seconds:g} s"
     return f"exited {record.exit_code}" if record.exit_code is not None else "recorded no exit code"
-
-
-def _tail(record: ExecutionEvidence) -> str:
-    """The end of stderr (or stdout): where a failing command usually says why."""
-    text = (record.stderr.strip() or record.stdout.strip())[-_TAIL:]
-    return f"; its output ends: {' '.join(text.split())!r}" if text else ""
 
 
 def _command(record: ExecutionEvidence) -> str:

@@ -13,7 +13,7 @@ from judge.contract.models import ExecutionEvidence
 from judge.runs.record import derived_status
 
 __all__ = ["AUTH_ERROR", "CLASS_MEANING", "ENVIRONMENT_CLASSES", "EXECUTION_FAILURE", "NOT_FOUND", "NO_EVIDENCE",
-           "NOT_RETRYABLE_CLASSES",
+           "NOT_RETRYABLE_CLASSES", "output_tail",
            "TIMEOUT", "failure_class"]
 
 NO_EVIDENCE = "NO_EVIDENCE"
@@ -91,6 +91,12 @@ def failure_class(record: ExecutionEvidence) -> str | None:
     if is_auth_failure(record.stderr):
         return AUTH_ERROR
     return EXECUTION_FAILURE
+
+
+def output_tail(record: ExecutionEvidence, limit: int = 300) -> str:
+    """"; its output ends: '...'" — the end of stderr (else stdout), where a failing command says why; "" if silent."""
+    text = (record.stderr.strip() or record.stdout.strip())[-limit:]
+    return f"; its output ends: {' '.join(text.split())!r}" if text else ""
 
 
 def is_auth_failure(stderr: str) -> bool:
