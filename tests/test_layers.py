@@ -11,11 +11,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 
 # Highest first: a module may import its own layer and the layers below it, never one above
 # (ARCHITECTURE.md: cli → eval → pipeline → rules, llm → context → workspace, runs, verdict →
-# contract, config → patch, code, errors, rule_ids).
+# contract, config → patch, code, errors, rule_ids; issue 13 puts the interfaces for other orchestrators,
+# serve, mcp and the retry driver, between cli and eval, and the executor's instructions beside the pipeline).
 LAYERS = (
     ("cli",),
+    ("serve", "mcp", "drive"),
     ("eval",),
-    ("pipeline",),
+    ("pipeline", "instructions"),
     ("rules", "llm", "gates"),
     ("context",),
     ("workspace", "runs", "verdict"),

@@ -1,0 +1,1 @@
+"""`judge mcp`: the MCP server over stdio (the official mcp SDK)."""

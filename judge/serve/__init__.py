@@ -1,0 +1,1 @@
+"""`judge serve`: the HTTP service over the pipeline (Starlette on uvicorn)."""
