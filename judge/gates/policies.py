@@ -8,9 +8,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Literal
 
+from judge.config import JudgeConfig
 from judge.contract.gates import COMMAND_GATE_TYPES, Gate, PolicyLayer
 
-__all__ = ["Policies", "command_denial", "contradiction", "policy_warnings", "resolve_policies"]
+__all__ = ["Policies", "command_denial", "contradiction", "pinned_for_clients", "policy_warnings", "resolve_policies"]
 
 
 @dataclass(frozen=True)
@@ -87,3 +88,14 @@ def policy_warnings(policies: Policies, gates: Iterable[Gate]) -> list[str]:
 def _pattern_for(command: str) -> str:
     """The command itself as a pattern, its wildcards escaped: a prefix such as `python3 -c*` would allow any code."""
     return re.sub(r"([*?\[])", r"[\1]", command)
+
+
+def pinned_for_clients(config: JudgeConfig) -> JudgeConfig:
+    """``config`` for steps a remote client sends (`judge serve`, `judge mcp`): whether shell gates run, and which
+    commands, is the server's own setting (judge.toml and its flags), never the step's — a client could otherwise
+    turn them on with allowlist `*` and run any command in a workspace the server can read."""
+    own = resolve_policies((("judge.toml", config.policies), ("server flags", config.policy_overrides)))
+    stated = config.policy_overrides.model_dump(exclude_none=True) if config.policy_overrides else {}
+    pinned = PolicyLayer(**{**stated, "enable_shell_gates": own.enable_shell_gates,
+                            "shell_gate_allowlist": own.shell_gate_allowlist})
+    return config.model_copy(update={"policy_overrides": pinned})
