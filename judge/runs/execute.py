@@ -16,15 +16,17 @@ import os
 import selectors
 import signal
 import subprocess
+import threading
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Mapping, Sequence
+from typing import IO, Mapping, Sequence
 
 from judge.errors import InputError, field_ref
 from judge.contract.models import ExecutionEvidence
 from judge.runs.record import DEFAULT_LIMIT, MAX_LIMIT, TRUNCATED, derived_status, evidence_hash
 
-__all__ = ["DEFAULT_TIMEOUT_S", "check_run_inputs", "run_command"]
+__all__ = ["DEFAULT_TIMEOUT_S", "ProcessRun", "check_run_inputs", "run_command", "run_process"]
 
 DEFAULT_TIMEOUT_S = 600.0
 _CHUNK = 64 * 1024
@@ -60,17 +62,50 @@ def run_command(
 
     ``env``: the command's whole environment (None: judge's own)."""
     argv = check_run_inputs(command, timeout, limit)
+    run = run_process(argv, timeout=timeout, limit=limit, cwd=cwd, env=env)
+    return _record(argv, step_id, run_id, run)
+
+
+@dataclass(frozen=True)
+class ProcessRun:
+    """How one process ran: its exit code (None when it could not start), whether it was killed at the timeout,
+    why it could not start, and its two captured streams."""
+
+    exit_code: int | None
+    timed_out: bool
+    error: str | None
+    stdout: "_Capture"
+    stderr: "_Capture"
+    started_at: str
+    seconds: float
+
+
+def run_process(argv: Sequence[str], *, timeout: float, limit: int, input: bytes | None = None,
+                cwd: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> ProcessRun:
+    """Run ``argv`` (no shell) in its own session, feeding it ``input`` on stdin (None: no stdin), reading both
+    streams bounded by ``limit`` each, and killing its process group at ``timeout`` seconds."""
     started_at, started = _now(), time.monotonic()
-    try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                cwd=cwd, start_new_session=True, env=dict(env) if env is not None else None)
-    except OSError as exc:
-        error = _start_error(argv, cwd, exc)
-        return _record(argv, step_id, run_id, (started_at, started), None, (_Capture(limit), _Capture(limit)),
-                       timed_out=False, error=error)
     captures = (_Capture(limit), _Capture(limit))
+    try:
+        proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, start_new_session=True,
+                                env=dict(env) if env is not None else None)
+    except OSError as exc:
+        return ProcessRun(None, False, _start_error(list(argv), cwd, exc), *captures, started_at,
+                          round(time.monotonic() - started, 3))
+    if input is not None:
+        # a thread, so a process that writes before it reads all of its stdin cannot deadlock with judge
+        threading.Thread(target=_feed, args=(proc.stdin, input), daemon=True).start()
     timed_out = _collect(proc, captures, deadline=started + timeout)
-    return _record(argv, step_id, run_id, (started_at, started), proc.returncode, captures, timed_out=timed_out)
+    return ProcessRun(proc.returncode, timed_out, None, *captures, started_at, round(time.monotonic() - started, 3))
+
+
+def _feed(stdin: IO[bytes], data: bytes) -> None:
+    try:
+        stdin.write(data)
+        stdin.close()
+    except (BrokenPipeError, OSError):  # the process exited or closed stdin without reading it all: its business
+        pass
 
 
 class _Capture:
@@ -193,16 +228,15 @@ def _start_error(argv: list[str], cwd: str | os.PathLike[str] | None, exc: OSErr
     return f"cannot run {argv[0]!r}: {exc.strerror or exc}"
 
 
-def _record(argv, step_id, run_id, start, exit_code, captures, *, timed_out, error=None) -> ExecutionEvidence:
-    (started_at, started), (out, err) = start, captures
-    stdout, stderr = out.text(), err.text()
-    status = derived_status(exit_code, timed_out, error)
+def _record(argv: list[str], step_id: str, run_id: str, run: ProcessRun) -> ExecutionEvidence:
+    stdout, stderr = run.stdout.text(), run.stderr.text()
+    status = derived_status(run.exit_code, run.timed_out, run.error)
     return ExecutionEvidence.model_validate({
-        "version": 1, "stepId": step_id, "runId": run_id, "command": argv, "exitCode": exit_code,
-        "stdout": stdout, "stderr": stderr, "stdoutBytes": out.total, "stderrBytes": err.total,
-        "startedAt": started_at, "finishedAt": _now(), "durationSeconds": round(time.monotonic() - started, 3),
-        "timedOut": timed_out, "status": status, "evidenceHash": evidence_hash(argv, stdout, stderr, exit_code),
-        "artifacts": [], "error": error,
+        "version": 1, "stepId": step_id, "runId": run_id, "command": argv, "exitCode": run.exit_code,
+        "stdout": stdout, "stderr": stderr, "stdoutBytes": run.stdout.total, "stderrBytes": run.stderr.total,
+        "startedAt": run.started_at, "finishedAt": _now(), "durationSeconds": run.seconds,
+        "timedOut": run.timed_out, "status": status, "evidenceHash": evidence_hash(argv, stdout, stderr, run.exit_code),
+        "artifacts": [], "error": run.error,
     })
 
 
