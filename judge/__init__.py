@@ -10,6 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 _HOMES = {
     "validate": "judge.pipeline",
+    "drive": "judge.driver.loop",
+    "adrive": "judge.driver.loop",
+    "DriveOutcome": "judge.driver.loop",
+    "CommandExecutor": "judge.driver.executor",
     "avalidate": "judge.pipeline",
     "Verdict": "judge.verdict",
     "Finding": "judge.verdict",
@@ -54,6 +58,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and editors; never executed
     from judge.config import JudgeConfig
+    from judge.driver.executor import CommandExecutor
+    from judge.driver.loop import DriveOutcome, adrive, drive
     from judge.contract.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step
     from judge.errors import ContractViolation, InputError, JudgeError, MalformedPatch
     from judge.pipeline import avalidate, validate

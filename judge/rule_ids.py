@@ -11,6 +11,8 @@ from typing import Literal
 
 __all__ = ["CATALOG", "RuleInfo", "ids"]
 
+EXECUTOR_FAILED = "executor_failed"
+EXECUTOR_OUTPUT_INVALID = "executor_output_invalid"
 SCHEMA_INVALID = "schema_invalid"
 INVALID_MODE = "invalid_mode"
 MODE_MISMATCH = "mode_mismatch"
@@ -68,11 +70,15 @@ JUDGE_ERROR = "judge_error"
 @dataclass(frozen=True)
 class RuleInfo:
     id: str
-    stage: Literal["contract", "rules", "gates", "semantic", "pipeline"]
+    stage: Literal["executor", "contract", "rules", "gates", "semantic", "pipeline"]
     when: str  # README's "rejects when" cell, Markdown
 
 
 CATALOG: tuple[RuleInfo, ...] = (
+    RuleInfo(EXECUTOR_FAILED, 'executor',
+             '*(`judge drive`)* the executor could not give a result: it crashed or exited non-zero with nothing usable on stdout, was killed at `--timeout`, or (API) raised; the reason gives its exit code or signal and the end of its stderr'),
+    RuleInfo(EXECUTOR_OUTPUT_INVALID, 'executor',
+             '*(`judge drive`)* the executor\'s stdout is not one JSON object (empty, not JSON, several values, over `--max-output`): the reason quotes its start'),
     RuleInfo(SCHEMA_INVALID, 'contract',
              'the step or result breaks its JSON Schema (the reason gives the JSON path)'),
     RuleInfo(POLICY_CONTRADICTION, 'contract',

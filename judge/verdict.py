@@ -12,7 +12,7 @@ __all__ = ["CallRecord", "Finding", "GateResult", "NextAction", "Outcome", "Samp
            "StageReport", "Verdict"]
 
 Severity = Literal["reject", "signal"]
-StageName = Literal["contract", "rules", "gates", "semantic"]
+StageName = Literal["executor", "contract", "rules", "gates", "semantic"]
 NextAction = Literal["advance", "retry", "diagnose", "pause_for_human"]
 GateStatus = Literal["passed", "failed", "pending", "skipped"]
 StageStatus = Literal["passed", "rejected", "skipped", "error"]

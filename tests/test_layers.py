@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 # serve, mcp and the retry driver, between cli and eval, and the executor's instructions beside the pipeline).
 LAYERS = (
     ("cli",),
-    ("serve", "mcp", "drive"),
+    ("serve", "mcp", "driver"),
     ("eval",),
     ("pipeline", "instructions"),
     ("rules", "llm", "gates"),

@@ -10,10 +10,12 @@ from typing import Any
 __all__ = ["add_gate_flags", "gate_settings"]
 
 
-def add_gate_flags(parser: argparse.ArgumentParser) -> None:
+def add_gate_flags(parser: argparse.ArgumentParser, evidence_doc: bool = True) -> None:
+    """The flags; ``evidence_doc`` False leaves out --evidence-doc (for commands whose results come from elsewhere)."""
     group = parser.add_argument_group("gates, evidence and policies (seed 004)")
-    group.add_argument("--evidence-doc", dest="evidence_doc", metavar="FILE",
-                       help="the agent's EvidenceSchema document, when the result does not carry it as `evidence`")
+    if evidence_doc:
+        group.add_argument("--evidence-doc", dest="evidence_doc", metavar="FILE",
+                           help="the agent's EvidenceSchema document, when the result does not carry it as `evidence`")
     group.add_argument("--approvals", metavar="FILE", help="the append-only approvals file `judge approve` writes "
                        "(default .judge/approvals.jsonl)")
     group.add_argument("--templates", dest="templates_dir", metavar="DIR",

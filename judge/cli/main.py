@@ -1,8 +1,9 @@
 """`judge`: the console script and its sub-commands — `validate` one step, `eval` a labelled set, `run` a command,
-`approve` a step as a human, `report` the recorded runs as seed 001's Execution Evidence table.
+`approve` a step as a human, `report` the recorded runs as seed 001's Execution Evidence table, `drive` an executor
+until its result is valid.
 
-Exit codes: 0 valid (or eval ran, the run succeeded, the approval was recorded, the report was written),
-1 invalid (or the run failed), 2 bad usage or unreadable input.
+Exit codes: 0 valid (or eval ran, the run succeeded, the approval was recorded, the report was written, the drive's
+step was accepted), 1 invalid (or the run failed, the drive gave up), 2 bad usage or unreadable input.
 Only argparse is imported up front; each command imports what it uses when it runs.
 """
 
@@ -14,6 +15,7 @@ import os
 import sys
 
 from judge.cli.approve import add_approve_command
+from judge.cli.drive import add_drive_command
 from judge.cli.eval import EVAL_SUBCOMMANDS, add_eval_commands
 from judge.cli.output import error_line
 from judge.cli.report import add_report_command
@@ -74,4 +76,9 @@ def _build_parser() -> argparse.ArgumentParser:
     add_run_command(commands)
     add_approve_command(commands)
     add_report_command(commands)
+    add_drive_command(commands)
     return parser
+
+
+if __name__ == "__main__":  # python -m judge.cli.main, where the console script is not installed
+    entry()

@@ -10,8 +10,10 @@ _MODEL_FLAGS = ("semantic", "model", "api_base", "samples", "temperature", "max_
                 "token_budget", "output_mode")
 
 
-def add_model_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("semantic review (LLM stage)")
+def add_model_flags(parser: argparse.ArgumentParser, renamed: dict[str, str] | None = None) -> None:
+    """The flags, each named ``--dest-with-dashes`` unless ``renamed`` gives it another flag (a command whose own
+    flag has that name, as `drive --timeout` for the executor)."""
+    group = _Renaming(parser.add_argument_group("semantic review (LLM stage)"), renamed or {})
     group.add_argument("--semantic", choices=("auto", "required", "off"),
                        help="auto: run when a model is set; required: no answer means invalid; off: never")
     group.add_argument("--model", help="any litellm model string, e.g. openai/gpt-4o-mini or openai/local")
@@ -25,6 +27,17 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--output-mode", dest="output_mode",
                        choices=("auto", "json_schema", "json_object", "grammar", "none"),
                        help="how the reply format is enforced (grammar: llama.cpp servers)")
+
+
+class _Renaming:
+    """An argument group whose flags ``renamed`` (dest -> flag) names otherwise."""
+
+    def __init__(self, group: argparse._ArgumentGroup, renamed: dict[str, str]) -> None:
+        self._group, self._renamed = group, renamed
+
+    def add_argument(self, flag: str, **options) -> None:
+        dest = options.get("dest", flag.lstrip("-").replace("-", "_"))
+        self._group.add_argument(self._renamed.get(dest, flag), **{**options, "dest": dest})
 
 
 def config_of(args: argparse.Namespace, extra: dict | None = None):

@@ -36,6 +36,8 @@ SCHEMA_FILES = {
     "evidence-doc": "evidence-doc.schema.json",
     "step-template": "step-template.schema.json",
     "approval": "approval.schema.json",
+    "drive-request": "drive-request.schema.json",
+    "drive-transcript": "drive-transcript.schema.json",
 }
 
 M = TypeVar("M", bound=BaseModel)
