@@ -24,6 +24,11 @@ from judge.workspace.facts import Workspace
 
 __all__ = ["DriveOutcome", "Executor", "adrive", "drive"]
 
+# What a fix's scope check leaves to the judgement of the whole work: the step's gates and evidence requirements,
+# the policies, and the semantic review (whose fix_regression questions are about a fix's diff, not the whole work)
+_STEP_REQUIREMENTS = ("gates", "evidenceSchema", "policies", "template")
+_RULES_ONLY = {"semantic": "off", "policies": None, "policy_overrides": None}
+
 Executor = Union[CommandExecutor, Callable[[dict], Any], Callable[[dict], Awaitable[Any]]]
 
 
@@ -136,6 +141,8 @@ async def _attempt(request: dict, executor: Executor, config: JudgeConfig | None
     began = time.monotonic()
     if reply.failure is not None:
         verdict = _failed_attempt(reply)
+    elif request["mode"] == "fix_regression" and request["step"].get("mode") != "fix_regression":
+        verdict = await _judged_fix(request, reply.result, config or JudgeConfig(), workspace, evidence)
     else:
         verdict = await avalidate(judged_step(request), reply.result, config=config, workspace=workspace,
                                   evidence=evidence)
@@ -144,6 +151,21 @@ async def _attempt(request: dict, executor: Executor, config: JudgeConfig | None
                    judge_seconds=round(time.monotonic() - began, 3), exit_code=reply.exit_code,
                    timed_out=reply.timed_out, stderr_tail=reply.stderr_tail,
                    tokens=_judge_tokens(verdict) + _executor_tokens(reply.result))
+
+
+async def _judged_fix(request: dict, result: Any, config: JudgeConfig, workspace: Workspace | None,
+                      evidence: Sequence[Any]) -> Verdict:
+    """A fix the driver asked for, judged twice: first as a fix_regression of the apply attempt (its mode, and its
+    files inside applyFiles; deterministic, the claim alone), then its result as the step's whole work, with every
+    rule, gate and the semantic review, as the apply attempt was judged."""
+    as_fix = {k: v for k, v in judged_step(request).items() if k not in _STEP_REQUIREMENTS}
+    claim = {k: v for k, v in result.items() if k != "evidence"} if isinstance(result, dict) else result
+    scope = await avalidate(as_fix, claim, config=config.model_copy(update=_RULES_ONLY))
+    if not scope.valid:
+        return scope
+    whole = {**result, "mode": "apply"}
+    return await avalidate(judged_step({**request, "mode": "apply"}), whole, config=config, workspace=workspace,
+                           evidence=evidence)
 
 
 async def _ask(executor: Executor, request: dict) -> Reply:
