@@ -1,10 +1,10 @@
 """`judge`: the console script and its sub-commands — `validate` one step, `eval` a labelled set, `run` a command,
 `approve` a step as a human, `report` the recorded runs as seed 001's Execution Evidence table, `drive` an executor
-until its result is valid, `instructions` for an executor's prompt.
+until its result is valid, `instructions` for an executor's prompt, `mcp` to serve judge to MCP hosts over stdio.
 
 Exit codes: 0 valid (or eval ran, the run succeeded, the approval was recorded, the report or instructions were
-written, the drive's step was accepted), 1 invalid (or the run failed, the drive gave up), 2 bad usage or unreadable
-input.
+written, the drive's step was accepted, the MCP server's client closed it), 1 invalid (or the run failed, the drive
+gave up), 2 bad usage or unreadable input.
 Only argparse is imported up front; each command imports what it uses when it runs.
 """
 
@@ -19,6 +19,7 @@ from judge.cli.approve import add_approve_command
 from judge.cli.drive import add_drive_command
 from judge.cli.eval import EVAL_SUBCOMMANDS, add_eval_commands
 from judge.cli.instructions import add_instructions_command
+from judge.cli.mcp import add_mcp_command
 from judge.cli.output import error_line
 from judge.cli.report import add_report_command
 from judge.cli.run import add_run_command
@@ -80,6 +81,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_report_command(commands)
     add_drive_command(commands)
     add_instructions_command(commands)
+    add_mcp_command(commands)
     return parser
 
 
