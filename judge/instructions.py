@@ -160,6 +160,8 @@ def _rules_section(mode: str | None, spec: GateSpec | None) -> str:
     rules = [info for info in CATALOG if info.id not in _NOT_THE_EXECUTORS and _applies(info, mode)]
     with_gates = spec is None or bool(spec.gates) or spec.needs_evidence
     groups = (
+        ("When `judge drive` runs you: your stdout is the result, one JSON object and nothing else",
+         [r for r in rules if r.stage == "executor"]),
         ("Always", [r for r in rules if r.stage in ("contract", "rules") and _tag(r) == ""]),
         ("When judge has the repository, a ledger or the orchestrator's command records",
          [r for r in rules if r.stage == "rules" and _tag(r) in _WORKSPACE_TAGS]),
