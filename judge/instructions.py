@@ -199,14 +199,17 @@ def _rule_line(info: RuleInfo, mode: str | None) -> str:
 
 
 def _clipped(text: str, limit: int = _RULE_TEXT_LIMIT) -> str:
-    """``text`` cut after its last whole clause within ``limit`` characters, marked with an ellipsis: the long
-    catalogue lines list every case (all of Windows' reserved names), which a prompt does not need. A cut never
-    falls inside a code span or a parenthesis, so the Markdown stays whole."""
+    """``text`` cut after its last whole clause within ``limit`` characters (or its first clause, when that is
+    longer), marked with an ellipsis: the long catalogue lines list every case (all of Windows' reserved names),
+    which a prompt does not need. A cut never falls inside a code span or a parenthesis, so the Markdown stays
+    whole."""
     if len(text) <= limit:
         return text
-    cuts = [m.start() for m in _CLAUSE_END.finditer(text, 0, limit)
+    cuts = [m.start() for m in _CLAUSE_END.finditer(text)
             if text.count("`", 0, m.start()) % 2 == 0 and text.count("(", 0, m.start()) == text.count(")", 0, m.start())]
-    return text[:cuts[-1]] + " …" if cuts else text
+    within = [cut for cut in cuts if cut <= limit]
+    cut = within[-1] if within else (cuts[0] if cuts else len(text))
+    return text if cut == len(text) else text[:cut] + " …"
 
 
 def _evidence_file_section(step: Step | None) -> str:
