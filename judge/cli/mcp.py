@@ -9,7 +9,6 @@ from typing import Any
 
 from judge.cli.gate_flags import add_gate_flags, gate_settings
 from judge.cli.settings import add_model_flags, config_of
-from judge.errors import InputError
 
 __all__ = ["add_mcp_command"]
 
@@ -20,14 +19,12 @@ def add_mcp_command(commands: Any) -> None:
                      help="a directory the repositories and ledgers of validate_step calls may lie in; repeat for "
                           "several; none: patches only")
     add_model_flags(mcp)
-    add_gate_flags(mcp)
+    add_gate_flags(mcp, evidence_doc=False)  # a client sends the evidence document as the result's `evidence`
     mcp.set_defaults(run=_serve)
 
 
 def _serve(args: argparse.Namespace) -> int:
     """Serve until the client closes stdin: exit 0; 2 when a flag, judge.toml or the evidence key is unusable."""
-    if args.evidence_doc is not None:
-        raise InputError("--evidence-doc is per call: a client sends the evidence document as the result's `evidence`")
     import anyio
 
     from judge.gates.policies import pinned_for_clients
