@@ -104,6 +104,12 @@ def reply_of_call(value: Any = None, error: BaseException | None = None, seconds
     if not isinstance(value, dict):
         return Reply(None, _invalid(f"the executor returned {type(value).__name__}, not a dict. Return the result "
                                     "(schemas/execute-step.schema.json) as a dict."), seconds=seconds)
+    try:  # what a command executor could give: JSON, a copy the executor can no longer change
+        value = json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, RecursionError) as exc:
+        return Reply(None, _invalid(f"the executor returned a dict that is not JSON ({str(exc)[:_SHOWN]}). Return "
+                                    "the result with JSON values only: str, number, bool, None, list, dict."),
+                     seconds=seconds)
     return Reply(value, None, seconds=seconds)
 
 

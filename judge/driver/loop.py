@@ -4,6 +4,7 @@ the step is accepted, a rejection cannot be fixed by retrying, or the attempts, 
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import time
 from dataclasses import dataclass
@@ -173,6 +174,7 @@ async def _ask(executor: Executor, request: dict) -> Reply:
     if isinstance(executor, CommandExecutor):
         return await asyncio.to_thread(executor, request)
     began = time.monotonic()
+    request = copy.deepcopy(request)  # the executor's own copy: what it changes is not what judge records or judges
     try:
         if inspect.iscoroutinefunction(executor) or inspect.iscoroutinefunction(getattr(executor, "__call__", None)):
             value = await executor(request)  # type: ignore[misc]
