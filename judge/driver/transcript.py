@@ -7,8 +7,10 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
+from judge.contract.schema import load_schema, schema_registry
 from judge.errors import InputError
 from judge.verdict import Verdict
 
@@ -83,7 +85,8 @@ class Transcript:
         except OSError as exc:
             raise InputError(f"cannot be read ({exc.strerror or exc}); check the path", field="transcript") from None
         lines = raw.split(b"\n")
-        attempts, stop = [], None
+        attempts: list[Attempt] = []
+        stop = None
         for number, text in enumerate(lines, 1):
             if not text.strip():
                 continue
@@ -92,8 +95,9 @@ class Transcript:
             if line is None:
                 if torn:
                     break
-                raise InputError(f"line {number} is not a transcript line; judge writes one JSON object per "
-                                 "attempt. Give a transcript judge drive wrote, or a new file", field="transcript")
+                raise InputError(f"line {number} is not a transcript line (schemas/drive-transcript.schema.json); "
+                                 "judge writes one JSON object per attempt. Give a transcript judge drive wrote, or "
+                                 "a new file", field="transcript")
             if line["stepSha256"] != step_sha:
                 raise InputError(f"line {number} is of another step ({line.get('stepId')!r}, sha256 "
                                  f"{line['stepSha256'][:12]}…); resume with the step it was written for, or give a "
@@ -107,7 +111,8 @@ class Transcript:
         return attempts, stop
 
     def append(self, attempt: Attempt, step_sha: str, stop: Stop | None) -> None:
-        """One line, in one write; after a torn line it starts on a new line."""
+        """One line, in one write. A torn last line (read() did not count it) is cut off first, so that the file
+        stays readable; a whole last line without its newline gets one."""
         data = (json.dumps(attempt.line(step_sha, stop), ensure_ascii=False) + "\n").encode("utf-8")
         flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         try:
@@ -116,20 +121,33 @@ class Transcript:
             raise InputError(f"cannot be written ({exc.strerror or exc}); give a writable path",
                              field="transcript") from None
         try:
-            if os.fstat(fd).st_size and os.pread(fd, 1, os.fstat(fd).st_size - 1) != b"\n":
-                data = b"\n" + data
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                whole = os.pread(fd, size, 0)
+                start = whole.rfind(b"\n") + 1
+                if _parse(whole[start:]) is None:
+                    os.ftruncate(fd, start)
+                else:
+                    data = b"\n" + data
             os.write(fd, data)
         finally:
             os.close(fd)
 
 
 def _parse(text: bytes) -> dict | None:
-    """The line as a transcript line, or None when it is not one."""
+    """The line as a transcript line (its schema, and a verdict judge can read), or None when it is not one."""
     try:
         line: Any = json.loads(text)
+        if not _line_schema().is_valid(line):
+            return None
         Verdict.model_validate(line["verdict"])
-        ok = isinstance(line, dict) and isinstance(line["attempt"], int) and isinstance(line["request"], dict) \
-            and isinstance(line["stepSha256"], str) and isinstance(line["executor"], dict)
-    except (ValueError, KeyError, TypeError, RecursionError):
+    except (ValueError, RecursionError):
         return None
-    return line if ok else None
+    return line
+
+
+@lru_cache(maxsize=None)
+def _line_schema() -> Any:
+    from jsonschema import Draft202012Validator  # only when a transcript is read back
+
+    return Draft202012Validator(load_schema("drive-transcript"), registry=schema_registry())
