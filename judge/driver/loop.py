@@ -93,6 +93,8 @@ async def adrive(step: Any, executor: Executor, *, max_attempts: int = 3, config
     if attempts and not resume:
         raise InputError(f"{transcript} already holds {len(attempts)} attempt(s) of this step: add "
                          f"{field_ref('resume')} to continue that drive, or give a new transcript file", field="transcript")
+    if attempts and stop is None:  # resumed with a lower limit than the drive had: it is already spent
+        stop = _stop(attempts, max_attempts, 0.0, time_budget, token_budget)
     if stop is not None:
         return DriveOutcome(stop == "accepted", stop, tuple(attempts))
     apply = given_apply(step_data) or _last_apply_work(attempts)
