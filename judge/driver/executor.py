@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import threading
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -67,10 +68,12 @@ class CommandExecutor:
             raise InputError(f"executor {program!r} is not an executable file or a command on PATH; "
                              "give its path or install it")
 
-    def __call__(self, request: dict) -> Reply:
+    def __call__(self, request: dict, cancel: threading.Event | None = None) -> Reply:
+        """Run the command once for ``request``; setting ``cancel`` kills it (the drive was cancelled). Children
+        it leaves in its process group are killed when it is done: they must not change the work tree later."""
         data = (json.dumps(request, ensure_ascii=False) + "\n").encode("utf-8")
         run = run_process(self.argv, timeout=self.timeout, limit=self.max_output, input=data, cwd=self.cwd,
-                          env=self.env)
+                          env=self.env, cancel=cancel, kill_leftovers=True)
         stderr = run.stderr.text()[-_STDERR_LIMIT:]
         facts = dict(exit_code=run.exit_code, timed_out=run.timed_out, seconds=run.seconds,
                      stdout_bytes=run.stdout.total, stderr_tail=stderr)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -174,7 +175,11 @@ async def _judged_fix(request: dict, result: Any, config: JudgeConfig, workspace
 async def _ask(executor: Executor, request: dict) -> Reply:
     """The executor's reply; an exception from a callable is a failed attempt, never the drive's."""
     if isinstance(executor, CommandExecutor):
-        return await asyncio.to_thread(executor, request)
+        cancel = threading.Event()
+        try:
+            return await asyncio.to_thread(executor, request, cancel)
+        finally:
+            cancel.set()  # cancelled (Ctrl-C): its process group is killed now, not at its --timeout
     began = time.monotonic()
     request = copy.deepcopy(request)  # the executor's own copy: what it changes is not what judge records or judges
     try:

@@ -81,9 +81,12 @@ class ProcessRun:
 
 
 def run_process(argv: Sequence[str], *, timeout: float, limit: int, input: bytes | None = None,
-                cwd: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> ProcessRun:
+                cwd: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None,
+                cancel: threading.Event | None = None, kill_leftovers: bool = False) -> ProcessRun:
     """Run ``argv`` (no shell) in its own session, feeding it ``input`` on stdin (None: no stdin), reading both
-    streams bounded by ``limit`` each, and killing its process group at ``timeout`` seconds."""
+    streams bounded by ``limit`` each, and killing its process group at ``timeout`` seconds, or as soon as
+    ``cancel`` is set (then it counts as timed out). ``kill_leftovers``: once it is done, kill what is left of its
+    process group too (children it left running, e.g. still writing to a work tree judge is about to read)."""
     started_at, started = _now(), time.monotonic()
     captures = (_Capture(limit), _Capture(limit))
     try:
@@ -96,7 +99,9 @@ def run_process(argv: Sequence[str], *, timeout: float, limit: int, input: bytes
     if input is not None:
         # a thread, so a process that writes before it reads all of its stdin cannot deadlock with judge
         threading.Thread(target=_feed, args=(proc.stdin, input), daemon=True).start()
-    timed_out = _collect(proc, captures, deadline=started + timeout)
+    timed_out = _collect(proc, captures, deadline=started + timeout, cancel=cancel)
+    if kill_leftovers and _group_alive(proc):
+        _kill_group(proc)
     return ProcessRun(proc.returncode, timed_out, None, *captures, started_at, round(time.monotonic() - started, 3))
 
 
@@ -147,14 +152,21 @@ class _Capture:
         return f"{self.head.decode('utf-8', 'replace')}\n{TRUNCATED}\n{tail.decode('utf-8', 'replace')}"
 
 
-def _collect(proc: subprocess.Popen[bytes], captures: tuple[_Capture, _Capture], deadline: float) -> bool:
-    """Read both pipes until the command is done with them (see the module docstring); True when it timed out."""
+def _collect(proc: subprocess.Popen[bytes], captures: tuple[_Capture, _Capture], deadline: float,
+             cancel: threading.Event | None) -> bool:
+    """Read both pipes until the command is done with them (see the module docstring); True when it timed out
+    or was cancelled."""
     timed_out, exited_at, heard_at = False, None, time.monotonic()
     with selectors.DefaultSelector() as selector:
         for stream, capture in zip((proc.stdout, proc.stderr), captures):
             selector.register(stream, selectors.EVENT_READ, capture)
         while selector.get_map():
             now = time.monotonic()
+            if cancel is not None and cancel.is_set():
+                _kill_group(proc)
+                proc.wait()
+                timed_out = True
+                break
             if exited_at is None and proc.poll() is None and now >= deadline:
                 _kill_group(proc)
                 proc.wait()
@@ -172,7 +184,7 @@ def _collect(proc: subprocess.Popen[bytes], captures: tuple[_Capture, _Capture],
                     selector.unregister(key.fileobj)
     proc.stdout.close()
     proc.stderr.close()
-    return _wait(proc, deadline - time.monotonic()) or timed_out
+    return _wait(proc, deadline, cancel) or timed_out
 
 
 def _done_after_exit(proc: subprocess.Popen[bytes], now: float, exited_at: float, heard_at: float,
@@ -186,15 +198,19 @@ def _done_after_exit(proc: subprocess.Popen[bytes], now: float, exited_at: float
     return now - heard_at >= _QUIET_S and not _group_alive(proc)
 
 
-def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait for the command (it may have closed its pipes and run on); past ``timeout`` kill its group: then True."""
-    try:
-        proc.wait(max(timeout, 0))
-        return False
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        proc.wait()
-        return True
+def _wait(proc: subprocess.Popen[bytes], deadline: float, cancel: threading.Event | None) -> bool:
+    """Wait for the command (it may have closed its pipes and run on); at ``deadline`` or on ``cancel`` kill its
+    group: then True."""
+    while proc.poll() is None:
+        if time.monotonic() >= deadline or (cancel is not None and cancel.is_set()):
+            _kill_group(proc)
+            proc.wait()
+            return True
+        try:
+            proc.wait(min(_POLL_S, max(deadline - time.monotonic(), 0)))
+        except subprocess.TimeoutExpired:
+            pass
+    return False
 
 
 def _group_alive(proc: subprocess.Popen[bytes]) -> bool:
