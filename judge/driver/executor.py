@@ -12,7 +12,7 @@ import os
 import shutil
 import signal
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from judge import rule_ids as ids
@@ -158,7 +158,11 @@ def _invalid(message: str) -> Finding:
 
 
 def command_executor(argv: Sequence[str], **options: Any) -> CommandExecutor:
-    """A CommandExecutor for ``argv``, checked (InputError when it cannot run)."""
+    """A CommandExecutor for ``argv``, checked (InputError when it cannot run). A program given by a relative path
+    is made absolute: it was checked from here, and must not be looked up again in the executor's ``cwd`` (the
+    work tree, where it could be another file)."""
     executor = CommandExecutor(tuple(os.fspath(a) for a in argv), **options)
     executor.check()
+    if os.sep in executor.argv[0]:
+        executor = replace(executor, argv=(os.path.abspath(executor.argv[0]), *executor.argv[1:]))
     return executor
