@@ -75,8 +75,8 @@ def _drive(args: argparse.Namespace) -> int:
     step = read_json(args.step, "--step")
     workspace = Workspace(args.repo, args.base) if args.repo is not None or args.base is not None else None
     evidence = tuple(read_evidence(path, "--evidence") for path in args.evidence)
-    executor = command_executor(argv, timeout=args.executor_timeout, max_output=args.max_output or DEFAULT_MAX_OUTPUT,
-                                cwd=args.repo)
+    max_output = DEFAULT_MAX_OUTPUT if args.max_output is None else args.max_output  # 0 is refused, not the default
+    executor = command_executor(argv, timeout=args.executor_timeout, max_output=max_output, cwd=args.repo)
     outcome = drive(step, executor, max_attempts=args.max_attempts, config=config, workspace=workspace,
                     evidence=evidence, time_budget=args.time_budget, token_budget=args.drive_token_budget,
                     transcript=args.transcript, resume=args.resume, on_attempt=_progress)
