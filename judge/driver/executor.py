@@ -68,6 +68,15 @@ class CommandExecutor:
             raise InputError(f"executor {program!r} is not an executable file or a command on PATH; "
                              "give its path or install it")
 
+    def checked(self) -> "CommandExecutor":
+        """This executor once check() passes, its program made absolute when given by a relative path: it was
+        checked from here, and must not be looked up again in ``cwd`` (the work tree, where it could be another
+        file)."""
+        self.check()
+        if os.sep not in self.argv[0]:
+            return self
+        return replace(self, argv=(os.path.abspath(self.argv[0]), *self.argv[1:]))
+
     def __call__(self, request: dict, cancel: threading.Event | None = None) -> Reply:
         """Run the command once for ``request``; setting ``cancel`` kills it (the drive was cancelled). Children
         it leaves in its process group are killed when it is done: they must not change the work tree later."""
@@ -158,11 +167,5 @@ def _invalid(message: str) -> Finding:
 
 
 def command_executor(argv: Sequence[str], **options: Any) -> CommandExecutor:
-    """A CommandExecutor for ``argv``, checked (InputError when it cannot run). A program given by a relative path
-    is made absolute: it was checked from here, and must not be looked up again in the executor's ``cwd`` (the
-    work tree, where it could be another file)."""
-    executor = CommandExecutor(tuple(os.fspath(a) for a in argv), **options)
-    executor.check()
-    if os.sep in executor.argv[0]:
-        executor = replace(executor, argv=(os.path.abspath(executor.argv[0]), *executor.argv[1:]))
-    return executor
+    """A CommandExecutor for ``argv``, checked (InputError when it cannot run)."""
+    return CommandExecutor(tuple(os.fspath(a) for a in argv), **options).checked()

@@ -88,6 +88,8 @@ async def adrive(step: Any, executor: Executor, *, max_attempts: int = 3, config
             raise InputError(f"{budget} is not above 0", field=name)
     if workspace is not None:
         workspace.check()
+    if isinstance(executor, CommandExecutor):
+        executor = executor.checked()  # a program that cannot run is bad input, not max_attempts failed attempts
     sha = step_sha256(step_data)
     log = Transcript(transcript) if transcript is not None else None
     attempts, stop = log.read(sha) if log is not None else ([], None)
