@@ -100,6 +100,8 @@ async def adrive(step: Any, executor: Executor, *, max_attempts: int = 3, config
         stop = _stop(attempts, max_attempts, 0.0, time_budget, token_budget)
     if stop is not None:
         return DriveOutcome(stop == "accepted", stop, tuple(attempts))
+    if log is not None:
+        log.check_writable()  # not after the executor has done attempt 1's work
     apply = given_apply(step_data) or _last_apply_work(attempts)
     started = time.monotonic()
     while True:

@@ -110,16 +110,23 @@ class Transcript:
             stop = line["stop"]
         return attempts, stop
 
+    def check_writable(self) -> None:
+        """InputError now, before an executor runs, when attempts could not be appended (creates the file)."""
+        os.close(self._open())
+
+    def _open(self) -> int:
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            return os.open(self.path, flags, 0o644)
+        except OSError as exc:
+            raise InputError(f"cannot be written ({exc.strerror or exc}); give a writable path",
+                             field="transcript") from None
+
     def append(self, attempt: Attempt, step_sha: str, stop: Stop | None) -> None:
         """One line, in one write. A torn last line (read() did not count it) is cut off first, so that the file
         stays readable; a whole last line without its newline gets one."""
         data = (json.dumps(attempt.line(step_sha, stop), ensure_ascii=False) + "\n").encode("utf-8")
-        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        try:
-            fd = os.open(self.path, flags, 0o644)
-        except OSError as exc:
-            raise InputError(f"cannot be written ({exc.strerror or exc}); give a writable path",
-                             field="transcript") from None
+        fd = self._open()
         try:
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
