@@ -245,7 +245,17 @@ def _without_semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
         stage = StageReport(stage="semantic", status="error", detail="no model configured")
         return replace(judgement, findings=judgement.findings + (finding,)).rejected(finding, stage)
     stage = StageReport(stage="semantic", status="skipped", detail=skipped)
+    if not judgement.ctx.result.success:  # type: ignore[union-attr]
+        return replace(judgement, stages=judgement.stages + (stage,), valid=True, reason=_failure_report(judgement))
     return replace(judgement, stages=judgement.stages + (stage,), valid=True, reason=f"valid: {_passed(judgement)}; {skipped}.")
+
+
+def _failure_report(judgement: _Judgement) -> str:
+    """A valid failure report's reason: valid as a report, and plain that the step was not done."""
+    summary = " ".join((judgement.ctx.result.summary or "").split())  # type: ignore[union-attr]
+    shown = summary if len(summary) <= 200 else summary[:200] + "…"
+    return (f"valid: a well-formed failure report: the executor says it could not do the step, so the step was not "
+            f"done (its summary: {shown!r}); it {_passed(judgement)}.")
 
 
 def _skip_reason(ctx: StepContext, config: JudgeConfig) -> str | None:

@@ -265,6 +265,22 @@ def test_an_apply_attempt_that_changed_nothing_is_followed_by_apply_again():
     assert executor.requests[1]["mode"] == "apply" and executor.requests[1]["applyFiles"] is None
 
 
+DOCS_ONLY = {"mode": "apply", "success": True, "summary": "documented the retry instead of adding it",
+             "patch": "diff --git a/docs/retry.md b/docs/retry.md\nnew file mode 100644\n--- /dev/null\n"
+                      "+++ b/docs/retry.md\n@@ -0,0 +1 @@\n+Retries: see fetch_user.\n",
+             "filesWritten": ["docs/retry.md"], "filesTouched": ["docs/retry.md"]}
+
+
+def test_an_apply_attempt_in_the_wrong_files_is_followed_by_apply_again_not_a_fix_of_those_files():
+    # a fix kept to docs/retry.md could never add the retry to src/client.py: the executor must start over
+    executor = Scripted(DOCS_ONLY, answer(VALID))
+    outcome = judge.drive(STEP, executor)
+    assert outcome.attempts[0].verdict.rule == "scope_outside_allowed"
+    assert (executor.requests[1]["mode"], executor.requests[1]["applyFiles"]) == ("apply", None)
+    assert executor.requests[1]["feedback"] == outcome.attempts[0].verdict.reason
+    assert outcome.stopped == "accepted"
+
+
 # --- bad input ---------------------------------------------------------------------------------------------
 
 

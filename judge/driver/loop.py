@@ -77,8 +77,10 @@ async def adrive(step: Any, executor: Executor, *, max_attempts: int = 3, config
     ``executor``: a CommandExecutor, or a callable (sync or async) taking the request dict and returning the
     result dict. ``transcript``: a JSONL file written as the drive goes; with ``resume``, a drive of this step
     continues after the attempts it holds (without, a transcript that holds any is refused: nothing is
-    overwritten or mixed). ``on_attempt`` is called after each attempt is judged. InputError for a bad step, bad limits or an unusable transcript; an
-    executor that crashes, hangs or returns garbage is a rejected attempt, never an exception.
+    overwritten or mixed; ``time_budget`` counts this call's time, the token budget every attempt's).
+    ``on_attempt`` is called after each attempt is judged and written. InputError for a bad step, bad limits or
+    an unusable transcript; an executor that crashes, hangs or returns garbage is a rejected attempt, never an
+    exception.
     """
     step_data = _checked_step(step)
     if max_attempts < 1:
@@ -109,13 +111,13 @@ async def adrive(step: Any, executor: Executor, *, max_attempts: int = 3, config
         request = request_for(step_data, len(attempts) + 1, previous.reason if previous else None, apply)
         attempt = await _attempt(request, executor, config, workspace, evidence)
         attempts.append(attempt)
-        if on_attempt is not None:
-            on_attempt(attempt)
         if apply is None and request["mode"] == "apply":
             apply = apply_work(attempt.result, attempt.verdict)
         stop = _stop(attempts, max_attempts, time.monotonic() - started, time_budget, token_budget)
         if log is not None:
             log.append(attempt, sha, stop)
+        if on_attempt is not None:  # after the transcript: a callback that raises loses no attempt
+            on_attempt(attempt)
         if stop is not None:
             return DriveOutcome(stop == "accepted", stop, tuple(attempts))
 

@@ -5,8 +5,8 @@ Attempt 1 is `apply`. A rejected attempt is followed by a `fix_regression` of th
 its feedback is the verdict's reason and its allowed set is the files of that work (seed 002, rule 2).
 Every result reports the step's whole change since the step began, so a work tree read from `--base`
 always agrees with it, and the work accepted in the end is judged as the step's result
-(judge.driver.loop). An apply attempt that left no change gives nothing to fix: the next attempt is
-`apply` again, with the feedback. A step that is itself a fix_regression keeps its own applyFiles.
+(judge.driver.loop). An apply attempt that left no change, or whose verdict says it worked in files the step does not
+allow, gives nothing to fix inside its files: the next attempt is `apply` again, with the feedback. A step that is itself a fix_regression keeps its own applyFiles.
 """
 
 from __future__ import annotations
@@ -14,11 +14,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from judge import rule_ids as ids
 from judge.errors import MalformedPatch
 from judge.patch.parse import parse_patch
 from judge.verdict import Verdict
 
 __all__ = ["ApplyWork", "Mode", "apply_work", "given_apply", "judged_step", "request_for"]
+
+# Verdicts on an apply attempt that leave nothing a fix_regression could repair inside the attempt's files: no
+# work, or work only in files the step does not allow. (A step only partly done keeps its fix: its files are
+# usually the right ones, and the semantic review judges the whole work again.)
+_NOT_THE_WORK = frozenset({ids.SCOPE_OUTSIDE_ALLOWED, ids.SCOPE_EXCLUDED, ids.MISSING_PATCH, ids.NO_WORK_EVIDENCE})
 
 Mode = Literal["apply", "fix_regression"]
 
@@ -63,8 +69,9 @@ def judged_step(request: dict) -> dict:
 
 def apply_work(result: dict | None, verdict: Verdict) -> ApplyWork | None:
     """The work an apply attempt left, for the fix that follows it: every file its result writes (patch and
-    filesWritten) and every file a finding named (a change it hid); None when it changed nothing."""
-    if not isinstance(result, dict) or result.get("success") is not True:
+    filesWritten) and every file a finding named (a change it hid); None when it changed nothing, or when the
+    verdict says it worked in files the step does not allow: a fix kept to those files could never pass."""
+    if not isinstance(result, dict) or result.get("success") is not True or verdict.rule in _NOT_THE_WORK:
         return None
     patch = result.get("patch") if isinstance(result.get("patch"), str) else None
     files: dict[str, None] = {}
