@@ -5,8 +5,9 @@ Attempt 1 is `apply`. A rejected attempt is followed by a `fix_regression` of th
 its feedback is the verdict's reason and its allowed set is the files of that work (seed 002, rule 2).
 Every result reports the step's whole change since the step began, so a work tree read from `--base`
 always agrees with it, and the work accepted in the end is judged as the step's result
-(judge.driver.loop). An apply attempt that left no change, or whose verdict says it worked in files the step does not
-allow, gives nothing to fix inside its files: the next attempt is `apply` again, with the feedback. A step that is itself a fix_regression keeps its own applyFiles.
+(judge.driver.loop). An apply attempt that left no change, or whose verdict says it worked in files
+the step does not allow, gives nothing to fix inside its files: the next attempt is `apply` again, with
+the feedback. A step that is itself a fix_regression keeps its own applyFiles.
 """
 
 from __future__ import annotations
