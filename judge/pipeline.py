@@ -23,8 +23,10 @@ from judge.version import __version__
 from judge.workspace.confine import is_inside
 from judge.workspace.facts import Workspace
 
-__all__ = ["validate", "avalidate"]
+__all__ = ["NOT_VERIFIED", "validate", "avalidate"]
 
+# The semantic stage's skip reason when no model is set: the rules passed, but nobody judged the implementation.
+NOT_VERIFIED = "step implementation not verified: no model configured"
 _PASSED = "passed every deterministic check (mode, outcome, patch structure, paths, declarations, scope, impact)"
 _NOT_REACHED = StageReport(stage="semantic", status="skipped", detail="not reached: an earlier stage rejected")
 # Rejections a new attempt by the executor cannot fix: the orchestrator, the environment or judge must act.
@@ -263,7 +265,7 @@ def _skip_reason(ctx: StepContext, config: JudgeConfig) -> str | None:
     if config.semantic == "off":
         return "semantic review off"
     if not config.model:
-        return "semantic review skipped: no model configured"
+        return NOT_VERIFIED
     if not ctx.result.success:
         return "semantic review skipped: the step reports failure, there is no change to judge"
     if not ctx.work:

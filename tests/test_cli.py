@@ -66,7 +66,10 @@ def test_subprocess_valid_exits_0_with_one_strict_json_line(valid_files: tuple[s
     verdict = json.loads(lines[0])
     assert set(verdict) == {"valid", "reason"}
     assert verdict["valid"] is True
-    assert proc.stderr == b""
+    # with no model, one warning line says the implementation was not reviewed (issue 14)
+    assert proc.stderr.decode().splitlines() == [
+        "judge: warning: step implementation not verified: no model configured; set --model or JUDGE_MODEL (any "
+        "litellm model string) to have it reviewed, or --semantic off to say you do not want that"]
 
 
 def test_subprocess_invalid_exits_1_naming_the_rule(invalid_files: tuple[str, str]) -> None:
@@ -119,7 +122,14 @@ def test_valid_stdout_has_exactly_valid_and_reason(capsys, valid_files) -> None:
     verdict = json.loads(out)
     assert list(verdict) == ["valid", "reason"]
     assert verdict["valid"] is True and isinstance(verdict["reason"], str) and verdict["reason"]
-    assert err == ""
+    assert err.startswith("judge: warning: step implementation not verified: no model configured;")
+    assert err.count("\n") == 1
+
+
+def test_semantic_off_says_nothing_on_stderr(capsys, valid_files) -> None:
+    code, out, err = _run(capsys, "validate", "--step", valid_files[0], "--result", valid_files[1], "--semantic", "off")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["reason"].endswith("semantic review off.")
 
 
 def test_invalid_exits_1(capsys, invalid_files) -> None:

@@ -36,7 +36,7 @@ def test_valid_verdict_says_semantic_review_was_skipped():
     verdict = judge.validate(*make_case())
     assert verdict.valid and verdict.rule is None
     assert [(s.stage, s.status) for s in verdict.stages] == [("contract", "passed"), ("rules", "passed"), ("semantic", "skipped")]
-    assert "semantic review skipped: no model configured" in verdict.reason
+    assert "step implementation not verified: no model configured" in verdict.reason
 
 
 def test_semantic_off_is_recorded():

@@ -43,7 +43,7 @@ def _validate(args: argparse.Namespace) -> int:
         raise InputError("--markdown shapes what --explain prints: add --explain, or drop --markdown")
     from judge.cli.evidence_input import read_evidence
     from judge.contract.jsonio import read_json
-    from judge.pipeline import validate
+    from judge.pipeline import NOT_VERIFIED, validate
     from judge.runs.keys import configured_key
 
     config = config_of(args, gate_settings(args))
@@ -58,6 +58,10 @@ def _validate(args: argparse.Namespace) -> int:
     write_stdout(json.dumps(verdict.contract(), ensure_ascii=False) + "\n")
     for warning in (f for f in verdict.findings if f.rule == ids.POLICY_WARNING):
         sys.stderr.write(f"judge: warning: {warning.message}\n")
+    semantic = verdict.semantic
+    if verdict.valid and semantic is not None and semantic.detail == NOT_VERIFIED:
+        sys.stderr.write(f"judge: warning: {NOT_VERIFIED}; set --model or JUDGE_MODEL (any litellm model string) to "
+                         "have it reviewed, or --semantic off to say you do not want that\n")
     if args.explain:
         from judge.cli.explain import render_explanation, render_markdown
 
