@@ -369,3 +369,13 @@ def test_nan_is_not_json(tmp_path: Path, capsys) -> None:
     code, out, err = _run(capsys, "validate", "--step", str(step), "--result", result)
     assert code == 2 and out == ""
     assert "NaN is not a JSON value" in err and len(err.splitlines()) == 1
+
+
+def test_version_prints_judges_version_and_exits_0(capsys) -> None:
+    from judge.cli.main import main
+    from judge.version import __version__
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out == f"judge {__version__}\n"

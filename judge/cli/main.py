@@ -72,7 +72,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    from judge.version import __version__
+
     parser = _Parser(prog="judge", description="Decide whether a coding agent really did its plan step.")
+    parser.add_argument("--version", action="version", version=f"judge {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     add_validate_command(commands)
     add_eval_commands(commands)
