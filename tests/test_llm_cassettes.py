@@ -84,5 +84,5 @@ def test_a_request_missing_from_the_cassette_fails_closed_and_says_why():
         # The cause: the request reached vcrpy, which had no recording for it (litellm only says "Connection error").
         assert cassette.play_count == 0 and len(cassette) >= 1
     assert (verdict.valid, verdict.rule) == (False, "llm_unavailable")
-    assert "Connection error" in verdict.reason and "HTTP 500" not in verdict.reason
+    assert "cannot connect to http://127.0.0.1:8765/v1" in verdict.reason and "HTTP 500" not in verdict.reason
     assert len(verdict.semantic_review.calls) == 1 and verdict.semantic_review.calls[0].attempts == 1

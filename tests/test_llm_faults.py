@@ -4,6 +4,7 @@ Every server reply here is scripted (tests/loopback.py); the transport is real.
 """
 
 import json
+import socket
 import time
 
 import pytest
@@ -157,6 +158,36 @@ def test_400_is_not_retried(scripted_server):
     verdict = _judge(server)
     _assert_unavailable(verdict, "HTTP 400", "400")
     assert server.count == 1
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_refused_key_is_one_plain_line_and_never_retried(scripted_server, status):
+    server = scripted_server([Reply(status, {"error": {"message": "Incorrect API key provided: sk-wrong"}})])
+    verdict = _judge(server)
+    _assert_unavailable(verdict, f"authentication failed: openai refused the API key (HTTP {status})")
+    assert server.count == 1  # no retry storm: a refused key stays refused
+    assert "litellm." not in verdict.reason and "Exception" not in verdict.reason
+
+
+def test_a_missing_key_is_one_plain_line_and_never_retried(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    step, result = make_case()
+    verdict = judge.validate(step, result, config=JudgeConfig(model="openai/gpt-4o-mini", retries=3, timeout=2,
+                                                              deadline=15, output_mode="none"))
+    _assert_unavailable(verdict, "authentication failed: no API key for openai")
+    assert verdict.semantic_review.calls[0].attempts == 1
+
+
+def test_an_unreachable_model_names_its_address_once_plainly():
+    with socket.socket() as probe:  # a port nothing listens on: bound, never listening
+        probe.bind(("127.0.0.1", 0))
+        api_base = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+        step, result = make_case()
+        verdict = judge.validate(step, result, config=JudgeConfig(model="openai/judge-test", api_base=api_base,
+                                                                  retries=0, timeout=2, deadline=15))
+    _assert_unavailable(verdict, f"connection refused at {api_base}", f"cannot connect to {api_base}")
+    assert verdict.reason.count(api_base) == 1
+    assert "InternalServerError" not in verdict.reason and "litellm." not in verdict.reason
 
 
 # --- replies that are not the verdict object: one re-ask that quotes the error, then llm_unavailable ------------

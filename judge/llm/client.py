@@ -90,7 +90,7 @@ async def complete(config: JudgeConfig, messages: list[dict]) -> Completion:
             with attempt:
                 return await _one_call(litellm, config, messages, started, attempts)
     except Exception as exc:
-        raise LLMUnavailable(_describe(exc), tuple(attempts)) from None
+        raise LLMUnavailable(_describe(exc, config), tuple(attempts)) from None
     raise LLMUnavailable("no attempt was made", tuple(attempts))  # pragma: no cover - tenacity always tries once
 
 
@@ -113,7 +113,7 @@ async def _one_call(litellm: Any, config: JudgeConfig, messages: list[dict], sta
             timeout=min(config.timeout, max(left, 1.0)) + 1.0,
         )
     except BaseException as exc:
-        attempts.append(Attempt(_ms(call_started), _describe(exc)))
+        attempts.append(Attempt(_ms(call_started), _describe(exc, config)))
         raise
     attempts.append(Attempt(_ms(call_started)))
     usage = getattr(response, "usage", None)
@@ -194,6 +194,8 @@ class _Backoff:
 
 
 def _is_transient(exc: BaseException) -> bool:
+    if _auth_problem(exc) is not None:  # a missing or refused key stays so: retrying only delays the answer
+        return False
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
         return True
     status = _status(exc)
@@ -253,15 +255,79 @@ def _chain(exc: BaseException) -> list[BaseException]:
     return out
 
 
-def _describe(exc: BaseException) -> str:
-    """One line: the innermost cause is what a person can act on (`Connection refused`, `429`)."""
-    if isinstance(exc, asyncio.TimeoutError):
-        return "the call timed out"
+def _describe(exc: BaseException, config: JudgeConfig) -> str:
+    """One plain line a person can act on: `connection refused at http://127.0.0.1:9/v1`, `authentication failed:
+    no API key for openai`, `HTTP 429 from ...: ...`; never the wrappers' class names one inside the other."""
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+        return f"the call timed out (no answer within {config.timeout:g} s)"
+    provider = _provider(exc, config)
+    where = config.api_base or f"{provider}'s API"
+    auth = _auth_problem(exc)
+    if auth == "missing":
+        return f"authentication failed: no API key for {provider} (set its key, e.g. {provider.upper()}_API_KEY, " \
+               "or JUDGE_API_KEY)"
+    if auth is not None:
+        return f"authentication failed: {provider} refused the API key ({auth})"
+    links = _all_causes(exc)
+    if any(isinstance(link, ConnectionRefusedError) for link in links):
+        return f"connection refused at {where}"
+    unreachable = next((link for link in links if type(link).__name__ in ("ConnectError", "ConnectTimeout")), None)
+    if unreachable is not None:
+        return f"cannot connect to {where}: {_first_line(unreachable)}"
+    if _CONNECTION_ERROR.search(str(exc)):
+        # the SDK's words when no connection was made; litellm may have dropped the cause (a refused port)
+        return f"cannot connect to {where} (connection refused, unreachable, or closed before an answer)"
+    if any(type(link).__name__ in ("ReadTimeout", "APITimeoutError", "Timeout") for link in links):
+        return f"the call to {where} timed out (no answer within {config.timeout:g} s)"
     status = _status(exc)
     root = _chain(exc)[-1]
-    text = str(root).strip().splitlines()[0] if str(root).strip() else type(root).__name__
-    prefix = f"HTTP {status}: " if status else ""
-    return f"{prefix}{type(root).__name__}: {text}"[:300]
+    text = _first_line(root) or type(root).__name__
+    # litellm's text repeats its class names ("litellm.RateLimitError: RateLimitError: OpenAIException - ..."):
+    # keep what the provider said
+    text = re.sub(r"^(?:[\w.]+(?:Error|Exception)\s*[:-]\s*)+", "", text).strip() or type(root).__name__
+    return (f"HTTP {status} from {where}: {text}" if status else f"{text} ({where})")[:300]
+
+
+_CONNECTION_ERROR = re.compile(r"\bConnection error\b")
+
+
+def _auth_problem(exc: BaseException) -> str | None:
+    """"missing" when no API key was given, the HTTP status when the provider refused one, else None."""
+    for link in _all_causes(exc):
+        text = str(link)
+        if _MISSING_KEY.search(text):
+            return "missing"
+        status = getattr(link, "status_code", None)
+        if type(link).__name__ in ("AuthenticationError", "PermissionDeniedError") or status in (401, 403):
+            return f"HTTP {status}" if isinstance(status, int) else type(link).__name__
+    return None
+
+
+_MISSING_KEY = re.compile(r"Missing credentials|Missing \w+ API Key|no key is set|api_key client option must be set"
+                          r"|OPENAI_API_KEY environment variable", re.I)
+
+
+def _all_causes(exc: BaseException) -> list[BaseException]:
+    """The exception and every cause or context below it (bounded): where a refused connection shows."""
+    out: list[BaseException] = []
+    link: BaseException | None = exc
+    while link is not None and link not in out and len(out) < 16:
+        out.append(link)
+        link = link.__cause__ or link.__context__
+    return out
+
+
+def _provider(exc: BaseException, config: JudgeConfig) -> str:
+    named = getattr(exc, "llm_provider", None)
+    if isinstance(named, str) and named:
+        return named
+    model = config.model or ""
+    return model.split("/", 1)[0] if "/" in model else (model or "the provider")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""
 
 
 def _ms(started: float) -> float:
