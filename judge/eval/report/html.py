@@ -15,13 +15,16 @@ import json
 import math
 from typing import Any
 
-from judge.eval.report.format import kappa_text
+from judge.eval.report.format import kappa_text, metric_text
 from judge.eval.report.model import CaseRecord, EvalReport
 
 __all__ = ["render_html"]
 
 _META_KEYS = ("runId", "source", "shard", "setSha256", "judgeVersion", "promptSha256", "seconds", "resumed", "parts")
 _GATE_KEYS = ("index", "type", "source", "status", "rule", "message")
+# The headline cards' metrics, written "n/a (why)" here when undefined.
+_CARD_KEYS = ("accuracy", "falseAcceptRate", "falseRejectRate", "precisionReject", "recallReject", "f1Reject",
+              "ruleAttribution")
 
 
 def render_html(report: EvalReport) -> str:
@@ -56,6 +59,8 @@ def _embedded_data(report: EvalReport) -> dict[str, Any]:
     meta = report.meta.to_json()
     return {"meta": {key: meta.get(key) for key in _META_KEYS}, "model": report.meta.model,
             "kappaText": kappa_text(metrics), "metrics": metrics,
+            "metricTexts": {key: metric_text(metrics, key) for key in _CARD_KEYS},
+            "costText": metric_text(metrics, "costUsd", lambda usd: f"${usd:.4f}"),
             "badLines": [{"line": b.line, "problem": b.problem} for b in report.bad_lines], "wrong": wrong,
             "gateCounts": report.gate_statuses(), "gated": [_gated(case) for case in report.gated]}
 
@@ -188,10 +193,11 @@ _SCRIPT = """
   }
 
   function renderCards() {
-    var cards = [["accuracy", pct(m.accuracy)], ["false-accept rate", pct(m.falseAcceptRate)],
-      ["false-reject rate", pct(m.falseRejectRate)], ["precision (reject)", pct(m.precisionReject)],
-      ["recall (reject)", pct(m.recallReject)], ["F1 (reject)", pct(m.f1Reject)],
-      ["kappa [95% CI]", data.kappaText], ["rule attribution", pct(m.ruleAttribution)]];
+    var t = data.metricTexts || {};
+    var cards = [["accuracy", t.accuracy], ["false-accept rate", t.falseAcceptRate],
+      ["false-reject rate", t.falseRejectRate], ["precision (reject)", t.precisionReject],
+      ["recall (reject)", t.recallReject], ["F1 (reject)", t.f1Reject],
+      ["kappa [95% CI]", data.kappaText], ["rule attribution", t.ruleAttribution]];
     if (m.selfAgreement !== null && m.selfAgreement !== undefined) { cards.push(["self-agreement", pct(m.selfAgreement)]); }
     var box = byId("cards");
     cards.forEach(function (card) {
@@ -208,7 +214,7 @@ _SCRIPT = """
       " saved by the rules, " + (llm.cacheHits || 0) + " cases from cache \\u00b7 latency p50 " + num(lat.p50, 1) +
       " ms, p95 " + num(lat.p95, 1) + " ms, max " + num(lat.max, 1) + " ms \\u00b7 tokens " + (tok.prompt || 0) +
       " prompt + " + (tok.completion || 0) + " completion \\u00b7 cost " +
-      (m.costUsd === null || m.costUsd === undefined ? "n/a" : "$" + Number(m.costUsd).toFixed(4));
+      (m.costUsd === null || m.costUsd === undefined ? data.costText : "$" + Number(m.costUsd).toFixed(4));
   }
 
   function renderConfusion() {
