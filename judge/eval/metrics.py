@@ -181,7 +181,8 @@ class Metrics:
         if self.kappa.undefined:
             reasons["kappa"] = self.kappa.undefined
         if self.usage.cost_usd is None:
-            reasons["costUsd"] = "no case had a price (no model called, a local model, or every answer cached)"
+            reasons["costUsd"] = ("no case had a price: no model was called, the model is local, or every answer "
+                                  "was cached")
         return reasons
 
     def to_json(self) -> dict:

@@ -18,7 +18,7 @@ from typing import Any
 from judge.eval.report.format import kappa_text, metric_text
 from judge.eval.report.model import CaseRecord, EvalReport
 
-__all__ = ["render_html"]
+__all__ = ["csp_hash", "render_html"]
 
 _META_KEYS = ("runId", "source", "shard", "setSha256", "judgeVersion", "promptSha256", "seconds", "resumed", "parts")
 _GATE_KEYS = ("index", "type", "source", "status", "rule", "message")
@@ -29,7 +29,7 @@ _CARD_KEYS = ("accuracy", "falseAcceptRate", "falseRejectRate", "precisionReject
 
 def render_html(report: EvalReport) -> str:
     data = _embedded_data(report)
-    csp = (f"default-src 'none'; script-src '{_sha256(_SCRIPT)}'; style-src '{_sha256(_STYLE)}'; "
+    csp = (f"default-src 'none'; script-src '{csp_hash(_SCRIPT)}'; style-src '{csp_hash(_STYLE)}'; "
            "img-src data:; base-uri 'none'; form-action 'none'")
     return (_PAGE.replace("{CSP}", csp)
             .replace("{TITLE}", "judge eval report")
@@ -91,7 +91,8 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _sha256(text: str) -> str:
+def csp_hash(text: str) -> str:
+    """The Content-Security-Policy source that admits exactly this inline script or style."""
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
