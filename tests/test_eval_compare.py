@@ -112,7 +112,7 @@ def test_different_sets_are_refused_unless_allowed() -> None:
     with pytest.raises(InputError) as refused:
         compare_reports(BASE, HEAD, allow_different_sets=False)
     message = str(refused.value)
-    assert "not a run of the same eval set" in message and "1 cases only in base, 1 only in head" in message
+    assert "not a run of the same eval set" in message and "1 case(s) only in base, 1 only in head" in message
     assert "allow_different_sets" in message and "4 cases they share" in message
 
 

@@ -85,7 +85,7 @@ def _same_inputs(base: CaseRecord, head: CaseRecord) -> bool:
 
 
 def _set_gap(cases: dict[str, Any], names: tuple[str, str]) -> str:
-    parts = [f"{len(cases['onlyInBase'])} cases only in {names[0]}", f"{len(cases['onlyInHead'])} only in {names[1]}"]
+    parts = [f"{len(cases['onlyInBase'])} case(s) only in {names[0]}", f"{len(cases['onlyInHead'])} only in {names[1]}"]
     if cases["otherInputs"]:
         parts.append(f"{len(cases['otherInputs'])} with the same id but other inputs")
     return ", ".join(parts)
