@@ -44,8 +44,8 @@ def _refuse_mismatched_parts(parts: list[tuple[str, EvalReport]]) -> None:
     for (path, part), (_, (index, of)) in zip(parts, shards):
         if part.meta.set_file_sha256 != first.set_file_sha256:
             raise InputError(f"report {path}: of another eval set file than report {first_path} (set file sha256 "
-                             f"{short_digest(part.meta.set_file_sha256)} vs {short_digest(first.set_file_sha256)}); merge the "
-                             "shards of one set file")
+                             f"{short_digest(part.meta.set_file_sha256)} vs {short_digest(first.set_file_sha256)}); "
+                             "merge the shards of one set file")
         differences = answer_differences(part.meta, first)
         if differences:
             raise InputError(f"report {path}: judged with other settings than report {first_path} "

@@ -107,9 +107,9 @@ def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
     from judge.version import __version__
 
     meta = RunMeta(run_id=run_id, source=options.cases, set_sha256=result.set_sha256,
-                   set_file_sha256=set_file_sha256, shard=f"{shard[0]}/{shard[1]}" if shard else None, judge_version=__version__,
-                   prompt_sha256=load_prompt().sha256, settings=settings_of(config), seconds=round(result.seconds, 3),
-                   resumed=result.resumed)
+                   set_file_sha256=set_file_sha256, shard=f"{shard[0]}/{shard[1]}" if shard else None,
+                   judge_version=__version__, prompt_sha256=load_prompt().sha256, settings=settings_of(config),
+                   seconds=round(result.seconds, 3), resumed=result.resumed)
     return EvalReport(meta, result.records, result.bad_lines, result.wrong_inputs)
 
 
