@@ -97,8 +97,9 @@ def test_printed_bad_lines_have_line_numbers(mixed) -> None:
 
 
 def test_stdout_names_the_metrics_file(mixed, tmp_path: Path) -> None:
+    """Changed deliberately (issue 14): "metrics written to X" became one "wrote KIND: PATH" line per file."""
     _, out, _ = mixed
-    assert out.rstrip().endswith(f"metrics written to {tmp_path / 'tmp' / 'metrics.json'}")
+    assert out.rstrip().endswith(f"wrote JSON report: {tmp_path / 'tmp' / 'metrics.json'}")
 
 
 # --- the mixed set: metrics file -----------------------------------------------------------------
@@ -241,3 +242,159 @@ def test_lone_surrogate_in_a_case_does_not_crash_eval(tmp_path: Path, capsys) ->
     assert code == 0
     report = json.loads(out_file.read_text(encoding="utf-8"))
     assert report["cases"][0]["rule"] == "schema_invalid"
+
+
+# --- thresholds: 0 to 1, each says what fails, an undefined metric is not met (issue 14) ---------
+
+
+THRESHOLD_FLAGS = ("--min-accuracy", "--max-false-accept-rate", "--min-kappa")
+
+
+@pytest.mark.parametrize("flag", THRESHOLD_FLAGS)
+@pytest.mark.parametrize("value", ["1.5", "-0.1", "nan", "inf", "95%"])
+def test_a_threshold_outside_0_to_1_is_refused_before_judging(tmp_path: Path, capsys, flag, value) -> None:
+    source = _write_set(tmp_path / "set.jsonl", [VALID])
+    out_file = tmp_path / "m.json"
+    code, out, err = _run(capsys, "eval", str(source), "--out", str(out_file), flag, value)
+    assert code == 2 and out == "" and not out_file.exists()
+    assert err == f"judge: argument {flag}: {value!r} is not a number from 0 to 1 (see `judge eval --help`)\n"
+
+
+@pytest.mark.parametrize("command", [["eval", "merge", "a.json", "--out", "m.json"],
+                                     ["eval", "compare", "a.json", "b.json"]])
+def test_merge_and_compare_refuse_such_thresholds_too(capsys, command) -> None:
+    code, out, err = _run(capsys, *command, "--min-kappa", "2")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "argument --min-kappa: '2' is not a number from 0 to 1" in err
+
+
+def test_the_library_refuses_such_thresholds() -> None:
+    from judge.errors import InputError
+    from judge.eval.session import Thresholds
+
+    with pytest.raises(InputError, match="min_accuracy 1.2: must be a number from 0 to 1"):
+        Thresholds(min_accuracy=1.2)
+    with pytest.raises(InputError, match="max_false_accept_rate nan"):
+        Thresholds(max_false_accept_rate=float("nan"))
+    assert Thresholds(0, 1, 0.5).min_kappa == 0.5
+
+
+@pytest.mark.parametrize("command", [["eval"], ["eval", "merge"], ["eval", "compare"]])
+def test_each_threshold_says_what_fails(capsys, command) -> None:
+    code, out, _ = _run(capsys, *command, "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "thresholds (each X from 0 to 1; not met: exit 1; on an n/a metric: not met)" in text
+    assert "--min-accuracy X fail when" in text and "accuracy (cases judged valid/invalid as labelled" in text
+    assert "--max-false-accept-rate X fail when" in text and "is above X" in text
+    assert "--min-kappa X fail when" in text and "Cohen's kappa" in text
+
+
+def test_a_threshold_not_met_names_the_value_and_the_bound(tmp_path: Path, capsys) -> None:
+    source = _write_set(tmp_path / "set.jsonl", [VALID, MISLABELLED])
+    code, _, err = _run(capsys, "eval", str(source), "--out", str(tmp_path / "m.json"), "--min-accuracy", "0.9",
+                        "--max-false-accept-rate", "0.5", "--min-kappa", "0")
+    assert code == 1
+    assert err.splitlines() == ["judge: threshold not met: accuracy 0.5 is below --min-accuracy 0.9",
+                                "judge: threshold not met: falseAcceptRate 1 is above --max-false-accept-rate 0.5"]
+
+
+def test_a_threshold_on_an_undefined_metric_is_not_met(tmp_path: Path, capsys) -> None:
+    """No case is labelled invalid: the false-accept rate is n/a, not 0%, and its bound cannot pass."""
+    source = _write_set(tmp_path / "set.jsonl", [VALID])
+    out_file = tmp_path / "m.json"
+    code, out, err = _run(capsys, "eval", str(source), "--out", str(out_file), "--max-false-accept-rate", "0.1")
+    assert code == 1
+    assert err == ("judge: threshold not met: falseAcceptRate is n/a (no case is labelled invalid), so "
+                   "--max-false-accept-rate 0.1 cannot be met\n")
+    assert "false-accept rate n/a (no case is labelled invalid)" in out.splitlines()[0]
+    assert json.loads(out_file.read_text(encoding="utf-8"))["metrics"]["falseAcceptRate"] is None
+
+
+# --- cases the judge could not decide are not a pass (issue 14) ----------------------------------
+
+# `--semantic required` with no model: a case the rules pass ends in llm_unavailable.
+UNDECIDED = ["--semantic", "required"]
+
+
+def test_an_undecided_case_fails_the_run(tmp_path: Path, capsys) -> None:
+    source = _write_set(tmp_path / "set.jsonl", [VALID, UNDECLARED])
+    code, out, err = _run(capsys, "eval", str(source), "--out", str(tmp_path / "m.json"), *UNDECIDED)
+    assert code == 1
+    assert err == ("judge: 1 case(s) could not be judged (llm_unavailable 1): the judge could not decide them, and "
+                   "they count as rejections in the metrics; not a pass (exit 1): fix the model or the set, or pass "
+                   "--allow-errors\n")
+    assert "could not judge: 1 (llm_unavailable 1)" in out
+
+
+def test_allow_errors_accepts_undecided_cases_and_still_says_so(tmp_path: Path, capsys) -> None:
+    source = _write_set(tmp_path / "set.jsonl", [VALID, UNDECLARED])
+    code, out, err = _run(capsys, "eval", str(source), "--out", str(tmp_path / "m.json"), *UNDECIDED,
+                          "--allow-errors")
+    assert code == 0
+    assert "1 case(s) could not be judged (llm_unavailable 1)" in err and "accepted (--allow-errors)" in err
+    assert "could not judge: 1 (llm_unavailable 1)" in out
+
+
+def test_allow_errors_does_not_excuse_a_threshold(tmp_path: Path, capsys) -> None:
+    source = _write_set(tmp_path / "set.jsonl", [VALID, UNDECLARED])
+    code, _, err = _run(capsys, "eval", str(source), "--out", str(tmp_path / "m.json"), *UNDECIDED,
+                        "--allow-errors", "--min-accuracy", "0.9")
+    assert code == 1 and "threshold not met: accuracy 0.5 is below --min-accuracy 0.9" in err
+
+
+def test_bad_lines_still_exit_2_over_undecided_cases(tmp_path: Path, capsys) -> None:
+    source = _write_set(tmp_path / "set.jsonl", [VALID, NOT_JSON])
+    code, _, err = _run(capsys, "eval", str(source), "--out", str(tmp_path / "m.json"), *UNDECIDED)
+    assert code == 2 and "could not be judged (llm_unavailable 1)" in err
+
+
+def test_a_merge_of_shards_with_undecided_cases_fails_unless_allowed(tmp_path: Path, capsys) -> None:
+    source = _write_set(tmp_path / "set.jsonl", [VALID, UNDECLARED, MISSING_PATCH])
+    parts = []
+    for index in (1, 2):
+        parts.append(str(tmp_path / f"p{index}.json"))
+        _run(capsys, "eval", str(source), "--shard", f"{index}/2", "--out", parts[-1], *UNDECIDED,
+             "--store", str(tmp_path / "store.sqlite"))
+    merged = str(tmp_path / "all.json")
+    code, _, err = _run(capsys, "eval", "merge", *parts, "--out", merged)
+    assert code == 1 and "could not be judged (llm_unavailable 1)" in err
+    assert _run(capsys, "eval", "merge", *parts, "--out", merged, "--allow-errors")[0] == 0
+
+
+# --- the summary: every file written, the model's calls, the cache, what could not be judged ---------
+
+
+def test_summary_lists_every_file_written_and_the_model_use(tmp_path: Path, capsys) -> None:
+    source = _write_set(tmp_path / "set.jsonl", [VALID, UNDECLARED])
+    files = {flag: tmp_path / "out" / name for flag, name in (("--out", "r.json"), ("--markdown", "r.md"),
+                                                               ("--junit", "r.xml"), ("--html", "r.html"))}
+    code, out, _ = _run(capsys, "eval", str(source), *[str(part) for flag, path in files.items()
+                                                       for part in (flag, path)])
+    assert code == 0 and all(path.is_file() for path in files.values())
+    assert out.splitlines()[-5:] == [
+        "LLM calls: 0 (no model configured: contract, rules and gates only); cache hits: 0; could not judge: none",
+        f"wrote JSON report: {files['--out']}", f"wrote Markdown: {files['--markdown']}",
+        f"wrote JUnit XML: {files['--junit']}", f"wrote HTML: {files['--html']}"]
+
+
+# --- --help: examples and exit codes --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["eval", "--help"], ["examples:", "judge eval evals/dev.jsonl --resume", "exit: 0 every line ran",
+                          "1 a threshold is not met, or a case ended in llm_unavailable or judge_error",
+                          "--allow-errors", "2 bad usage or input"]),
+    (["eval", "merge", "--help"], ["example:", "every shard 1/N to N/N", "setFileSha256", "refused, naming the part",
+                                   "2 bad usage, a part that cannot be merged"]),
+    (["eval", "compare", "--help"], ["examples:", "same eval set when they hold the same case ids",
+                                     "--allow-different-sets", "model, semantic mode, prompt, judge version",
+                                     "2 bad usage, an unreadable", "reports of different sets without"]),
+])
+def test_help_has_examples_and_exit_codes(capsys, argv, says) -> None:
+    code, out, _ = _run(capsys, *argv)
+    assert code == 0
+    text = " ".join(out.split())
+    for phrase in says:
+        assert " ".join(phrase.split()) in text, phrase
+    assert "n/a, with the reason, in every report" in text and "fails any threshold set on it" in text

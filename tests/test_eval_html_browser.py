@@ -183,3 +183,51 @@ def test_the_console_check_sees_errors(driver, tmp_path: Path) -> None:
     driver.get(broken.as_uri())
     with pytest.raises(AssertionError, match="missingFunction"):
         _assert_clean_console(driver)
+
+
+def test_an_undefined_metric_card_reads_na_with_why(driver, tmp_path: Path) -> None:
+    """Issue 14: a set with no case labelled invalid has no false-accept rate: the card says n/a and why."""
+    from selenium.webdriver.common.by import By
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        _, _, folder = run_eval(tmp_path, [eval_line("valid-edit", make_case(), True)], "only-valid")
+    finally:
+        os.chdir(cwd)
+    driver.get((folder / "report.html").as_uri())
+    cards = {card.find_element(By.CSS_SELECTOR, ".label").text: card
+             for card in driver.find_elements(By.CSS_SELECTOR, "#cards .card")}
+    card = cards["false-accept rate"]
+    assert card.find_element(By.CSS_SELECTOR, ".value").text == "n/a"
+    assert card.find_element(By.CSS_SELECTOR, ".note").text == "no case is labelled invalid"
+    assert cards["accuracy"].find_element(By.CSS_SELECTOR, ".value").text == "100.0%"
+    assert "cost n/a (no case had a price" in driver.find_element(By.ID, "usage").text
+    _assert_clean_console(driver)
+
+
+def test_the_comparison_page_shows_what_differs(driver, tmp_path: Path) -> None:
+    """`judge eval compare --html`: a page with no script; the header marks the settings that differ."""
+    from selenium.webdriver.common.by import By
+
+    from eval_sets import run_cli
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        lines = [eval_line("valid-edit", make_case(), True), eval_line("no-patch", make_case(patch=...), False)]
+        run_eval(tmp_path, lines, "base")
+        run_eval(tmp_path, lines, "head", "--semantic", "off")
+        page = tmp_path / "compare.html"
+        assert run_cli("eval", "compare", str(tmp_path / "base" / "report.json"), str(tmp_path / "head" / "report.json"),
+                       "--html", str(page)) == 0
+    finally:
+        os.chdir(cwd)
+    driver.get(page.as_uri())
+    assert driver.find_element(By.ID, "differs").text == "What differs: semantic mode."
+    rows = {row.find_element(By.TAG_NAME, "th").text: row for row in driver.find_elements(By.CSS_SELECTOR, "#runs tr")}
+    assert "differs" in rows["semantic mode"].get_attribute("class")
+    assert "same" in rows["prompt sha256"].get_attribute("class")
+    assert driver.find_element(By.ID, "cases").text == "Same eval set: all 2 cases compared."
+    assert driver.execute_script("return document.querySelectorAll('script').length") == 0
+    _assert_clean_console(driver)

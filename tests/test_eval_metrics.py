@@ -124,9 +124,18 @@ def test_kappa_undefined_says_why_and_json_stays_strict(records, why) -> None:
     assert metrics["kappaUndefined"].startswith(why)
 
 
-def test_empty_set_has_zero_rates_and_no_latency() -> None:
+HEADLINE_KEYS = ("accuracy", "precisionReject", "recallReject", "f1Reject", "falseAcceptRate", "falseRejectRate",
+                 "ruleAttribution")
+
+
+def test_empty_set_has_undefined_rates_and_no_latency() -> None:
+    """Changed deliberately (issue 14): an empty set's rates were 0.0, which reads as a measured zero; now null,
+    each with why."""
     metrics = strict_json(compute_metrics([]).to_json())
-    assert metrics["cases"] == 0 and metrics["accuracy"] == 0.0 and metrics["f1Reject"] == 0.0
+    assert metrics["cases"] == 0
+    assert all(metrics[key] is None for key in HEADLINE_KEYS)
+    assert metrics["undefinedMetrics"]["accuracy"] == "no cases"
+    assert set(metrics["undefinedMetrics"]) == {*HEADLINE_KEYS, "kappa", "costUsd"}
     assert metrics["latencyMs"] == {"p50": None, "p95": None, "max": None}
     assert metrics["costUsd"] is None and metrics["selfAgreement"] is None
     assert metrics["rules"] == [] and metrics["ruleStats"] == [] and metrics["tags"] == []
@@ -144,8 +153,11 @@ _records = st.lists(
 @given(_records)
 def test_any_set_gives_strict_json_and_coherent_numbers(records) -> None:
     metrics = strict_json(compute_metrics(records, model_configured=True, samples=3).to_json())
-    for key in ("accuracy", "precisionReject", "recallReject", "f1Reject", "falseAcceptRate", "falseRejectRate"):
-        assert 0.0 <= metrics[key] <= 1.0
+    for key in HEADLINE_KEYS:
+        if metrics[key] is None:
+            assert metrics["undefinedMetrics"][key]
+        else:
+            assert 0.0 <= metrics[key] <= 1.0 and key not in metrics["undefinedMetrics"]
     if metrics["kappa"] is not None:
         ci = metrics["kappaCi"]
         assert -1.0 <= ci["low"] <= metrics["kappa"] <= ci["high"] <= 1.0
@@ -154,6 +166,22 @@ def test_any_set_gives_strict_json_and_coherent_numbers(records) -> None:
     latency = metrics["latencyMs"]
     if records:
         assert latency["p50"] <= latency["p95"] <= latency["max"]
+
+
+@pytest.mark.parametrize(("records", "undefined"), [
+    (table(0, 0, 1, 3), {"falseAcceptRate": "no case is labelled invalid",
+                         "recallReject": "no case is labelled invalid", "ruleAttribution": "no case labelled invalid"}),
+    (table(2, 1, 0, 0), {"falseRejectRate": "no case is labelled valid"}),
+    (table(0, 0, 0, 3), {"precisionReject": "judge rejected no case", "f1Reject": "no case is labelled invalid and",
+                         "falseAcceptRate": "no case is labelled invalid"}),
+], ids=["all-valid-labels", "all-invalid-labels", "all-valid-all-accepted"])
+def test_a_ratio_over_nothing_is_null_with_why(records, undefined) -> None:
+    """Issue 14: the false-accept rate of a set with no case labelled invalid is not 0%, it is undefined."""
+    metrics = strict_json(compute_metrics(records).to_json())
+    for key, why in undefined.items():
+        assert metrics[key] is None and metrics["undefinedMetrics"][key].startswith(why)
+    for key in set(HEADLINE_KEYS) - set(metrics["undefinedMetrics"]):
+        assert isinstance(metrics[key], float)
 
 
 # --- percentiles ---------------------------------------------------------------------------------

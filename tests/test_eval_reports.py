@@ -245,3 +245,80 @@ def test_html_with_non_finite_numbers_in_a_case_still_embeds_strict_json() -> No
               "cases": [{"id": "n", "expectedValid": True, "valid": False, "rule": "superficial_only", "reason": "x"}],
               "wrong": [{"id": "n", "step": {"description": "d", "weight": float("nan")}, "result": {"patch": "p"}}]}
     assert _embedded(render_html(report))["wrong"][0]["patch"] == "p"
+
+
+# --- undefined metrics: n/a with the reason in every report (issue 14) ------------------------------
+
+
+@pytest.fixture
+def only_valid(tmp_path: Path) -> tuple[int, dict, Path]:
+    """No case is labelled invalid: the false-accept rate, recall, rule attribution and kappa are undefined."""
+    lines = [eval_line("valid-edit", make_case(), True), eval_line("no-patch", make_case(patch=...), True)]
+    return run_eval(tmp_path, lines, "only-valid")
+
+
+NO_INVALID = "no case is labelled invalid"
+
+
+def test_undefined_metrics_are_null_with_why_in_json(only_valid) -> None:
+    _, report, _ = only_valid
+    metrics = report["metrics"]
+    assert metrics["falseAcceptRate"] is None and metrics["recallReject"] is None and metrics["kappa"] is None
+    assert metrics["undefinedMetrics"]["falseAcceptRate"] == NO_INVALID
+    assert metrics["undefinedMetrics"]["kappa"] == metrics["kappaUndefined"]
+    assert metrics["accuracy"] == 0.5 and "accuracy" not in metrics["undefinedMetrics"]
+    assert _errors(report) == []
+
+
+def test_undefined_metrics_read_na_with_why_in_markdown(only_valid) -> None:
+    _, _, folder = only_valid
+    text = (folder / "report.md").read_text(encoding="utf-8")
+    values = text.splitlines()[text.splitlines().index("|---:|---:|---:|---:|---:|---:|---:|---:|") + 1]
+    assert values.startswith(f"| 50.0% | n/a ({NO_INVALID}) | 50.0% | 0.0% | n/a ({NO_INVALID}) | 0.0% | n/a (every")
+    assert values.endswith("| n/a (no case labelled invalid names a rule) |")
+    assert "cost n/a (no case had a price" in text
+
+
+def test_undefined_metrics_read_na_with_why_in_junit(only_valid) -> None:
+    _, _, folder = only_valid
+    suite = ET.fromstring((folder / "report.xml").read_bytes()).find("testsuite")
+    properties = {p.get("name"): p.get("value") for p in suite.findall("properties/property")}
+    assert properties["falseAcceptRate"] == f"n/a ({NO_INVALID})"
+    assert properties["kappa"].startswith("n/a (every case is labelled valid")
+    assert properties["accuracy"] == "0.5" and properties["falseRejectRate"] == "0.5"
+
+
+def test_undefined_metrics_read_na_with_why_in_html(only_valid) -> None:
+    _, _, folder = only_valid
+    data = _embedded((folder / "report.html").read_text(encoding="utf-8"))
+    assert data["metricTexts"]["falseAcceptRate"] == f"n/a ({NO_INVALID})"
+    assert data["metricTexts"]["accuracy"] == "50.0%"
+    assert data["kappaText"].startswith("n/a (every case is labelled valid")
+    assert data["costText"].startswith("n/a (no case had a price")
+
+
+def _as_written_before_issue_14(report: dict) -> dict:
+    """A report from before undefinedMetrics and setFileSha256 existed: empty ratios were written as 0.0."""
+    old = json.loads(json.dumps(report))
+    del old["setFileSha256"], old["metrics"]["undefinedMetrics"]
+    for key in ("accuracy", "precisionReject", "recallReject", "f1Reject", "falseAcceptRate", "falseRejectRate",
+                "ruleAttribution"):
+        old["metrics"][key] = old["metrics"][key] or 0.0
+    return old
+
+
+def test_reports_from_before_stay_valid_and_render(only_valid) -> None:
+    _, report, _ = only_valid
+    old = _as_written_before_issue_14(report)
+    assert _errors(old) == []
+    assert "| 50.0% | 0.0% |" in render_markdown(old)  # as it was written: nothing is invented
+    assert _embedded(render_html(old))["metricTexts"]["falseAcceptRate"] == "0.0%"
+    assert "kappa" in render_junit(old)
+
+
+def test_schema_still_refuses_a_ratio_out_of_range(only_valid) -> None:
+    _, report, _ = only_valid
+    broken = json.loads(json.dumps(report))
+    broken["metrics"]["falseAcceptRate"] = 1.5
+    broken["metrics"]["undefinedMetrics"] = {"kappa": 3}
+    assert len(_errors(broken)) == 2

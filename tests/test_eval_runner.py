@@ -224,11 +224,27 @@ def test_unchanged_rerun_makes_no_model_request_and_no_cache_asks_again(scripted
     assert not any(c["cached"] for c in _report(tmp_path / "third.json")["cases"])
 
 
+def test_summary_counts_model_calls_and_cache_hits(scripted_server, tmp_path: Path, capsys) -> None:
+    """Issue 14: 3 cases the model judges and 1 the rules decide; a re-run answers the 3 from the cache."""
+    server = scripted_server([VALID])
+    source = _write(tmp_path / "set.jsonl", [_line(f"valid/{tag}", tag) for tag in _tags(3)] + [
+        _line("undeclared", "u", patch=diff("hidden_extra_file.diff"), valid=False, rule="undeclared_file")])
+    cache = ["--cache", str(tmp_path / "cache.sqlite")]
+    _, out, _ = _eval(capsys, str(source), *cache, *_flags(server, tmp_path, "first.json"))
+    assert "LLM calls: 3 made, 1 saved by the rules; cache hits: 0; could not judge: none" in out.splitlines()
+    _, out, _ = _eval(capsys, str(source), *cache, *_flags(server, tmp_path, "second.json"))
+    assert "LLM calls: 0 made, 1 saved by the rules; cache hits: 3; could not judge: none" in out.splitlines()
+    assert server.count == 3
+
+
 def test_llm_unavailable_is_not_cached(scripted_server, tmp_path: Path, capsys) -> None:
+    """The run that could not judge exits 1 (issue 14) and says so; the cache keeps nothing of it."""
     server = scripted_server([Reply(500, {"error": {"message": "synthetic outage"}})])
     source, ids = _model_set(tmp_path, 3)
     flags = ["--cache", str(tmp_path / "cache.sqlite"), "--retries", "0"]
-    _eval(capsys, str(source), *flags, *_flags(server, tmp_path, "first.json"))
+    code, out, err = _eval(capsys, str(source), *flags, *_flags(server, tmp_path, "first.json"))
+    assert code == 1 and "judge: 3 case(s) could not be judged (llm_unavailable 3)" in err
+    assert "LLM calls: 3 made, 0 saved by the rules; cache hits: 0; could not judge: 3 (llm_unavailable 3)" in out
     assert server.count == 3
     assert {c["rule"] for c in _report(tmp_path / "first.json")["cases"]} == {"llm_unavailable"}
 
@@ -322,6 +338,94 @@ def test_progress_off_a_tty_writes_plain_lines_now_and_then() -> None:
     text = stream.getvalue()
     assert "\r" not in text and "[" not in text
     assert text.startswith("judged 1/4") and "ETA" in text and text.endswith("\n")
+
+
+class _Clock:
+    """A clock the test moves by hand: the ETA is arithmetic on it, never a wall-clock measurement."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _settle(progress: Progress, clock: _Clock, fast: int = 0, model: int = 0, stored: int = 0,
+            model_seconds: float = 1.0) -> None:
+    """Settle cases as a run would: quick ones at once, then each model case ``model_seconds`` after the last."""
+    for _ in range(stored):
+        progress.advance(stored=True)
+    for _ in range(fast):
+        progress.advance()
+    for _ in range(model):
+        clock.now += model_seconds
+        progress.advance(model=True)
+
+
+def test_eta_ignores_deterministic_cases_settled_first() -> None:
+    """Issue 14: 100 cases the rules decide at once, then model cases at 1/s. After 60 of those, 40 are left: 40 s.
+    (The plain rate, 160 cases in 60 s, would say 15 s.)"""
+    clock = _Clock()
+    progress = Progress(200, io.StringIO(), model_configured=True, clock=clock)
+    _settle(progress, clock, fast=100)
+    assert progress.seconds_left() is None  # no model case has settled yet: unknown, not "0s"
+    _settle(progress, clock, model=60)
+    assert progress.seconds_left() == pytest.approx(40.0)
+
+
+def test_eta_ignores_the_cases_a_resumed_run_takes_from_the_store() -> None:
+    """100 of 200 cases stored: after 20 model cases in 20 s, 80 are left at 1/s (the plain rate would say 13 s)."""
+    clock = _Clock()
+    progress = Progress(200, io.StringIO(), model_configured=True, clock=clock)
+    progress.stored_ahead = 100
+    _settle(progress, clock, stored=100, model=20)
+    assert progress.seconds_left() == pytest.approx(80.0)
+
+
+def test_eta_of_a_mixed_set_counts_only_the_share_that_needs_the_model() -> None:
+    """Half the cases need the model, evenly mixed: after 20 of each in 20 s, 60 are left, 30 of them model cases."""
+    clock = _Clock()
+    progress = Progress(100, io.StringIO(), model_configured=True, clock=clock)
+    for _ in range(20):
+        _settle(progress, clock, fast=1, model=1)
+    assert progress.seconds_left() == pytest.approx(30.0)
+
+
+def test_eta_without_a_model_is_the_plain_rate() -> None:
+    clock = _Clock()
+    progress = Progress(10, io.StringIO(), clock=clock)
+    clock.now = 2.0
+    _settle(progress, clock, fast=4)
+    assert progress.seconds_left() == pytest.approx(3.0)  # 6 left at 2 cases/s
+
+
+def test_the_progress_line_shows_the_eta() -> None:
+    clock = _Clock()
+    stream = io.StringIO()
+    progress = Progress(200, stream, model_configured=True, clock=clock, every_seconds=0)
+    _settle(progress, clock, fast=100, model=60)
+    assert stream.getvalue().splitlines()[0].endswith("ETA --")
+    assert stream.getvalue().splitlines()[-1] == "judged 160/200 (80%), 2.7 cases/s, ETA 40s"
+
+
+def test_the_runner_tells_progress_which_cases_needed_the_model(scripted_server, tmp_path: Path) -> None:
+    """6 cases the rules decide and 4 the model judges: the progress counts 4 model cases of 10 judged."""
+    import asyncio
+
+    from judge.config import JudgeConfig
+    from judge.eval.cases import EvalSet
+    from judge.eval.runner import run_eval
+
+    server = scripted_server([VALID])
+    lines = [_line(f"valid/{tag}", tag) for tag in _tags(4)]
+    lines += [_line(f"undeclared_file/u{n}", f"u{n}", patch=diff("hidden_extra_file.diff"), valid=False,
+                    rule="undeclared_file") for n in range(6)]
+    source = _write(tmp_path / "set.jsonl", lines)
+    config = JudgeConfig(model="openai/t", api_base=server.api_base, output_mode="none")
+    progress = Progress(10, io.StringIO(), model_configured=True)
+    asyncio.run(run_eval(EvalSet(str(source)), config, progress=progress))
+    assert (progress.done, progress.judged, progress.model_done) == (10, 10, 4)
+    assert server.count == 4
 
 
 # --- record and replay ---------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from judge.config import JudgeConfig
 from judge.contract.gates import TEMPLATE_NAME
 from judge.gates.templates import MAX_TEMPLATE_BYTES, TEMPLATE_SUFFIXES
 from judge.errors import field_ref
+from judge.eval.provenance import ANSWER_SETTINGS
 from judge.eval.sqlite import connect
 from judge.verdict import Verdict
 from judge.version import __version__
@@ -33,10 +34,6 @@ __all__ = ["CACHE_VERSION", "VerdictCache", "cache_key"]
 CACHE_VERSION = 1  # PRAGMA user_version (0: the same table, before versions)
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL)",)
 
-# Settings that change what is sent, how answers are combined or which gates a step has; transport knobs
-# (timeout, retries) do not, nor the command gates' (an eval case has no workspace: no command runs).
-_KEYED_SETTINGS = ("semantic", "model", "api_base", "temperature", "max_tokens", "samples", "token_budget",
-                   "max_patch_tokens", "output_mode", "policies", "policy_overrides", "templates_dir")
 _TEMPLATE_NAME = re.compile(TEMPLATE_NAME)
 _MAX_TEMPLATE_BYTES = MAX_TEMPLATE_BYTES + 1  # past the loader's limit the verdict is schema_invalid, never cached
 
@@ -47,7 +44,7 @@ def cache_key(inputs_hash: str, config: JudgeConfig, step: Any = None) -> str:
 
     material = {
         "inputs": inputs_hash,
-        "settings": config.model_dump(mode="json", include=set(_KEYED_SETTINGS)),
+        "settings": config.model_dump(mode="json", include=set(ANSWER_SETTINGS)),
         "template": _template_digest(step, config.templates_dir),
         "prompt": load_prompt().sha256,
         "judge": __version__,

@@ -56,6 +56,20 @@ class EvalSet:
         except OSError:
             return 0  # reading it for real says what is wrong
 
+    def file_sha256(self) -> str | None:
+        """sha256 of the set's bytes (labels and all): what tells shards of one set file apart from others'.
+        None when the file cannot be read (reading it for real says what is wrong)."""
+        if self._data is not None:
+            return hashlib.sha256(self._data).hexdigest()
+        digest = hashlib.sha256()
+        try:
+            with open(self.source, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        except OSError:
+            return None
+        return digest.hexdigest()
+
     def items(self, shard: tuple[int, int] | None = None) -> Iterator[LoadedCase | BadLine]:
         """Cases and bad lines in file order. Duplicate ids are bad lines; with ``shard`` only that shard's
         cases are yielded (bad lines all)."""

@@ -1,8 +1,8 @@
 """Metrics of an eval run. The positive class is "reject": judge exists to catch bad steps.
 
-Ratios with an empty denominator: 0.0 in the headline rates (accuracy, precision, recall, F1,
-false-accept and false-reject rate), ``None`` in the per-rule statistics and in kappa. Nothing
-here is ever NaN or infinite, so every report is strict JSON.
+A ratio with an empty denominator is undefined: ``None`` (JSON null), never 0.0, and the headline
+metrics say why in ``undefinedMetrics`` (``{"falseAcceptRate": "no case is labelled invalid"}``), which
+every renderer shows as "n/a (why)". Nothing here is ever NaN or infinite, so every report is strict JSON.
 """
 
 from __future__ import annotations
@@ -14,12 +14,23 @@ from typing import Any, Iterable
 
 from judge.eval.report.model import CaseRecord
 
-__all__ = ["Kappa", "Metrics", "RuleRow", "RuleStat", "TagRow", "Usage", "cohen_kappa", "compute_metrics",
+__all__ = ["HEADLINE", "Kappa", "Metrics", "RuleRow", "RuleStat", "TagRow", "Usage", "cohen_kappa", "compute_metrics",
            "llm_options", "percentile"]
 
 # Stages that decide without a model: a case they decide costs no LLM call even when one is configured.
 DETERMINISTIC_STAGES = ("contract", "rules", "gates")
 _Z95 = 1.959963984540054  # two-sided 95% quantile of the standard normal
+
+# The headline ratios: JSON key, Metrics property, and why it is undefined when its denominator is empty.
+HEADLINE = (
+    ("accuracy", "accuracy", "no cases"),
+    ("precisionReject", "precision", "judge rejected no case"),
+    ("recallReject", "recall", "no case is labelled invalid"),
+    ("f1Reject", "f1", "no case is labelled invalid and judge rejected none"),
+    ("falseAcceptRate", "false_accept_rate", "no case is labelled invalid"),
+    ("falseRejectRate", "false_reject_rate", "no case is labelled valid"),
+    ("ruleAttribution", "rule_attribution", "no case labelled invalid names a rule"),
+)
 
 
 @dataclass(frozen=True)
@@ -130,7 +141,7 @@ class Metrics:
     false_accept: int  # expected invalid, judged valid: the costliest error
     true_accept: int
     false_reject: int
-    rule_attribution: float  # among expected-invalid cases with a rule, share judged with that rule
+    rule_attribution: float | None  # among expected-invalid cases with a rule, share judged with that rule
     rules: tuple[RuleRow, ...]
     rule_stats: tuple[RuleStat, ...] = ()
     tags: tuple[TagRow, ...] = ()
@@ -140,28 +151,39 @@ class Metrics:
     usage: Usage = Usage()
 
     @property
-    def accuracy(self) -> float:
-        return _ratio(self.true_reject + self.true_accept, self.cases)
+    def accuracy(self) -> float | None:
+        return _ratio_or_none(self.true_reject + self.true_accept, self.cases)
 
     @property
-    def false_accept_rate(self) -> float:
-        return _ratio(self.false_accept, self.false_accept + self.true_reject)
+    def false_accept_rate(self) -> float | None:
+        return _ratio_or_none(self.false_accept, self.false_accept + self.true_reject)
 
     @property
-    def false_reject_rate(self) -> float:
-        return _ratio(self.false_reject, self.false_reject + self.true_accept)
+    def false_reject_rate(self) -> float | None:
+        return _ratio_or_none(self.false_reject, self.false_reject + self.true_accept)
 
     @property
-    def precision(self) -> float:
-        return _ratio(self.true_reject, self.true_reject + self.false_reject)
+    def precision(self) -> float | None:
+        return _ratio_or_none(self.true_reject, self.true_reject + self.false_reject)
 
     @property
-    def recall(self) -> float:
-        return _ratio(self.true_reject, self.true_reject + self.false_accept)
+    def recall(self) -> float | None:
+        return _ratio_or_none(self.true_reject, self.true_reject + self.false_accept)
 
     @property
-    def f1(self) -> float:
-        return _ratio(2 * self.true_reject, 2 * self.true_reject + self.false_reject + self.false_accept)
+    def f1(self) -> float | None:
+        return _ratio_or_none(2 * self.true_reject, 2 * self.true_reject + self.false_reject + self.false_accept)
+
+    @property
+    def undefined(self) -> dict[str, str]:
+        """Each undefined headline metric (JSON key) with why; kappa's reason too."""
+        reasons = {key: why for key, attribute, why in HEADLINE if getattr(self, attribute) is None}
+        if self.kappa.undefined:
+            reasons["kappa"] = self.kappa.undefined
+        if self.usage.cost_usd is None:
+            reasons["costUsd"] = ("no case had a price: no model was called, the model is local, or every answer "
+                                  "was cached")
+        return reasons
 
     def to_json(self) -> dict:
         return {
@@ -170,14 +192,9 @@ class Metrics:
                 "expectedInvalid": {"judgedInvalid": self.true_reject, "judgedValid": self.false_accept},
                 "expectedValid": {"judgedInvalid": self.false_reject, "judgedValid": self.true_accept},
             },
-            "accuracy": round(self.accuracy, 6),
-            "precisionReject": round(self.precision, 6),
-            "recallReject": round(self.recall, 6),
-            "f1Reject": round(self.f1, 6),
-            "falseAcceptRate": round(self.false_accept_rate, 6),
-            "falseRejectRate": round(self.false_reject_rate, 6),
-            "ruleAttribution": round(self.rule_attribution, 6),
+            **{key: _r(getattr(self, attribute)) for key, attribute, _ in HEADLINE},
             **self.kappa.to_json(),
+            "undefinedMetrics": self.undefined,
             "rules": [
                 {"rule": r.rule, "cases": r.cases, "rejected": r.rejected, "rightRule": r.right_rule, "found": r.found}
                 for r in self.rules
@@ -201,7 +218,7 @@ def compute_metrics(outcomes: Iterable[CaseRecord], *, model_configured: bool = 
         false_accept=counts[(False, True)],
         true_accept=counts[(True, True)],
         false_reject=counts[(True, False)],
-        rule_attribution=_ratio(sum(o.rule_correct for o in labelled), len(labelled)),
+        rule_attribution=_ratio_or_none(sum(o.rule_correct for o in labelled), len(labelled)),
         rules=_rule_rows(outcomes),
         rule_stats=_rule_stats(outcomes),
         tags=_tag_rows(outcomes),
@@ -325,6 +342,10 @@ def _kappa_standard_error(p, rows, cols, kappa: float, chance: float, n: int) ->
 
 def _ratio(part: int, whole: int) -> float:
     return part / whole if whole else 0.0
+
+
+def _ratio_or_none(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
 
 
 def _maybe_ratio(part: int, whole: int) -> float | None:

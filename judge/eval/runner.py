@@ -103,6 +103,8 @@ class _Judging:
         self.reused: set[str] = set()  # taken from the store instead of judged
         self.by_others: set[str] = set()  # of those, stored by another process during this run
         self.held: dict[str, tuple[LoadedCase, Owner]] = {}  # another live process is judging them
+        if progress:
+            progress.stored_ahead = len(self.done)
 
     async def worker(self, items: Iterator[LoadedCase]) -> None:
         for item in items:  # one shared iterator: each case goes to exactly one worker
@@ -140,7 +142,7 @@ class _Judging:
         if not record.rule_correct:
             self.wrong[item.case.id] = _inputs(item)
         if self.progress:
-            self.progress.advance()
+            self.progress.advance(model=record.llm_calls > 0, stored=item.case.id in self.reused)
 
 
 async def _await_held(run: _Judging, workers: int, claim_wait: float) -> None:

@@ -1,9 +1,10 @@
 """One `judge eval` run end to end, and `merge` and `compare`'s inputs: open the store and cache, choose or
-resume the run, judge the set, and give back one EvalReport; write reports; check thresholds."""
+resume the run, judge the set, and give back one EvalReport; write reports; check thresholds and undecided cases."""
 
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,14 +14,15 @@ from judge.config import JudgeConfig
 from judge.errors import InputError, field_ref
 from judge.eval.cases import EvalSet, parse_shard
 from judge.eval.progress import Progress
+from judge.eval.report.format import undefined_reason
 from judge.eval.report.html import render_html
 from judge.eval.report.junit import render_junit
 from judge.eval.report.markdown import render_markdown
-from judge.eval.report.model import BadLine, EvalReport, RunMeta
+from judge.eval.report.model import EvalReport, RunMeta
 from judge.eval.traffic import recorded_settings, settings_of, traffic
 
-__all__ = ["EvalOptions", "Reports", "Thresholds", "evaluate", "load_report", "merge_reports", "threshold_failures",
-           "write_reports"]
+__all__ = ["THRESHOLDS", "EvalOptions", "Reports", "Thresholds", "evaluate", "load_report", "threshold_failures",
+           "undecided", "write_reports"]
 
 
 @dataclass(frozen=True)
@@ -33,11 +35,26 @@ class Reports:
     html: str | None = None
 
 
+# Each threshold: its field, the metric's key in the report, and whether the metric must be at least (min) or at
+# most (max) the bound.
+THRESHOLDS = (("min_accuracy", "accuracy", "min"), ("max_false_accept_rate", "falseAcceptRate", "max"),
+              ("min_kappa", "kappa", "min"))
+
+
 @dataclass(frozen=True)
 class Thresholds:
+    """Bounds a run must meet, each from 0 to 1 (InputError otherwise); None: not checked."""
+
     min_accuracy: float | None = None
     max_false_accept_rate: float | None = None
     min_kappa: float | None = None
+
+    def __post_init__(self) -> None:
+        for name, _, _ in THRESHOLDS:
+            bound = getattr(self, name)
+            if bound is not None and not (isinstance(bound, (int, float)) and math.isfinite(bound)
+                                          and 0 <= bound <= 1):
+                raise InputError(f"{bound}: must be a number from 0 to 1", field=name)
 
 
 @dataclass(frozen=True)
@@ -65,6 +82,7 @@ def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
     shard = parse_shard(options.shard) if options.shard else None
     _refuse_overwriting_input(options)
     cases = EvalSet(options.cases)
+    set_file_sha256 = cases.file_sha256()
     config = recorded_settings(config, options.record, options.replay)
     store = RunStore(Path(options.store))
     use_cache = options.cache and not (options.record or options.replay)
@@ -73,7 +91,8 @@ def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
         cache = VerdictCache(Path(options.cache)) if use_cache else None  # type: ignore[arg-type]
         run_id = _run_id(options, store, config, shard)
         estimate = cases.line_count()
-        progress = Progress(estimate if shard is None else -(-estimate // shard[1]))
+        progress = Progress(estimate if shard is None else -(-estimate // shard[1]),
+                            model_configured=config.semantic_enabled)
         with traffic(options.record, options.replay):
             result = asyncio.run(run_eval(cases, config, store=store, run_id=run_id, cache=cache,
                                           concurrency=options.concurrency, shard=shard, progress=progress))
@@ -88,9 +107,9 @@ def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
     from judge.version import __version__
 
     meta = RunMeta(run_id=run_id, source=options.cases, set_sha256=result.set_sha256,
-                   shard=f"{shard[0]}/{shard[1]}" if shard else None, judge_version=__version__,
-                   prompt_sha256=load_prompt().sha256, settings=settings_of(config), seconds=round(result.seconds, 3),
-                   resumed=result.resumed)
+                   set_file_sha256=set_file_sha256, shard=f"{shard[0]}/{shard[1]}" if shard else None,
+                   judge_version=__version__, prompt_sha256=load_prompt().sha256, settings=settings_of(config),
+                   seconds=round(result.seconds, 3), resumed=result.resumed)
     return EvalReport(meta, result.records, result.bad_lines, result.wrong_inputs)
 
 
@@ -136,25 +155,6 @@ def load_report(path: str) -> EvalReport:
     return EvalReport.from_json(data)
 
 
-def merge_reports(paths: list[str]) -> EvalReport:
-    """The shards' reports of one run joined into one report, cases by id; a case in two parts is refused."""
-    parts = [load_report(path) for path in paths]
-    records: dict[str, Any] = {}
-    for path, part in zip(paths, parts):
-        for record in part.records:
-            if record.case_id in records:
-                raise InputError(f"report {path}: case {record.case_id!r} is in two parts; merge shards of one run")
-            records[record.case_id] = record
-    bad = sorted({(b.line, b.problem) for part in parts for b in part.bad_lines})
-    first = parts[0].meta
-    meta = RunMeta(run_id="+".join(str(part.meta.run_id) for part in parts), source=first.source,
-                   judge_version=first.judge_version, prompt_sha256=first.prompt_sha256, settings=first.settings,
-                   seconds=round(sum(part.meta.seconds or 0 for part in parts), 3),
-                   resumed=sum(part.meta.resumed or 0 for part in parts), parts=tuple(paths))
-    ordered = tuple(sorted(records.values(), key=lambda r: r.case_id))
-    return EvalReport(meta, ordered, tuple(BadLine(line, problem) for line, problem in bad))
-
-
 _RENDERERS: tuple[tuple[str, Callable[[EvalReport], str]], ...] = (
     ("markdown", render_markdown), ("junit", render_junit), ("html", render_html))
 
@@ -180,16 +180,27 @@ def write_file(path: str, text: str, field: str) -> None:
 
 
 def threshold_failures(thresholds: Thresholds, metrics: dict[str, Any]) -> list[str]:
-    """Each threshold not met, worded with the metric's value and the bound (``accuracy 0.9 (min_accuracy 0.95)``)."""
-    checks = (("min_accuracy", "accuracy", lambda got, bound: got >= bound),
-              ("max_false_accept_rate", "falseAcceptRate", lambda got, bound: got <= bound),
-              ("min_kappa", "kappa", lambda got, bound: got >= bound))
+    """Each threshold not met, worded with the metric's value and the bound (``accuracy 0.9 is below
+    min_accuracy 0.95``). An undefined metric (null: a ratio over nothing, kappa of one class) fails its threshold:
+    a bound that cannot be checked is not met."""
     failures = []
-    for name, key, passes in checks:
+    for name, key, kind in THRESHOLDS:
         bound = getattr(thresholds, name)
         if bound is None:
             continue
         got = metrics.get(key)
-        if got is None or not passes(got, bound):
-            failures.append(f"{key} {got} ({field_ref(name)} {bound})")
+        if not isinstance(got, (int, float)) or isinstance(got, bool):
+            why = undefined_reason(metrics, key) or "undefined"
+            failures.append(f"{key} is n/a ({why}), so {field_ref(name)} {bound:g} cannot be met")
+        elif (got < bound) if kind == "min" else (got > bound):
+            failures.append(f"{key} {got:g} is {'below' if kind == 'min' else 'above'} {field_ref(name)} {bound:g}")
     return failures
+
+
+def undecided(report: EvalReport) -> dict[str, int]:
+    """Cases the judge could not decide (``llm_unavailable``, ``judge_error``), counted by rule."""
+    counts: dict[str, int] = {}
+    for record in report.records:
+        if record.error:
+            counts[record.error] = counts.get(record.error, 0) + 1
+    return dict(sorted(counts.items()))

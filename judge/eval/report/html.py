@@ -15,18 +15,21 @@ import json
 import math
 from typing import Any
 
-from judge.eval.report.format import kappa_text
+from judge.eval.report.format import kappa_text, metric_text
 from judge.eval.report.model import CaseRecord, EvalReport
 
-__all__ = ["render_html"]
+__all__ = ["csp_hash", "render_html"]
 
 _META_KEYS = ("runId", "source", "shard", "setSha256", "judgeVersion", "promptSha256", "seconds", "resumed", "parts")
 _GATE_KEYS = ("index", "type", "source", "status", "rule", "message")
+# The headline cards' metrics, written "n/a (why)" here when undefined.
+_CARD_KEYS = ("accuracy", "falseAcceptRate", "falseRejectRate", "precisionReject", "recallReject", "f1Reject",
+              "ruleAttribution")
 
 
 def render_html(report: EvalReport) -> str:
     data = _embedded_data(report)
-    csp = (f"default-src 'none'; script-src '{_sha256(_SCRIPT)}'; style-src '{_sha256(_STYLE)}'; "
+    csp = (f"default-src 'none'; script-src '{csp_hash(_SCRIPT)}'; style-src '{csp_hash(_STYLE)}'; "
            "img-src data:; base-uri 'none'; form-action 'none'")
     return (_PAGE.replace("{CSP}", csp)
             .replace("{TITLE}", "judge eval report")
@@ -56,6 +59,8 @@ def _embedded_data(report: EvalReport) -> dict[str, Any]:
     meta = report.meta.to_json()
     return {"meta": {key: meta.get(key) for key in _META_KEYS}, "model": report.meta.model,
             "kappaText": kappa_text(metrics), "metrics": metrics,
+            "metricTexts": {key: metric_text(metrics, key) for key in _CARD_KEYS},
+            "costText": metric_text(metrics, "costUsd", lambda usd: f"${usd:.4f}"),
             "badLines": [{"line": b.line, "problem": b.problem} for b in report.bad_lines], "wrong": wrong,
             "gateCounts": report.gate_statuses(), "gated": [_gated(case) for case in report.gated]}
 
@@ -86,7 +91,8 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _sha256(text: str) -> str:
+def csp_hash(text: str) -> str:
+    """The Content-Security-Policy source that admits exactly this inline script or style."""
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
@@ -188,10 +194,11 @@ _SCRIPT = """
   }
 
   function renderCards() {
-    var cards = [["accuracy", pct(m.accuracy)], ["false-accept rate", pct(m.falseAcceptRate)],
-      ["false-reject rate", pct(m.falseRejectRate)], ["precision (reject)", pct(m.precisionReject)],
-      ["recall (reject)", pct(m.recallReject)], ["F1 (reject)", pct(m.f1Reject)],
-      ["kappa [95% CI]", data.kappaText], ["rule attribution", pct(m.ruleAttribution)]];
+    var t = data.metricTexts || {};
+    var cards = [["accuracy", t.accuracy], ["false-accept rate", t.falseAcceptRate],
+      ["false-reject rate", t.falseRejectRate], ["precision (reject)", t.precisionReject],
+      ["recall (reject)", t.recallReject], ["F1 (reject)", t.f1Reject],
+      ["kappa [95% CI]", data.kappaText], ["rule attribution", t.ruleAttribution]];
     if (m.selfAgreement !== null && m.selfAgreement !== undefined) { cards.push(["self-agreement", pct(m.selfAgreement)]); }
     var box = byId("cards");
     cards.forEach(function (card) {
@@ -208,7 +215,7 @@ _SCRIPT = """
       " saved by the rules, " + (llm.cacheHits || 0) + " cases from cache \\u00b7 latency p50 " + num(lat.p50, 1) +
       " ms, p95 " + num(lat.p95, 1) + " ms, max " + num(lat.max, 1) + " ms \\u00b7 tokens " + (tok.prompt || 0) +
       " prompt + " + (tok.completion || 0) + " completion \\u00b7 cost " +
-      (m.costUsd === null || m.costUsd === undefined ? "n/a" : "$" + Number(m.costUsd).toFixed(4));
+      (m.costUsd === null || m.costUsd === undefined ? data.costText : "$" + Number(m.costUsd).toFixed(4));
   }
 
   function renderConfusion() {

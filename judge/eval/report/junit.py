@@ -1,8 +1,9 @@
 """JUnit XML of an eval run, for CI test reporters: one <testcase> per eval case.
 
-A case judged wrong is a <failure> (false_accept, false_reject or wrong_rule) with what was
-expected, what judge said and its reason; a case the judge could not decide (llm_unavailable,
-judge_error) is an <error>. Lines of the set that could not run get a second suite of errors.
+The suite's properties carry the run's metadata and headline metrics; an undefined metric is
+``n/a (why)``, never left out. A case judged wrong is a <failure> (false_accept, false_reject or
+wrong_rule) with what was expected, what judge said and its reason; a case the judge could not
+decide (llm_unavailable, judge_error) is an <error>. Lines of the set that could not run get a second suite of errors.
 Text that XML 1.0 cannot hold (control characters, lone surrogates) is written as \\uXXXX.
 """
 
@@ -12,6 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from judge.eval.report.format import undefined_reason
 from judge.eval.report.model import CaseRecord, EvalReport
 
 __all__ = ["render_junit"]
@@ -54,8 +56,10 @@ def _properties(report: EvalReport) -> ET.Element:
     meta = report.meta.to_json()
     values = {key: meta.get(key) for key in _PROPERTIES}
     values["model"] = report.meta.model
-    for key in ("accuracy", "falseAcceptRate", "kappa"):
-        values[key] = report.metrics_json.get(key)
+    metrics = report.metrics_json
+    for key in ("accuracy", "falseAcceptRate", "falseRejectRate", "kappa"):
+        value = metrics.get(key)
+        values[key] = value if value is not None else f"n/a ({undefined_reason(metrics, key) or 'undefined'})"
     for name, value in values.items():
         if value is not None:
             ET.SubElement(properties, "property", name=name, value=_safe(value))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from judge.eval.report.format import decimal, kappa_text, pct
+from judge.eval.report.format import decimal, kappa_text, metric_text, pct
 from judge.eval.report.model import EvalReport
 
 __all__ = ["render_markdown"]
@@ -45,9 +45,9 @@ def _headline(report: EvalReport, m: dict[str, Any]) -> str:
     about = (f"{m['cases']} cases · {cell(meta.model)} · set {cell(meta.source or '?')}"
              f"{' shard ' + cell(meta.shard) if meta.shard else ''} · judge {cell(meta.judge_version)}")
     header = "| accuracy | false-accept rate | false-reject rate | precision | recall | F1 | kappa (95% CI) | rule attribution |"
-    values = (f"| {pct(m['accuracy'])} | {pct(m['falseAcceptRate'])} | {pct(m['falseRejectRate'])} "
-              f"| {pct(m['precisionReject'])} | {pct(m.get('recallReject'))} | {pct(m.get('f1Reject'))} "
-              f"| {cell(kappa_text(m))} | {pct(m['ruleAttribution'])} |")
+    shown = ("accuracy", "falseAcceptRate", "falseRejectRate", "precisionReject", "recallReject", "f1Reject")
+    values = ("| " + " | ".join(cell(metric_text(m, key)) for key in shown)
+              + f" | {cell(kappa_text(m))} | {cell(metric_text(m, 'ruleAttribution'))} |")
     return "\n".join([title, "", about, "", header, "|" + "---:|" * 8, values])
 
 
@@ -68,7 +68,7 @@ def _usage(m: dict[str, Any]) -> str:
              f"latency p50 {decimal(latency.get('p50'), 1)} ms, p95 {decimal(latency.get('p95'), 1)} ms, "
              f"max {decimal(latency.get('max'), 1)} ms",
              f"tokens {tokens.get('prompt', 0)} prompt + {tokens.get('completion', 0)} completion",
-             "cost " + ("n/a" if m.get("costUsd") is None else f"${m['costUsd']:.4f}")]
+             "cost " + metric_text(m, "costUsd", lambda usd: f"${usd:.4f}")]
     if m.get("selfAgreement") is not None:
         parts.append(f"self-agreement {pct(m['selfAgreement'])} over {m.get('selfAgreementCases', 0)} cases")
     if m.get("errors"):

@@ -116,15 +116,16 @@ class CaseInputs:
 
 
 # The run's metadata, in the order the JSON report writes it.
-_META_KEYS = ("runId", "source", "setSha256", "shard", "judgeVersion", "promptSha256", "settings", "seconds", "resumed",
-              "parts")
+_META_KEYS = ("runId", "source", "setSha256", "setFileSha256", "shard", "judgeVersion", "promptSha256", "settings",
+              "seconds", "resumed", "parts")
 
 
 @dataclass(frozen=True)
 class RunMeta:
     run_id: str | None = None
     source: str | None = None
-    set_sha256: str | None = None
+    set_sha256: str | None = None  # over the judged cases' ids and inputs, in file order (a shard's own cases)
+    set_file_sha256: str | None = None  # of the whole set file's bytes, labels included: every shard's is the same
     shard: str | None = None
     judge_version: str | None = None
     prompt_sha256: str | None = None
@@ -134,9 +135,9 @@ class RunMeta:
     parts: tuple[str, ...] | None = None  # the shard reports a merged report was joined from
 
     def to_json(self) -> dict[str, Any]:
-        values = dict(zip(_META_KEYS, (self.run_id, self.source, self.set_sha256, self.shard, self.judge_version,
-                                       self.prompt_sha256, self.settings, self.seconds, self.resumed,
-                                       None if self.parts is None else list(self.parts))))
+        values = dict(zip(_META_KEYS, (self.run_id, self.source, self.set_sha256, self.set_file_sha256, self.shard,
+                                       self.judge_version, self.prompt_sha256, self.settings, self.seconds,
+                                       self.resumed, None if self.parts is None else list(self.parts))))
         if self.parts is None:
             del values["parts"]
         return values
@@ -144,9 +145,9 @@ class RunMeta:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "RunMeta":
         parts = data.get("parts")
-        return cls(data.get("runId"), data.get("source"), data.get("setSha256"), data.get("shard"),
-                   data.get("judgeVersion"), data.get("promptSha256"), data.get("settings") or {}, data.get("seconds"),
-                   data.get("resumed"), None if parts is None else tuple(parts))
+        return cls(data.get("runId"), data.get("source"), data.get("setSha256"), data.get("setFileSha256"),
+                   data.get("shard"), data.get("judgeVersion"), data.get("promptSha256"), data.get("settings") or {},
+                   data.get("seconds"), data.get("resumed"), None if parts is None else tuple(parts))
 
     @property
     def model(self) -> str:

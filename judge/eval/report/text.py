@@ -3,16 +3,19 @@ got wrong."""
 
 from __future__ import annotations
 
+from judge.eval.report.format import kappa_text, metric_text
 from judge.eval.report.model import EvalReport
 
 __all__ = ["gate_summary", "render_text"]
 
 
 def render_text(report: EvalReport, limit: int = 20) -> str:
-    m = report.metrics
+    m, shown = report.metrics, report.metrics_json
     lines = [
-        f"{m.cases} cases, accuracy {m.accuracy:.1%}, false-accept rate {m.false_accept_rate:.1%}, "
-        f"false-reject rate {m.false_reject_rate:.1%}, rule attribution {m.rule_attribution:.1%}",
+        f"{m.cases} cases, accuracy {metric_text(shown, 'accuracy')}, "
+        f"false-accept rate {metric_text(shown, 'falseAcceptRate')}, "
+        f"false-reject rate {metric_text(shown, 'falseRejectRate')}, "
+        f"rule attribution {metric_text(shown, 'ruleAttribution')}, kappa {kappa_text(shown)}",
         *gate_summary(report),
         "",
         "                    judged invalid  judged valid",
