@@ -4,7 +4,7 @@ until its result is valid, `instructions` for an executor's prompt, `mcp` to ser
 
 Exit codes: 0 valid (or eval ran, the run succeeded, the approval was recorded, the report or instructions were
 written, the drive's step was accepted, the MCP server's client closed it), 1 invalid (or the run failed, the drive
-gave up), 2 bad usage or unreadable input.
+gave up, an eval's threshold was not met or one of its cases could not be judged), 2 bad usage or unreadable input.
 Only argparse is imported up front; each command imports what it uses when it runs.
 """
 
