@@ -379,3 +379,17 @@ def test_version_prints_judges_version_and_exits_0(capsys) -> None:
         main(["--version"])
     assert stopped.value.code == 0
     assert capsys.readouterr().out == f"judge {__version__}\n"
+
+
+def test_top_level_help_lists_each_command_once_with_examples_and_exit_codes(capsys) -> None:
+    from judge.cli.main import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert stopped.value.code == 0
+    assert "eval-merge" not in out and "eval-compare" not in out  # argparse's spelling of `eval merge`, not a command
+    assert "examples:" in out and "exit codes: 0 valid" in out
+    listed = [line.split()[0] for line in out.split("positional arguments:")[1].split("options:")[0].splitlines()[2:]
+              if line.startswith("    ") and not line.startswith("     ")]
+    assert listed[:2] == ["validate", "eval"] and "drive" in listed

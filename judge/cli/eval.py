@@ -85,15 +85,16 @@ def add_eval_commands(commands: Any) -> None:
     add_model_flags(evaluate)
     evaluate.set_defaults(run=_run)
 
+    # no help=: `eval-merge` is how argparse sees `judge eval merge`, not a command of its own to list
     merge = commands.add_parser("eval-merge", prog="judge eval merge",
-                                help="written `judge eval merge`: join shards' JSON reports into one",
+                                description="join the JSON reports of every shard of one run into one",
                                 epilog=_MERGE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     merge.add_argument("parts", nargs="+", metavar="REPORT.json", help="JSON reports of every shard of one set")
     _add_report_flags(merge, default_out=None)
     merge.set_defaults(run=_merge)
 
     compare = commands.add_parser("eval-compare", prog="judge eval compare",
-                                  help="written `judge eval compare`: metric deltas and flipped cases of two runs",
+                                  description="metric deltas and flipped cases of two runs of one set",
                                   epilog=_COMPARE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     compare.add_argument("base", metavar="RUN_A.json", help="the run compared against (e.g. main's)")
     compare.add_argument("head", metavar="RUN_B.json", help="the run compared, and the one thresholds check")

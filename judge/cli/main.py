@@ -71,12 +71,26 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+_EPILOG = """\
+examples:
+  judge validate --step step.json --result result.json            # {"valid": ..., "reason": ...}
+  judge validate --step step.json --result result.json --repo . --base "$(git rev-parse HEAD)" --explain
+  judge eval evals/dev.jsonl --model openai/gpt-4o-mini --min-accuracy 0.9
+  judge drive --step step.json --max-attempts 3 -- python my_agent.py
+  judge serve --port 8765                                           # HTTP: POST /v1/validate
+  judge COMMAND --help                                              # each command's flags, examples, exit codes
+
+exit codes: 0 valid / done; 1 invalid, not accepted, or a threshold not met; 2 bad usage or unreadable input
+(one line on stderr)."""
+
+
 def _build_parser() -> argparse.ArgumentParser:
     from judge.version import __version__
 
-    parser = _Parser(prog="judge", description="Decide whether a coding agent really did its plan step.")
+    parser = _Parser(prog="judge", description="Decide whether a coding agent really did its plan step.",
+                     epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"judge {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
     add_validate_command(commands)
     add_eval_commands(commands)
     add_run_command(commands)
