@@ -1,10 +1,12 @@
 """`judge`: the console script and its sub-commands — `validate` one step, `eval` a labelled set, `run` a command,
 `approve` a step as a human, `report` the recorded runs as seed 001's Execution Evidence table, `drive` an executor
-until its result is valid, `instructions` for an executor's prompt, `mcp` to serve judge to MCP hosts over stdio.
+until its result is valid, `instructions` for an executor's prompt, `mcp` to serve judge to MCP hosts over stdio,
+`serve` the pipeline over HTTP.
 
 Exit codes: 0 valid (or eval ran, the run succeeded, the approval was recorded, the report or instructions were
-written, the drive's step was accepted, the MCP server's client closed it), 1 invalid (or the run failed, the drive
-gave up, an eval's threshold was not met or one of its cases could not be judged), 2 bad usage or unreadable input.
+written, the drive's step was accepted, the MCP server's client closed it, the HTTP server was stopped with Ctrl-C),
+1 invalid (or the run failed, the drive gave up, an eval's threshold was not met or one of its cases could not be
+judged), 2 bad usage or unreadable input.
 Only argparse is imported up front; each command imports what it uses when it runs.
 """
 
@@ -23,6 +25,7 @@ from judge.cli.mcp import add_mcp_command
 from judge.cli.output import error_line
 from judge.cli.report import add_report_command
 from judge.cli.run import add_run_command
+from judge.cli.serve import add_serve_command
 from judge.cli.validate import add_validate_command
 from judge.errors import InputError
 
@@ -99,6 +102,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_drive_command(commands)
     add_instructions_command(commands)
     add_mcp_command(commands)
+    add_serve_command(commands)
     return parser
 
 
