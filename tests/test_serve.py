@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -377,3 +381,43 @@ def test_a_request_over_its_time_is_504_and_its_thread_keeps_the_slot_until_it_e
             assert time.monotonic() < deadline, "the slot was never freed"
             time.sleep(0.02)
         assert response.status_code == 200 and response.json()["valid"] is True
+
+
+# --- start-up ---------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("model, loaded", [(None, False), ("openai/judge-test", True)])
+def test_litellm_is_imported_when_the_app_is_built_and_only_with_a_model(tmp_path, model, loaded):
+    stubs = tmp_path / "stubs" / "litellm"
+    stubs.mkdir(parents=True)
+    (stubs / "__init__.py").write_text("", encoding="utf-8")  # a stub: its import is what is observed
+    script = (f"import sys; sys.path.insert(0, {str(stubs.parent)!r}); "
+              "from judge.config import JudgeConfig; from judge.serve.app import create_app; "
+              "from judge.serve.settings import ServerSettings; before = 'litellm' in sys.modules; "
+              f"create_app(ServerSettings.checked(JudgeConfig(model={model!r}))); "
+              "print(before, 'litellm' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", str(loaded)]
+
+
+@pytest.mark.parametrize("args, env, words", [
+    (["--port", "70000"], {}, "--port 70000 is not a TCP port"),
+    (["--max-body", "10"], {}, "--max-body 10 bytes is too small"),
+    (["--max-concurrency", "0"], {}, "--max-concurrency 0: give at least 1"),
+    (["--request-timeout", "0"], {}, "--request-timeout 0.0: give a number of seconds"),
+    (["--workers", "0"], {}, "--workers 0: give at least 1 worker"),
+    (["--workspace-root", "/nonexistent/dir"], {}, "--workspace-root /nonexistent/dir is not a directory"),
+    (["--evidence-doc", "doc.json"], {}, "--evidence-doc belongs to one result"),
+    ([], {"JUDGE_SERVER_TOKEN": "short"}, "JUDGE_SERVER_TOKEN is 5 characters long"),
+    (["--host", "0.0.0.0"], {}, "--host '0.0.0.0' is not a loopback address"),
+    (["--model", "openai/x", "--semantic", "maybe"], {}, "--semantic: invalid choice"),
+])
+def test_bad_server_settings_are_one_line_and_exit_2(capsys, monkeypatch, args, env, words):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) if "invalid choice" in words else nullcontext():
+        code = main(["serve", *args])
+        assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err, err

@@ -18,6 +18,7 @@ _DEFAULT_HOST = "127.0.0.1"
 _DEFAULT_PORT = 8765
 _DEFAULT_MAX_BODY = 8 * 1024 * 1024
 _DEFAULT_TIMEOUT = 120.0
+_DEFAULT_CONCURRENCY = 32
 
 
 def add_serve_command(commands: Any) -> None:
@@ -31,11 +32,14 @@ def add_serve_command(commands: Any) -> None:
                             "(none: every workspace is refused)")
     serve.add_argument("--max-body", dest="max_body", type=int, default=_DEFAULT_MAX_BODY, metavar="BYTES",
                        help=f"largest request body (default {_DEFAULT_MAX_BODY}); longer: 413")
-    serve.add_argument("--max-concurrency", dest="max_concurrency", type=int, metavar="N",
-                       help="validations at once (default 4 per CPU core); beyond it: 503 with Retry-After")
+    serve.add_argument("--max-concurrency", dest="max_concurrency", type=int, default=_DEFAULT_CONCURRENCY,
+                       metavar="N", help=f"validations at once (default {_DEFAULT_CONCURRENCY}); beyond it: 503 "
+                                         "with Retry-After")
     serve.add_argument("--request-timeout", dest="request_timeout", type=float, default=_DEFAULT_TIMEOUT,
                        metavar="S", help=f"seconds one validation may take (default {_DEFAULT_TIMEOUT:g}); "
                                          "longer: 504")
+    serve.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="processes sharing the socket (default 1); each has its own --max-concurrency slots")
     add_model_flags(serve)
     add_gate_flags(serve)
     serve.set_defaults(run=_serve)
@@ -56,8 +60,11 @@ def _serve(args: argparse.Namespace) -> int:
         token=os.environ.get("JUDGE_SERVER_TOKEN"), max_body=args.max_body, max_concurrency=args.max_concurrency,
         request_timeout=args.request_timeout)
     try:
-        serve(settings)
+        started = serve(settings, args.workers)
     except KeyboardInterrupt:  # uvicorn has finished the requests in flight, then passes Ctrl-C on
-        pass
+        started = True
+    if not started:
+        sys.stderr.write("judge: the server did not start (see the lines above)\n")
+        return 2
     sys.stderr.write("judge: server stopped\n")
     return 0

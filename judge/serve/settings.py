@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import os
 from dataclasses import dataclass
 
 from judge.config import JudgeConfig
@@ -12,7 +11,7 @@ from judge.gates.policies import pinned_for_clients
 from judge.workspace.roots import WorkspaceRoots
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "DEFAULT_MAX_BODY", "DEFAULT_REQUEST_TIMEOUT", "MIN_TOKEN_LENGTH",
-           "ServerSettings", "default_concurrency", "is_loopback"]
+           "ServerSettings", "DEFAULT_CONCURRENCY", "is_loopback"]
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -24,11 +23,12 @@ DEFAULT_REQUEST_TIMEOUT = 120.0
 MIN_TOKEN_LENGTH = 16
 
 
-def default_concurrency() -> int:
-    """Validations at once: 4 per core. The deterministic stage is CPU work in a thread, so more per core only
-    queues inside the server; 4 leaves room for those waiting on git or a model, and 8 MiB bodies times 8 stay
-    far below the machine's memory. Beyond it a caller gets 503 at once, never a queue."""
-    return 4 * (os.cpu_count() or 1)
+# Validations at once; beyond it a caller gets 503 at once, never a queue. The limit bounds memory and the calls in
+# flight to a model, not CPU: one process judges on one core at a time (the GIL), so more admitted requests only
+# wait longer each, while a 503 costs a client a second. Measured (bench/bench_serve.py): a request with a 7.5 MiB
+# patch peaks at ~120 MiB, 8 at once at ~510 MiB, so 32 stay within a few GiB; 32 model calls at once suit one
+# provider key.
+DEFAULT_CONCURRENCY = 32
 
 
 def is_loopback(host: str) -> bool:
@@ -51,13 +51,13 @@ class ServerSettings:
     port: int = DEFAULT_PORT
     token: str | None = None
     max_body: int = DEFAULT_MAX_BODY
-    max_concurrency: int = 8
+    max_concurrency: int = DEFAULT_CONCURRENCY
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
 
     @classmethod
     def checked(cls, config: JudgeConfig, *, roots: WorkspaceRoots = WorkspaceRoots(), host: str = DEFAULT_HOST,
                 port: int = DEFAULT_PORT, token: str | None = None, max_body: int = DEFAULT_MAX_BODY,
-                max_concurrency: int | None = None,
+                max_concurrency: int = DEFAULT_CONCURRENCY,
                 request_timeout: float = DEFAULT_REQUEST_TIMEOUT) -> "ServerSettings":
         """The settings, with shell gates pinned to ``config``'s own policies (a client's step cannot turn them on)."""
         if not 0 <= port <= 65535:
@@ -65,9 +65,8 @@ class ServerSettings:
         if max_body < 1024:
             raise InputError(f"{max_body} bytes is too small for a step and a result; give at least 1024",
                              field="max_body")
-        concurrency = default_concurrency() if max_concurrency is None else max_concurrency
-        if concurrency < 1:
-            raise InputError(f"{concurrency}: give at least 1 validation at once", field="max_concurrency")
+        if max_concurrency < 1:
+            raise InputError(f"{max_concurrency}: give at least 1 validation at once", field="max_concurrency")
         if not request_timeout > 0:
             raise InputError(f"{request_timeout}: give a number of seconds above 0", field="request_timeout")
         token = token or None
@@ -75,7 +74,7 @@ class ServerSettings:
             raise InputError(f"JUDGE_SERVER_TOKEN is {len(token)} characters long; use at least {MIN_TOKEN_LENGTH} "
                              "random ones, e.g. from `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`")
         if token is None and not is_loopback(host):
-            raise InputError(f"{host} is not a loopback address, so other machines could call this server: set "
+            raise InputError(f"{host!r} is not a loopback address, so other machines could call this server: set "
                              "JUDGE_SERVER_TOKEN to a long random secret (clients send `Authorization: Bearer "
                              "<token>`), or bind to 127.0.0.1", field="host")
-        return cls(pinned_for_clients(config), roots, host, port, token, max_body, concurrency, request_timeout)
+        return cls(pinned_for_clients(config), roots, host, port, token, max_body, max_concurrency, request_timeout)
