@@ -53,7 +53,9 @@ def _validate(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
     evidence = tuple(read_evidence(path, "--evidence") for path in args.evidence)
     if workspace is not None:
-        step, result, workspace = _checked(step, result, workspace)
+        from judge.workspace.checked import contract_then_workspace
+
+        step, result, workspace = contract_then_workspace(step, result, workspace)
     verdict = validate(step, result, config=config, workspace=workspace, evidence=evidence)
     write_stdout(json.dumps(verdict.contract(), ensure_ascii=False) + "\n")
     for warning in (f for f in verdict.findings if f.rule == ids.POLICY_WARNING):
@@ -91,20 +93,3 @@ def _workspace(args: argparse.Namespace):
     workspace = Workspace(args.repo, args.base, args.ledger, args.ledger_op, args.ledger_id)
     workspace.check_arguments()
     return workspace if args.repo is not None or args.ledger is not None else None
-
-
-def _checked(step: Any, result: Any, workspace: Any) -> tuple[Any, Any, Any]:
-    """The contract first, once (validate takes the models), then the workspace: InputError when it cannot be read.
-
-    A step or result that breaks its contract gets validate's schema_invalid verdict (exit 1), as through
-    the API, never a usage error that its missing or malformed fields caused while reading git or the ledger.
-    """
-    from judge.contract.schema import parse_result, parse_step
-    from judge.errors import ContractViolation
-
-    try:
-        step, result = parse_step(step), parse_result(result)
-    except ContractViolation:
-        return step, result, None  # the verdict is schema_invalid; the workspace is never read
-    workspace.check()
-    return step, result, workspace

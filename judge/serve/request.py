@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from judge.contract.jsonio import parse_json
-from judge.contract.schema import parse_result, parse_step
-from judge.errors import ContractViolation, InputError
+from judge.errors import InputError
 from judge.serve.replies import Refusal
+from judge.workspace.checked import contract_then_workspace
 from judge.workspace.facts import Workspace
 from judge.workspace.roots import WorkspaceRoots
 
@@ -54,7 +54,7 @@ def read_request(body: bytes, roots: WorkspaceRoots) -> ValidateRequest:
         workspace = roots.workspace(request["workspace"]) if request.get("workspace") is not None else None
         step, result = request["step"], request["result"]
         if workspace is not None:
-            step, result, workspace = _checked(step, result, workspace)
+            step, result, workspace = contract_then_workspace(step, result, workspace)
     except InputError as exc:
         raise Refusal("invalid_request", exc.render(_WORKSPACE_FIELDS)) from None
     return ValidateRequest(step, result, workspace, tuple(evidence or ()))
@@ -73,13 +73,3 @@ def _json_object(body: bytes) -> dict:
         raise Refusal("invalid_request", "the request body must be a JSON object: "
                       "{\"step\": ..., \"result\": ..., \"workspace\"?: ..., \"evidence\"?: [...]}")
     return value
-
-
-def _checked(step: Any, result: Any, workspace: Workspace) -> tuple[Any, Any, Workspace | None]:
-    """The contract first (the pipeline takes the models), then the workspace: InputError when it cannot be read."""
-    try:
-        step, result = parse_step(step), parse_result(result)
-    except ContractViolation:
-        return step, result, None  # the verdict is schema_invalid; the workspace is never read
-    workspace.check()
-    return step, result, workspace
