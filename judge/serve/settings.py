@@ -23,11 +23,11 @@ DEFAULT_REQUEST_TIMEOUT = 120.0
 MIN_TOKEN_LENGTH = 16
 
 
-# Validations at once; beyond it a caller gets 503 at once, never a queue. The limit bounds memory and the calls in
-# flight to a model, not CPU: one process judges on one core at a time (the GIL), so more admitted requests only
-# wait longer each, while a 503 costs a client a second. Measured (bench/bench_serve.py): a request with a 7.5 MiB
-# patch peaks at ~120 MiB, 8 at once at ~510 MiB, so 32 stay within a few GiB; 32 model calls at once suit one
-# provider key.
+# Validations at once (per worker); beyond it a caller gets 503 at once, never a queue. The limit bounds memory and
+# the calls in flight to a model, not CPU: one process judges on one core at a time (the GIL), so more admitted
+# requests only wait longer each, while a 503 costs a client a second. Measured (bench/bench_serve.py --big 8): a
+# request with a 7 MiB patch takes the server to ~160 MiB, 8 of them at once to ~830 MiB, so 32 stay near 3 GiB
+# at worst; 32 model calls at once suit one provider key.
 DEFAULT_CONCURRENCY = 32
 
 
