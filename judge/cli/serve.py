@@ -21,9 +21,21 @@ _DEFAULT_TIMEOUT = 120.0
 _DEFAULT_CONCURRENCY = 32
 
 
+_EPILOG = """\
+examples:
+  judge serve                                                     # http://127.0.0.1:8765
+  judge serve --workspace-root /srv/work --model openai/gpt-4o-mini
+  JUDGE_SERVER_TOKEN="$(python3 -c 'import secrets; print(secrets.token_urlsafe(32))')" judge serve --host 0.0.0.0
+  curl -s http://127.0.0.1:8765/v1/validate -H 'Content-Type: application/json' \\
+       -d "{\\"step\\": $(cat examples/step.json), \\"result\\": $(cat examples/result-valid.json)}"
+
+GET /openapi.json describes the API. exit codes: 0 stopped (Ctrl-C); 2 bad settings, a host beyond loopback without
+JUDGE_SERVER_TOKEN, or the port taken (one line on stderr)."""
+
+
 def add_serve_command(commands: Any) -> None:
-    serve = commands.add_parser("serve", help="serve POST /v1/validate over HTTP (loopback only unless "
-                                "JUDGE_SERVER_TOKEN is set)")
+    serve = commands.add_parser("serve", help="serve POST /v1/validate over HTTP (loopback unless a token is set)",
+                                epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     serve.add_argument("--host", default=_DEFAULT_HOST, help=f"address to listen on (default {_DEFAULT_HOST}); "
                        "a non-loopback one needs JUDGE_SERVER_TOKEN")
     serve.add_argument("--port", type=int, default=_DEFAULT_PORT, help=f"default {_DEFAULT_PORT}; 0: any free port")
