@@ -9,7 +9,6 @@ from typing import Any
 
 from judge.cli.gate_flags import add_gate_flags, gate_settings
 from judge.cli.settings import add_model_flags, config_of
-from judge.errors import InputError
 
 __all__ = ["add_serve_command"]
 
@@ -53,13 +52,11 @@ def add_serve_command(commands: Any) -> None:
     serve.add_argument("--workers", type=int, default=1, metavar="N",
                        help="processes sharing the socket (default 1); each has its own --max-concurrency slots")
     add_model_flags(serve)
-    add_gate_flags(serve)
+    add_gate_flags(serve, evidence_doc=False)  # a client sends the evidence document as its result's `evidence`
     serve.set_defaults(run=_serve)
 
 
 def _serve(args: argparse.Namespace) -> int:
-    if args.evidence_doc is not None:
-        raise InputError("--evidence-doc belongs to one result: a client sends it as its result's `evidence`")
     from judge.runs.keys import configured_key
     from judge.serve.server import serve
     from judge.serve.settings import ServerSettings
