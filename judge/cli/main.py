@@ -1,8 +1,9 @@
 """`judge`: the console script and its sub-commands — `validate` one step, `eval` a labelled set, `run` a command,
-`approve` a step as a human, `report` the recorded runs as seed 001's Execution Evidence table.
+`approve` a step as a human, `report` the recorded runs as seed 001's Execution Evidence table, `serve` the
+pipeline over HTTP.
 
 Exit codes: 0 valid (or eval ran, the run succeeded, the approval was recorded, the report was written),
-1 invalid (or the run failed), 2 bad usage or unreadable input.
+1 invalid (or the run failed), 2 bad usage or unreadable input; `serve` exits 0 once stopped (Ctrl-C).
 Only argparse is imported up front; each command imports what it uses when it runs.
 """
 
@@ -18,6 +19,7 @@ from judge.cli.eval import EVAL_SUBCOMMANDS, add_eval_commands
 from judge.cli.output import error_line
 from judge.cli.report import add_report_command
 from judge.cli.run import add_run_command
+from judge.cli.serve import add_serve_command
 from judge.cli.validate import add_validate_command
 from judge.errors import InputError
 
@@ -74,4 +76,5 @@ def _build_parser() -> argparse.ArgumentParser:
     add_run_command(commands)
     add_approve_command(commands)
     add_report_command(commands)
+    add_serve_command(commands)
     return parser

@@ -36,6 +36,8 @@ SCHEMA_FILES = {
     "evidence-doc": "evidence-doc.schema.json",
     "step-template": "step-template.schema.json",
     "approval": "approval.schema.json",
+    "validate-request": "validate-request.schema.json",
+    "error": "error.schema.json",
 }
 
 M = TypeVar("M", bound=BaseModel)
