@@ -1,9 +1,10 @@
 """`judge`: the console script and its sub-commands — `validate` one step, `eval` a labelled set, `run` a command,
 `approve` a step as a human, `report` the recorded runs as seed 001's Execution Evidence table, `drive` an executor
-until its result is valid.
+until its result is valid, `serve` the pipeline over HTTP.
 
 Exit codes: 0 valid (or eval ran, the run succeeded, the approval was recorded, the report was written, the drive's
-step was accepted), 1 invalid (or the run failed, the drive gave up), 2 bad usage or unreadable input.
+step was accepted), 1 invalid (or the run failed, the drive gave up), 2 bad usage or unreadable input; `serve` exits
+0 once stopped (Ctrl-C).
 Only argparse is imported up front; each command imports what it uses when it runs.
 """
 
@@ -20,6 +21,7 @@ from judge.cli.eval import EVAL_SUBCOMMANDS, add_eval_commands
 from judge.cli.output import error_line
 from judge.cli.report import add_report_command
 from judge.cli.run import add_run_command
+from judge.cli.serve import add_serve_command
 from judge.cli.validate import add_validate_command
 from judge.errors import InputError
 
@@ -77,6 +79,7 @@ def _build_parser() -> argparse.ArgumentParser:
     add_approve_command(commands)
     add_report_command(commands)
     add_drive_command(commands)
+    add_serve_command(commands)
     return parser
 
 

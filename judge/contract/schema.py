@@ -38,6 +38,8 @@ SCHEMA_FILES = {
     "approval": "approval.schema.json",
     "drive-request": "drive-request.schema.json",
     "drive-transcript": "drive-transcript.schema.json",
+    "validate-request": "validate-request.schema.json",
+    "error": "error.schema.json",
 }
 
 M = TypeVar("M", bound=BaseModel)
