@@ -87,9 +87,9 @@ def _drive(args: argparse.Namespace) -> int:
 
 def _progress(attempt: Any) -> None:
     verdict = attempt.verdict
-    said = "valid" if verdict.valid else "rejected"
+    said = "" if verdict.valid else "rejected: "  # a valid reason starts with "valid:"
     sys.stderr.write(f"judge drive: attempt {attempt.number} ({attempt.request['mode']}, executor "
-                     f"{attempt.executor_seconds:.1f} s, judge {attempt.judge_seconds:.1f} s): {said}: "
+                     f"{attempt.executor_seconds:.1f} s, judge {attempt.judge_seconds:.1f} s): {said}"
                      f"{verdict.reason[:300]}\n")
 
 
