@@ -1,27 +1,49 @@
-"""The service's OpenAPI 3.1 document, built from the files in schemas/ (they are its request and response schemas,
-verbatim) and, for `?explain=1`, from the pydantic Verdict model."""
+"""The service's OpenAPI 3.1 document, built from the files in schemas/ (they are its request and response schemas)
+and, for `?explain=1`, from the pydantic Verdict model."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any
 
-from judge.contract.schema import load_schema
+from judge.contract.schema import SCHEMA_FILES, load_schema
 from judge.verdict import Verdict
 from judge.version import __version__
 
-__all__ = ["FILE_COMPONENTS", "full_verdict_schemas", "openapi_document"]
+__all__ = ["ROOT_KINDS", "file_components", "full_verdict_schemas", "openapi_document"]
 
-# component name -> the schemas/ kind it is, verbatim (each keeps its $id, so its relative $refs resolve)
-FILE_COMPONENTS = {
-    "ValidateRequest": "validate-request",
-    "Step": "step",
-    "ExecuteStepResult": "result",
-    "ExecutionEvidence": "execution-evidence",
-    "Verdict": "verdict",
-    "Error": "error",
-}
+# The schemas/ files the API names; the files they reference come along.
+ROOT_KINDS = ("validate-request", "verdict", "error")
 _REF = "#/components/schemas/{model}"
+_KIND_OF_FILE = {name: kind for kind, name in SCHEMA_FILES.items()}
+
+
+def file_components() -> dict[str, Any]:
+    """Each schemas/ file the API uses, named by its title, as it is but for two things OpenAPI tools need: no
+    `$id`/`$schema` (they would make it a document of its own), and a reference to another file names that
+    file's component (`step.schema.json` -> `#/components/schemas/Step`)."""
+    components: dict[str, Any] = {}
+    pending = list(ROOT_KINDS)
+    while pending:
+        schema = load_schema(pending.pop())
+        if schema["title"] in components:
+            continue
+        body = {key: value for key, value in schema.items() if key not in ("$id", "$schema")}
+        components[schema["title"]] = _local_refs(body, pending)
+    return components
+
+
+def _local_refs(node: Any, pending: list[str]) -> Any:
+    """``node`` with every reference to a schemas/ file made a component reference; the files go on ``pending``."""
+    if isinstance(node, list):
+        return [_local_refs(item, pending) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref in _KIND_OF_FILE:
+        pending.append(_KIND_OF_FILE[ref])
+        return {**node, "$ref": _REF.format(model=load_schema(_KIND_OF_FILE[ref])["title"])}
+    return {key: _local_refs(value, pending) for key, value in node.items()}
 
 
 def full_verdict_schemas() -> dict[str, Any]:
@@ -35,8 +57,7 @@ def full_verdict_schemas() -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def openapi_document() -> dict[str, Any]:
-    components = {name: load_schema(kind) for name, kind in FILE_COMPONENTS.items()}
-    components.update(full_verdict_schemas())
+    components = {**file_components(), **full_verdict_schemas()}
     components["Health"] = _object({"status": {"const": "ok"}})
     components["Version"] = _object({"name": {"const": "judge"}, "version": {"type": "string"}})
     return {
