@@ -74,9 +74,8 @@ def judge_serve(*flags: str, token: str | None = None) -> Iterator[str]:
     proc = subprocess.Popen([*JUDGE_BIN, "serve", "--port", "0", *flags], stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     lines: queue.Queue[str] = queue.Queue()
-    assert proc.stderr is not None
-    # drained all along, so that the server never blocks on a full pipe
-    threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True).start()  # type: ignore
+    # stderr is drained all along, so that the server never blocks on a full pipe
+    threading.Thread(target=_forward_lines, args=(proc.stderr, lines), daemon=True).start()
     try:
         yield _wait_until_serving(proc, lines)
     finally:
@@ -86,6 +85,11 @@ def judge_serve(*flags: str, token: str | None = None) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _forward_lines(stream: Any, lines: queue.Queue[str]) -> None:
+    for line in stream:
+        lines.put(line)
 
 
 def _wait_until_serving(proc: subprocess.Popen, lines: queue.Queue[str]) -> str:
