@@ -28,6 +28,7 @@ from judge.contract.schema import load_schema
 from judge.errors import MalformedPatch
 from judge.patch.parse import parse_patch
 from judge.patch.paths import unsafe_reason
+from judge.pipeline import validate
 from judge.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -214,8 +215,6 @@ const verdict = await judge.validateHttp({json.dumps(server)}, {{ step: {json.du
                                          {{ explain: true }});
 console.log(JSON.stringify(verdict));
 """)
-    from judge.pipeline import validate
-
     expected = validate(step, result).model_dump(mode="json")
     assert (got["rule"], got["findings"], got["outcome"]) == (expected["rule"], expected["findings"],
                                                                expected["outcome"])
