@@ -243,13 +243,20 @@ def _drive_scenario(name: str) -> tuple[dict, dict, dict]:
                                                                "result-valid.json"))
     if name == "fix_drops_required_evidence":  # its scope is right; as the step's whole work it lacks evidence
         return {**step, "evidenceSchema": EVIDENCE_SPEC}, {**undeclared, "evidence": TESTS_RUN}, valid
+    if name == "first_in_wrong_files":  # nothing to fix inside docs/: the next attempt applies again
+        docs = {"mode": "apply", "success": True, "summary": "documented the retry instead of adding it",
+                "patch": "diff --git a/docs/retry.md b/docs/retry.md\nnew file mode 100644\n--- /dev/null\n"
+                         "+++ b/docs/retry.md\n@@ -0,0 +1 @@\n+Retries: see fetch_user.\n",
+                "filesWritten": ["docs/retry.md"], "filesTouched": ["docs/retry.md"]}
+        return step, docs, valid
     if name == "fix_keeps_required_evidence":
         return {**step, "evidenceSchema": EVIDENCE_SPEC}, {**undeclared, "evidence": TESTS_RUN}, \
             {**valid, "evidence": TESTS_RUN}
     return step, undeclared, valid
 
 
-@pytest.mark.parametrize("scenario", ["example", "fix_drops_required_evidence", "fix_keeps_required_evidence"])
+@pytest.mark.parametrize("scenario", ["example", "fix_drops_required_evidence", "fix_keeps_required_evidence",
+                                      "first_in_wrong_files"])
 def test_retry_loop_asks_and_decides_as_judge_drive_does(node: str, server: str, tmp_path: Path, scenario: str,
                                                          capsys: pytest.CaptureFixture) -> None:
     """The same scripted executor under retryLoop (judged over HTTP) and under `judge drive`: the same requests,
@@ -277,6 +284,9 @@ console.log(JSON.stringify(attempts));
     assert got[1]["request"]["feedback"] == got[0]["verdict"]["reason"]
     if scenario == "fix_drops_required_evidence":
         assert [a["verdict"]["valid"] for a in got] == [False, False, False]
+    elif scenario == "first_in_wrong_files":
+        assert [a["request"]["mode"] for a in got] == ["apply", "apply"]
+        assert [a["verdict"]["valid"] for a in got] == [False, True]
     else:
         assert [a["verdict"]["valid"] for a in got] == [False, True]
 

@@ -286,10 +286,15 @@ async function judgeAttempt(request, result, validate) {
   return validate({ ...request.step }, { ...result, mode: "apply" });
 }
 
-/** The work an apply attempt left: every file its result writes and every file a finding named; null when none.
+/** Verdicts on an apply attempt that leave nothing to fix inside its files (judge drive's rule): start over. */
+const NOT_THE_WORK = new Set(["scope_outside_allowed", "scope_excluded", "missing_patch", "no_work_evidence"]);
+
+/** The work an apply attempt left: every file its result writes and every file a finding named; null when none,
+ * or when it worked only in files the step does not allow (the next attempt applies again).
  * @param {ExecuteStepResult} result @param {Verdict} verdict @returns {ApplyWork | null} */
 function applyWork(result, verdict) {
   if (!isObject(result) || result.success !== true) return null;
+  if (NOT_THE_WORK.has(/** @type {FullVerdict} */ (verdict).rule ?? verdict.reason.split(":")[0])) return null;
   const patch = typeof result.patch === "string" ? result.patch : null;
   const files = new Set(patch ? patchPaths(patch) : []);
   for (const file of Array.isArray(result.filesWritten) ? result.filesWritten : []) {
