@@ -301,33 +301,7 @@ def test_short_run_on_a_non_tty_prints_nothing_to_stderr(scripted_server, tmp_pa
     assert err == ""
 
 
-class _FakeTTY:
-    def __init__(self) -> None:
-        self.written: list[str] = []
-
-    def isatty(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self.written.append(text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-
-def test_progress_on_a_tty_draws_a_bar_with_eta() -> None:
-    stream = _FakeTTY()
-    progress = Progress(4, stream=stream)  # type: ignore[arg-type]
-    for _ in range(4):
-        progress.advance()
-    progress.finish()
-    frames = "".join(stream.written).split("\r")
-    assert frames[0] == ""  # every redraw starts at the line's start
-    assert len(frames[1:]) == 5  # one per case, one at the end
-    assert all(frame.startswith("[") and "ETA" in frame for frame in frames[1:])
-    assert "1/4" in frames[1] and "4/4" in frames[-1]
-    assert frames[-1].endswith("\n")
+# The bar on a terminal, drawn by rich, is tested in tests/test_eval_progress.py.
 
 
 def test_progress_off_a_tty_writes_plain_lines_now_and_then() -> None:

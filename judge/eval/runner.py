@@ -142,7 +142,8 @@ class _Judging:
         if not record.rule_correct:
             self.wrong[item.case.id] = _inputs(item)
         if self.progress:
-            self.progress.advance(model=record.llm_calls > 0, stored=item.case.id in self.reused)
+            self.progress.advance(model=record.llm_calls > 0, stored=item.case.id in self.reused,
+                                  calls=record.llm_calls, cached=record.cached, error=record.error is not None)
 
 
 async def _await_held(run: _Judging, workers: int, claim_wait: float) -> None:
