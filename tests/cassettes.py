@@ -1,8 +1,10 @@
-"""Replaying real LLM traffic: vcrpy cassettes in cassettes/, matched on method + URL + body.
+"""Replaying real LLM traffic: the cassettes in cassettes/ and how pytest-recording plays them.
 
-Replay (the default, and CI) never touches the network: record_mode "none" turns a
-request that is not in the cassette into an error. To re-record against a real model,
-see cassettes/README.md.
+A test marks itself ``@pytest.mark.vcr`` with ``@pytest.mark.default_cassette("NAME.yaml")``; tests/conftest.py
+hands pytest-recording this directory and ``VCR_CONFIG`` (match on method + URL + body, secrets never
+written). The record mode is pytest-recording's ``--record-mode``: "none" unless asked (pyproject's addopts,
+so CI), where a request that is not in the cassette is an error and the network stays blocked. To re-record
+against a real model, see cassettes/README.md.
 """
 
 from __future__ import annotations
@@ -10,15 +12,16 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-
-import vcr
+from typing import Any
 
 import judge
 
 CASSETTES = Path(__file__).resolve().parent.parent / "cassettes"
 RECORDING_FILE = CASSETTES / "recording.json"
-RECORD_MODE = os.environ.get("JUDGE_RECORD_MODE", "none")
 FENCE_SEED = 20261122  # recorded prompts must be byte-identical on replay
+
+# pytest-recording's --record-mode, set by tests/conftest.py when pytest starts.
+RECORD_MODE = "none"
 
 _SECRET_HEADERS = ["authorization", "api-key", "x-api-key", "openai-organization", "openai-project", "cookie"]
 
@@ -31,14 +34,12 @@ def _scrub_response(response: dict) -> dict:
     return response
 
 
-RECORDER = vcr.VCR(
-    cassette_library_dir=str(CASSETTES),
-    record_mode=RECORD_MODE,
-    match_on=["method", "uri", "body"],
-    filter_headers=_SECRET_HEADERS,
-    before_record_response=_scrub_response,
-    decode_compressed_response=True,
-)
+VCR_CONFIG = {
+    "match_on": ["method", "uri", "body"],
+    "filter_headers": _SECRET_HEADERS,
+    "before_record_response": _scrub_response,
+    "decode_compressed_response": True,
+}
 
 
 def recorded_setup() -> dict:
@@ -70,19 +71,17 @@ def recorded_config(**overrides: object) -> judge.JudgeConfig:
     return judge.JudgeConfig(**values)
 
 
-def recorded_replies(cassette: str) -> list[dict]:
-    """The model's answers as stored in a cassette, read straight from the YAML's JSON bodies."""
-    import yaml
-
-    data = yaml.safe_load((CASSETTES / cassette).read_text(encoding="utf-8"))
+def recorded_replies(cassette: Any) -> list[dict]:
+    """The model's answers in a cassette: pytest-recording's ``vcr`` fixture, its interactions as read from the
+    YAML (or, re-recording, as just recorded: the file is written only when the test ends)."""
     replies = []
-    for interaction in data["interactions"]:
-        body = json.loads(interaction["response"]["body"]["string"])
+    for response in cassette.responses:
+        body = json.loads(response["body"]["string"])
         replies.append({"content": body["choices"][0]["message"]["content"], "usage": body.get("usage", {})})
     return replies
 
 
-def recorded_outcome(cassette: str, samples: int = 1, untrusted: str = "") -> tuple[bool, int]:
+def recorded_outcome(cassette: Any, samples: int = 1, untrusted: str = "") -> tuple[bool, int]:
     """(valid?, calls) that the recorded replies must lead to, by the documented protocol:
     each sample is asked once and re-asked once if its reply is unusable (judge.llm.reply, unit-tested
     on its own); valid needs a strict majority of samples that approved."""

@@ -1,57 +1,47 @@
-"""Tests run offline: every socket connection is refused unless a test opts in to loopback (or cassettes are being re-recorded).
+"""Tests run offline, by pytest-recording: ``--block-network`` (pyproject's addopts) refuses every socket
+connection, unless a test opts in to loopback or re-records its cassette (see cassettes/README.md).
 
-A test marked ``loopback`` may start SYNTHETIC model servers on 127.0.0.1 with the ``scripted_server`` fixture.
+A test marked ``loopback`` may connect to 127.0.0.1 (and ``localhost``, ``::1``): it starts SYNTHETIC model
+servers there with the ``scripted_server`` fixture. The mark becomes pytest-recording's per-test
+``block_network(allowed_hosts=...)``; any other host is still refused.
 """
 
 from __future__ import annotations
 
 import os
-import socket
 
 import pytest
 
+import cassettes
 import loopback
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
-_real_connect = socket.socket.connect
-_real_connect_ex = socket.socket.connect_ex
-
-
-def _is_loopback(address) -> bool:
-    host = address[0] if isinstance(address, tuple) else address
-    return isinstance(host, str) and (host in ("localhost", "::1") or host.startswith("127."))
+# re.match'ed by pytest-recording against the host a socket connects to (an IP, a name, a Unix socket's path).
+LOOPBACK_HOSTS = [r"127\.\d+\.\d+\.\d+$", r"localhost$", r"::1$"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "loopback: the test may connect to servers on 127.0.0.1 it starts itself")
+    cassettes.RECORD_MODE = config.getoption("--record-mode") or "none"
 
 
-# Re-recording cassettes (see cassettes/README.md) talks to a real model server: only then is the network open.
-RECORDING = os.environ.get("JUDGE_RECORD_MODE", "none") != "none"
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("loopback") is not None:
+            item.add_marker(pytest.mark.block_network(allowed_hosts=LOOPBACK_HOSTS))
 
 
-@pytest.fixture(autouse=True)
-def _block_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    if RECORDING:
-        return
-    allow_loopback = request.node.get_closest_marker("loopback") is not None
+@pytest.fixture(scope="session")
+def vcr_cassette_dir() -> str:
+    """pytest-recording's: every cassette is in cassettes/ (its default is one directory per test module)."""
+    return str(cassettes.CASSETTES)
 
-    def guard(sock: socket.socket, address) -> None:
-        if sock.family == socket.AF_UNIX or (allow_loopback and _is_loopback(address)):
-            return
-        raise ConnectionRefusedError(f"network blocked in tests: {address!r} (mark the test `loopback` for 127.0.0.1)")
 
-    def connect(sock, address):
-        guard(sock, address)
-        return _real_connect(sock, address)
-
-    def connect_ex(sock, address):
-        guard(sock, address)
-        return _real_connect_ex(sock, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+@pytest.fixture
+def vcr_config() -> dict:
+    """pytest-recording's: how judge's cassettes are matched and scrubbed (tests/cassettes.py)."""
+    return cassettes.VCR_CONFIG
 
 
 scripted_server = pytest.fixture(loopback.scripted_server)  # SYNTHETIC model servers on 127.0.0.1, closed at teardown

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import judge
-from cassettes import CASSETTES, RECORDER, recorded_config, recorded_outcome
+from cassettes import CASSETTES, recorded_config, recorded_outcome
 
 CASES = [json.loads(line) for line in (Path(__file__).resolve().parent.parent / "evals" / "injection.jsonl").open(encoding="utf-8")]
 BY_ID = {case["id"]: case for case in CASES}
@@ -60,13 +60,14 @@ def _cassette(case: dict) -> str:
     return "injection-" + case["id"].removeprefix("injection/").replace("/", "-") + ".yaml"
 
 
-@pytest.mark.parametrize("case", SEMANTIC, ids=[c["id"] for c in SEMANTIC])
-def test_semantic_verdict_follows_the_recorded_model(case):
-    with RECORDER.use_cassette(_cassette(case)):
-        verdict = judge.validate(case["step"], case["result"], config=recorded_config())
+@pytest.mark.vcr  # pytest-recording plays each case's cassette (tests/cassettes.py)
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.default_cassette(_cassette(c)), id=c["id"])
+                                  for c in SEMANTIC])
+def test_semantic_verdict_follows_the_recorded_model(case, vcr):
+    verdict = judge.validate(case["step"], case["result"], config=recorded_config())
     result = case["result"]
     untrusted = "\n".join([result["summary"], *result["filesWritten"], result["patch"]])
-    valid, calls = recorded_outcome(_cassette(case), untrusted=untrusted)
+    valid, calls = recorded_outcome(vcr, untrusted=untrusted)
     assert verdict.valid is valid
     assert verdict.semantic_review is not None and len(verdict.semantic_review.calls) == calls
 
