@@ -33,17 +33,8 @@ class Side:
 
 
 def side_of(hunk: Hunk, which: Literal["old", "new"]) -> Side:
-    sign = "-" if which == "old" else "+"
-    kept = [line for line in hunk.body if line[0] in (" ", sign)]
-    return Side(tuple(line[1:] for line in kept), tuple(line[0] == sign for line in kept), _reaches_end(hunk))
-
-
-def _reaches_end(hunk: Hunk) -> bool:
-    """git gives a hunk as much context after its changes as before them, unless the file ends first."""
-    lines = [line for line in hunk.body if line[0] != "\\"]
-    leading = next((i for i, line in enumerate(lines) if line[0] != " "), len(lines))
-    trailing = next((i for i, line in enumerate(reversed(lines)) if line[0] != " "), len(lines))
-    return trailing < leading or any(line.startswith("\\") for line in hunk.body[-2:])
+    lines, changed = hunk.old_side if which == "old" else hunk.new_side
+    return Side(lines, changed, hunk.reaches_end)
 
 
 _DOCSTRING = re.compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 __all__ = ["FileChange", "Hunk", "PatchFacts"]
 
@@ -17,13 +18,38 @@ class Hunk:
     added_count: int
     removed_count: int
 
-    @property
+    # Facts derived from the body are computed once, on first use: every rule reads the same hunks.
+    @cached_property
     def added(self) -> tuple[str, ...]:
         return tuple(line[1:] for line in self.body if line[0] == "+")
 
-    @property
+    @cached_property
     def removed(self) -> tuple[str, ...]:
         return tuple(line[1:] for line in self.body if line[0] == "-")
+
+    @cached_property
+    def old_side(self) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+        """The file there before the change: context and removed lines in order, and which of them were removed."""
+        return _side(self.body, "-")
+
+    @cached_property
+    def new_side(self) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+        """The file there after the change: context and added lines in order, and which of them were added."""
+        return _side(self.body, "+")
+
+    @cached_property
+    def reaches_end(self) -> bool:
+        """The hunk runs to the end of the file: git gives as much context after the changes as before them,
+        unless the file ends first."""
+        lines = [line for line in self.body if line[0] != "\\"]
+        leading = next((i for i, line in enumerate(lines) if line[0] != " "), len(lines))
+        trailing = next((i for i, line in enumerate(reversed(lines)) if line[0] != " "), len(lines))
+        return trailing < leading or any(line.startswith("\\") for line in self.body[-2:])
+
+
+def _side(body: tuple[str, ...], sign: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    kept = [line for line in body if line[0] in (" ", sign)]
+    return tuple(line[1:] for line in kept), tuple(line[0] == sign for line in kept)
 
 
 @dataclass(frozen=True)
@@ -46,7 +72,7 @@ class FileChange:
         """The path the change leaves behind (the old one for a deletion)."""
         return self.new_path if self.new_path is not None else self.old_path  # type: ignore[return-value]
 
-    @property
+    @cached_property
     def paths(self) -> tuple[str, ...]:
         """Every path this change writes to: both ends of a rename; a copy writes only its new file."""
         if self.is_copy:
@@ -65,11 +91,11 @@ class FileChange:
     def is_mode_change(self) -> bool:
         return self.old_mode is not None and self.new_mode is not None and self.old_mode != self.new_mode
 
-    @property
+    @cached_property
     def added_count(self) -> int:
         return sum(h.added_count for h in self.hunks)
 
-    @property
+    @cached_property
     def removed_count(self) -> int:
         return sum(h.removed_count for h in self.hunks)
 
@@ -85,15 +111,15 @@ class PatchFacts:
 
     files: tuple[FileChange, ...]
 
-    @property
+    @cached_property
     def paths(self) -> tuple[str, ...]:
         """Every path the patch writes to, in patch order, without repeats."""
         return tuple(dict.fromkeys(p for f in self.files for p in f.paths))
 
-    @property
+    @cached_property
     def added_count(self) -> int:
         return sum(f.added_count for f in self.files)
 
-    @property
+    @cached_property
     def removed_count(self) -> int:
         return sum(f.removed_count for f in self.files)
