@@ -11,7 +11,7 @@ from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
 from judge.errors import MalformedPatch
 from judge.patch.model import PatchFacts
 from judge.patch.parse import parse_patch
-from judge.patch.paths import normalize_path, unquote_git_path
+from judge.patch.paths import normalize_path, unquote_git_path, unsafe_reason
 from judge.runs.keys import EvidenceKey
 from judge.workspace.evidence_file import EVIDENCE_DIR
 from judge.workspace.facts import WorkspaceFacts
@@ -86,6 +86,11 @@ class StepContext:
     def claimed_paths(self) -> tuple[str, ...]:
         """Every path the result writes to or claims to: patch headers, filesWritten, filesTouched."""
         return tuple(dict.fromkeys(self.written_paths + self.files_touched))
+
+    @cached_property
+    def unsafe_paths(self) -> dict[str, str]:
+        """Each unsafe path among ``claimed_paths`` and ``work_paths``, in that order, with why it is unsafe."""
+        return {path: why for path in dict.fromkeys(self.claimed_paths + self.work_paths) if (why := unsafe_reason(path))}
 
     @property
     def git(self) -> GitFacts | None:

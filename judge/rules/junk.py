@@ -13,7 +13,6 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.patch.globs import matches_any
-from judge.patch.paths import unsafe_reason
 from judge.rules.phrasing import names
 from judge.verdict import Finding
 
@@ -75,7 +74,7 @@ def junk_files(ctx: StepContext) -> Iterator[Finding]:
     description = ctx.step.description
     junk = []
     for change in work.files:
-        if not change.is_added or unsafe_reason(change.path):  # an unsafe path is unsafe_path's, an earlier rejection
+        if not change.is_added or change.path in ctx.unsafe_paths:  # an unsafe path is unsafe_path's, an earlier rejection
             continue
         kind = junk_kind(change.path)
         if kind is None or change.path in description:
