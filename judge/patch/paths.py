@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 __all__ = [
-    "MAX_PATH_BYTES", "MAX_PATH_SEGMENTS", "normalize_path", "unquote_git_path", "unsafe_reason", "segment_reason",
+    "MAX_PATH_BYTES", "MAX_PATH_SEGMENTS", "file_name", "file_suffix", "normalize_path", "unquote_git_path",
+    "unsafe_reason", "segment_reason",
 ]
 
 _SLASHES = re.compile(r"/{2,}")
@@ -57,6 +58,22 @@ def normalize_path(path: str) -> str:
     if "//" in path:
         path = _SLASHES.sub("/", path)
     return _DOT_SEGMENT.sub("", path) if "/./" in path else path
+
+
+def file_name(path: str) -> str:
+    """``PurePosixPath(path).name`` without building the path: the last part that is not empty or ``.``."""
+    last = path.rpartition("/")[2]
+    if last and last != ".":
+        return last
+    parts = [part for part in path.split("/") if part and part != "."]
+    return parts[-1] if parts else ""
+
+
+def file_suffix(path: str) -> str:
+    """``PurePosixPath(path).suffix``: the name's last ``.ext``, or "" (a leading or trailing dot is none)."""
+    name = file_name(path)
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 def unquote_git_path(path: str) -> str:

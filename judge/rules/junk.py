@@ -7,12 +7,12 @@ the file. The kinds are recognised by name alone, so the rule costs nothing.
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
 from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.patch.globs import matches_any
+from judge.patch.paths import file_suffix
 from judge.rules.phrasing import names
 from judge.verdict import Finding
 
@@ -63,7 +63,7 @@ def junk_kind(path: str) -> str | None:
         return _BY_NAME.get(name, "coverage data")
     if name.endswith("~"):
         return "an editor backup"
-    return _BY_SUFFIX.get(PurePosixPath(name).suffix.lower())
+    return _BY_SUFFIX.get(file_suffix(name).lower())
 
 
 def junk_files(ctx: StepContext) -> Iterator[Finding]:
