@@ -163,7 +163,7 @@ def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
     # A side that ends inside a string may have started inside one (a docstring whose opening quotes are
     # above the hunk): read both sides from each start, and judge by the first that leaves no string open.
     for opening in ("",) + tuple(q for q in syntax.multiline_quotes if len(q) == 3):
-        old, new = _side_shape(hunk, "-", syntax, opening), _side_shape(hunk, "+", syntax, opening)
+        old, new = _side_shapes(hunk, syntax, opening)
         if old is not None and new is not None:
             return old == new
     return False
@@ -180,34 +180,46 @@ class _State(NamedTuple):  # a tuple: one is made for every line read
     continued: bool = False  # the line ended in a backslash (Python)
 
 
-def _side_shape(hunk: Hunk, sign: str, syntax: Syntax, opening: str = "") -> str | None:
-    """The shape of one side of the hunk, context lines included; None when it ends inside a string.
+def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "") -> tuple[str | None, str | None]:
+    """The shape of each side of the hunk (old, new), context lines included; None for a side that ends inside
+    a string.
 
-    ``opening``: the side starts inside a string opened by that quote above the hunk.
+    ``opening``: each side starts inside a string opened by that quote above the hunk.
 
     The whole side counts, not only its changed lines: a statement moved across unchanged lines
-    changes the order of the code, which the changed lines alone would not show.
+    changes the order of the code, which the changed lines alone would not show. Both sides are read
+    in one pass, so a context line met in the same state on both sides is read once.
     """
-    shapes: list[str] = []
-    state = _State(in_block=not opening and _opens_inside_block_comment(hunk, sign, syntax), quote=opening)
+    shapes: tuple[list[str], list[str]] = ([], [])
+    states = [_State(in_block=not opening and _opens_inside_block_comment(hunk, sign, syntax), quote=opening)
+              for sign in "-+"]
     for line in hunk.body:
-        if line[0] not in (" ", sign):
-            continue
-        joins = syntax.brackets_continue and (state.depth > 0 or state.continued) and not state.quote
-        if syntax.knows_tokens:
-            shape, state, _ = _scan(line[1:], syntax, state, joins)
+        kind = line[0]
+        if kind == " ":
+            groups = ((0, 1),) if states[0] == states[1] else ((0,), (1,))
+        elif kind == "-" or kind == "+":
+            groups = ((0,),) if kind == "-" else ((1,),)
         else:
-            shape = line[1:].rstrip()
-        if not shape.strip():
             continue
-        if joins and shapes:
-            shapes[-1] += shape  # a continuation line is part of the line it continues
-        else:
-            shapes.append(shape)
-    if state.quote:
-        return None
+        for sides in groups:  # each group of sides reads the line in the same state
+            state = states[sides[0]]
+            joins = syntax.brackets_continue and (state.depth > 0 or state.continued) and not state.quote
+            if syntax.knows_tokens:
+                shape, state, _ = _scan(line[1:], syntax, state, joins)
+            else:
+                shape = line[1:].rstrip()
+            for side in sides:
+                states[side] = state
+                if not shape.strip():
+                    continue
+                if joins and shapes[side]:
+                    shapes[side][-1] += shape  # a continuation line is part of the line it continues
+                else:
+                    shapes[side].append(shape)
     # Line breaks matter only where indentation does; elsewhere a re-wrapped call is the same code.
-    return "\n".join(shapes) if syntax.indent_matters or not syntax.knows_tokens else "".join(shapes)
+    separator = "\n" if syntax.indent_matters or not syntax.knows_tokens else ""
+    old, new = (None if state.quote else separator.join(side) for state, side in zip(states, shapes))
+    return old, new
 
 
 def _opens_inside_block_comment(hunk: Hunk, sign: str, syntax: Syntax) -> bool:
