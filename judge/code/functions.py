@@ -53,8 +53,10 @@ def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Functi
     """The functions on ``side`` whose body is a stub. Cheap when there is none: a side with no line a stub is
     made of (``pass``, a bare ``return``, ``throw``, an empty block) is never parsed."""
     if path.endswith((".py", ".pyx")):
-        if not any(_PY_STUB_LINE.match(line) for line in side.lines):
-            return []
+        text = side.text
+        if not ("pass" in text or "..." in text or "return" in text or "raise" in text) or not any(
+                _PY_STUB_LINE.match(line) for line in side.lines):
+            return []  # the first look: each stub line holds one of those words
         return [f for f in _python_functions(side, whole or side.at_end) if f.stub]
     grammar = treesitter.grammar_for(path)
     if grammar is None:

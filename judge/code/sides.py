@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from judge.patch.model import Hunk
@@ -23,11 +24,11 @@ class Side:
     changed: tuple[bool, ...]  # per line: a `-` (old side) or `+` (new side) line, not context
     at_end: bool = False  # the side runs to the end of the file
 
-    @property
+    @cached_property
     def text(self) -> str:
         return "".join(line + "\n" for line in self.lines)
 
-    @property
+    @cached_property
     def changed_lines(self) -> tuple[str, ...]:
         return tuple(line for line, changed in zip(self.lines, self.changed) if changed)
 

@@ -181,9 +181,10 @@ class _GitReader:
         entry = GitEntry(line=index + 1, is_git=True, is_new=0, is_delete=0)
         entry.def_name = git_header_name(self.p_value, self.lines[index][len("diff --git ") :] + "\n")
         end = index + 1
-        while end < len(self.lines) and self._ends_line(end):
+        last = len(self.lines) - 1 if self.complete else len(self.lines) - 2  # the last line with its line end
+        while end <= last:
             done = _HeaderLine(self, entry, end).apply()
-            extensions = sum((entry.is_delete == 1, entry.is_new == 1, entry.is_rename, entry.is_copy))
+            extensions = (entry.is_delete == 1) + (entry.is_new == 1) + entry.is_rename + entry.is_copy
             if extensions > 1:
                 raise MalformedPatch(
                     f"the header lines {entry.extension_line} and {end + 1} contradict each other "

@@ -62,6 +62,8 @@ def is_dev_null(rest: str) -> bool:
 
 
 _SLASHES = re.compile(r"/{2,}")
+_SLASH = re.compile(r"/")
+_BLANK = re.compile(r"[ \t]")
 _OCTAL_ESCAPE = re.compile(r"[0-3][0-7][0-7]")
 
 
@@ -175,10 +177,9 @@ def git_header_name(p_value: int, rest: str) -> str | None:
         return None
     # Each space may separate the two names: where the second one starts after its -p directories is
     # found by bisecting the line's slashes, so a line of many spaces is read in linear time.
-    slashes = [index for index, char in enumerate(name[:line_end]) if char == "/"]
-    for length, char in enumerate(name[:line_end]):
-        if char not in " \t":
-            continue
+    slashes = [found.start() for found in _SLASH.finditer(name, 0, line_end)]
+    for blank in _BLANK.finditer(name, 0, line_end):
+        length = blank.start()
         start = _tree_prefix_end(p_value, name, length + 1, line_end, slashes)
         if start is None:
             return None  # git gives up at the first space not followed by a name it can strip

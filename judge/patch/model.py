@@ -67,7 +67,7 @@ class FileChange:
     old_mode: str | None = None
     new_mode: str | None = None
 
-    @property
+    @cached_property
     def path(self) -> str:
         """The path the change leaves behind (the old one for a deletion)."""
         return self.new_path if self.new_path is not None else self.old_path  # type: ignore[return-value]

@@ -112,6 +112,12 @@ _MAYBE_FENCE = re.compile(r"<<<data|>>>|\(trusted|\(untrusted")
 _MAYBE_ADDRESSED = re.compile(r"\b(?:validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|models?|"
                               r"assistants?|gpt|chatgpt|claude|gemini|system)\b")
 
+# The first look of all: one search that every text the checks above could flag matches (their alternatives
+# without the leading \b, which would keep the regex engine from skipping ahead by first character).
+_MAYBE_ANY = re.compile(
+    "|".join(pattern.pattern.removeprefix(r"\b") for pattern in
+             (_MAYBE_SELF_ADDRESSED, _MAYBE_VERDICT, _MAYBE_TOKEN, _MAYBE_FENCE, _MAYBE_ADDRESSED)))
+
 _ORDER_KIND = "an order about the verdict"
 
 
@@ -123,6 +129,8 @@ def aimed_at_judge(text: str) -> tuple[str, str] | None:
               (_MAYBE_TOKEN, _TEMPLATE_TOKEN, "chat-template tokens"),
               (_MAYBE_FENCE, _PROMPT_IMITATION, "an imitation of judge's prompt (a data fence or section header)"))
     low = text.lower()
+    if not _MAYBE_ANY.search(low):
+        return None
     for maybe, pattern, kind in checks:
         found = maybe.search(low) and pattern.search(text)
         if found:
