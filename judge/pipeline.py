@@ -29,6 +29,7 @@ _NOT_REACHED = StageReport(stage="semantic", status="skipped", detail="not reach
 # Rejections a new attempt by the executor cannot fix: the orchestrator, the environment or judge must act.
 # (Findings judge makes with retryable=False say so themselves; these are the ones made before that flag existed.)
 _DIAGNOSE = frozenset({ids.WORKSPACE_UNREADABLE, ids.JUDGE_ERROR, ids.LLM_UNAVAILABLE})
+_DEFAULT_CONFIG = JudgeConfig()  # frozen, and built from defaults alone: one serves every call without a config
 
 
 def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, workspace: Workspace | None = None,
@@ -39,7 +40,7 @@ def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, works
     ``evidence`` attaches execution evidence records (ExecutionEvidence or their JSON dicts, as
     `judge run` writes them).
     """
-    config = config or JudgeConfig()
+    config = config or _DEFAULT_CONFIG
     try:
         judgement = _deterministic(step, result, config, workspace, evidence)
         if judgement.pending:
@@ -54,7 +55,7 @@ async def avalidate(step: Any, result: Any, *, config: JudgeConfig | None = None
     """``validate`` for async callers: the CPU-bound checks run in a worker thread, the LLM calls on the loop."""
     import asyncio
 
-    config = config or JudgeConfig()
+    config = config or _DEFAULT_CONFIG
     try:
         judgement = await asyncio.to_thread(_deterministic, step, result, config, workspace, evidence)
         if judgement.pending:

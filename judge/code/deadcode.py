@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from judge.code import treesitter
 from judge.code.sides import Side
+from judge.patch.caseless import Caseless
 from judge.patch.shape import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
 
 __all__ = ["Disabled", "commented_code", "commented_out", "disabled_blocks", "unreachable_code"]
@@ -195,7 +196,7 @@ def _js_does_something(node) -> bool:
     return node.type in _JS_ACTIONS
 
 
-_PROSE = re.compile(r"e\.\s?g\.|i\.\s?e\.|cf\.|(?:eg|ie|see|note|example|usage)\b", re.IGNORECASE)
+_PROSE = Caseless(r"e\.\s?g\.|i\.\s?e\.|cf\.|(?:eg|ie|see|note|example|usage)\b")
 _PY_ACTIONS = (ast.Assign, ast.AugAssign, ast.Return, ast.Raise, ast.If, ast.For, ast.While, ast.With, ast.Try,
                ast.Delete, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _JS_ACTIONS = frozenset({"lexical_declaration", "variable_declaration", "return_statement", "throw_statement",

@@ -19,6 +19,7 @@ from typing import Sequence
 
 from judge.code import treesitter
 from judge.code.sides import Side
+from judge.patch.caseless import Caseless
 from judge.patch.shape import LogicalLine, logical_lines, syntax_for
 
 __all__ = ["Function", "functions_in", "stub_functions_in"]
@@ -185,7 +186,7 @@ _JS_FUNCTIONS = frozenset({"function_declaration", "generator_function_declarati
 _JS_STUB_LINE = re.compile(r"^\s*(?:return\s*(?:null|undefined)?\s*;?|throw\b.*)\s*$")
 # `{` then `}` with only blanks or line comments between: an emptied body
 _JS_EMPTY_BLOCK = re.compile(r"\{[ \t]*(?://[^\n]*)?(?:\n[ \t]*(?://[^\n]*)?)*\}")
-_NOT_IMPLEMENTED = re.compile(r"not[\s_-]*(?:yet[\s_-]*)?implemented|unimplemented|todo", re.IGNORECASE)
+_NOT_IMPLEMENTED = Caseless(r"not[\s_-]*(?:yet[\s_-]*)?implemented|unimplemented|todo")
 
 
 def _js_functions(side: Side, grammar: str) -> list[Function]:

@@ -35,6 +35,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
+from judge.patch.caseless import Caseless
 from judge.patch.model import FileChange, Hunk
 
 __all__ = ["DIRECTIVE", "LogicalLine", "line_shapes", "Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk",
@@ -111,12 +112,11 @@ _BY_NAME = {
     "build.bazel": _PYTHON, "build": _PYTHON,
 }
 
-# Comments that tools read: changing them changes behaviour.
-DIRECTIVE = re.compile(
+# Comments that tools read: changing them changes behaviour. Any case (NOSONAR, sourceMappingURL, SPDX).
+DIRECTIVE = Caseless(
     r"noqa|type:\s*ignore|pragma|pylint|mypy:|fmt:\s*(off|on|skip)|isort:|eslint|prettier-ignore|@ts-|"
     r"tslint|istanbul|c8 ignore|jshint|nolint|go:(build|generate|embed|linkname)|\+build|rubocop|"
-    r"NOSONAR|clang-format|coding[:=]|^\s*#!|@license|@flow|@jsx|sourceMappingURL|SPDX",
-    re.IGNORECASE,
+    r"nosonar|clang-format|coding[:=]|^\s*#!|@license|@flow|@jsx|sourcemappingurl|spdx"
 )
 
 

@@ -16,6 +16,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
+from judge.patch.caseless import Caseless
 from judge.patch.grammar import HUNK_HEADER
 from judge.patch.model import FileChange, Hunk, PatchFacts
 from judge.patch.paths import file_name, file_suffix
@@ -185,8 +186,8 @@ def checks_suppressed(ctx: StepContext) -> Iterator[Finding]:
 _CI_FILES = re.compile(r"^(?:\.github/workflows/.+|\.gitlab-ci\.ya?ml|\.circleci/.+|azure-pipelines\.ya?ml|"
                        r"(?:.+/)?Jenkinsfile|\.travis\.ya?ml|bitbucket-pipelines\.ya?ml|\.buildkite/.+|\.drone\.ya?ml|"
                        r"(?:.+/)?tox\.ini|(?:.+/)?noxfile\.py|\.pre-commit-config\.ya?ml)$")
-_ASKS_FOR_CI = re.compile(r"\b(?:ci|continuous integration|workflows?|github actions|pipelines?|gitlab|circleci|"
-                          r"jenkins(?:file)?|travis|buildkite|tox|nox(?:file)?|pre-commit)\b", re.IGNORECASE)
+_ASKS_FOR_CI = Caseless(r"\b(?:ci|continuous integration|workflows?|github actions|pipelines?|gitlab|circleci|"
+                        r"jenkins(?:file)?|travis|buildkite|tox|nox(?:file)?|pre-commit)\b")
 # A gate's threshold and its number. Coverage and the like get looser as the number falls; the keys of
 # _HIGHER_IS_LOWER (line length, complexity, warnings allowed) as it rises.
 _THRESHOLD = re.compile(
