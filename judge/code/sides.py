@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Literal
 
-from judge.patch.model import Hunk
+from judge.patch.model import Hunk, fact
 from judge.patch.shape import logical_lines, syntax_for
 
 __all__ = ["Side", "side_of", "writes_code"]
@@ -24,11 +23,11 @@ class Side:
     changed: tuple[bool, ...]  # per line: a `-` (old side) or `+` (new side) line, not context
     at_end: bool = False  # the side runs to the end of the file
 
-    @cached_property
+    @fact
     def text(self) -> str:
         return "".join(line + "\n" for line in self.lines)
 
-    @cached_property
+    @fact
     def changed_lines(self) -> tuple[str, ...]:
         return tuple(line for line, changed in zip(self.lines, self.changed) if changed)
 

@@ -3,9 +3,38 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from typing import Any, Callable, Generic, TypeVar, overload
 
-__all__ = ["FileChange", "Hunk", "PatchFacts"]
+__all__ = ["FileChange", "Hunk", "PatchFacts", "fact"]
+
+T = TypeVar("T")
+
+
+class fact(Generic[T]):
+    """A property of a frozen value computed on first read and then kept on the instance, like
+    functools.cached_property without the lock Python 3.11 takes on every first read (3.12 dropped it).
+    The values are immutable and a validation reads them on one thread at a time; a fact computed
+    twice would be the same fact."""
+
+    def __init__(self, compute: Callable[[Any], T]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> fact[T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> T: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> T | fact[T]:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)  # read from there from now on
+        return value
 
 
 @dataclass(frozen=True)
@@ -19,25 +48,25 @@ class Hunk:
     removed_count: int
 
     # Facts derived from the body are computed once, on first use: every rule reads the same hunks.
-    @cached_property
+    @fact
     def added(self) -> tuple[str, ...]:
         return tuple(line[1:] for line in self.body if line[0] == "+")
 
-    @cached_property
+    @fact
     def removed(self) -> tuple[str, ...]:
         return tuple(line[1:] for line in self.body if line[0] == "-")
 
-    @cached_property
+    @fact
     def old_side(self) -> tuple[tuple[str, ...], tuple[bool, ...]]:
         """The file there before the change: context and removed lines in order, and which of them were removed."""
         return _side(self.body, "-")
 
-    @cached_property
+    @fact
     def new_side(self) -> tuple[tuple[str, ...], tuple[bool, ...]]:
         """The file there after the change: context and added lines in order, and which of them were added."""
         return _side(self.body, "+")
 
-    @cached_property
+    @fact
     def reaches_end(self) -> bool:
         """The hunk runs to the end of the file: git gives as much context after the changes as before them,
         unless the file ends first."""
@@ -67,12 +96,12 @@ class FileChange:
     old_mode: str | None = None
     new_mode: str | None = None
 
-    @cached_property
+    @fact
     def path(self) -> str:
         """The path the change leaves behind (the old one for a deletion)."""
         return self.new_path if self.new_path is not None else self.old_path  # type: ignore[return-value]
 
-    @cached_property
+    @fact
     def paths(self) -> tuple[str, ...]:
         """Every path this change writes to: both ends of a rename; a copy writes only its new file."""
         if self.is_copy:
@@ -91,11 +120,11 @@ class FileChange:
     def is_mode_change(self) -> bool:
         return self.old_mode is not None and self.new_mode is not None and self.old_mode != self.new_mode
 
-    @cached_property
+    @fact
     def added_count(self) -> int:
         return sum(h.added_count for h in self.hunks)
 
-    @cached_property
+    @fact
     def removed_count(self) -> int:
         return sum(h.removed_count for h in self.hunks)
 
@@ -111,15 +140,15 @@ class PatchFacts:
 
     files: tuple[FileChange, ...]
 
-    @cached_property
+    @fact
     def paths(self) -> tuple[str, ...]:
         """Every path the patch writes to, in patch order, without repeats."""
         return tuple(dict.fromkeys(p for f in self.files for p in f.paths))
 
-    @cached_property
+    @fact
     def added_count(self) -> int:
         return sum(f.added_count for f in self.files)
 
-    @cached_property
+    @fact
     def removed_count(self) -> int:
         return sum(f.removed_count for f in self.files)
