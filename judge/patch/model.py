@@ -77,8 +77,8 @@ class Hunk:
 
 
 def _side(body: tuple[str, ...], sign: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
-    kept = [line for line in body if line[0] in (" ", sign)]
-    return tuple(line[1:] for line in kept), tuple(line[0] == sign for line in kept)
+    kept = [line for line in body if line.startswith((" ", sign))]  # body lines are never empty
+    return tuple([line[1:] for line in kept]), tuple([line[0] == sign for line in kept])
 
 
 @dataclass(frozen=True)

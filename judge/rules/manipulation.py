@@ -102,21 +102,34 @@ _PROMPT_IMITATION = re.compile(
     r"|^\W*(?:STEP|CHECKS ALREADY DONE|EXECUTOR OUTPUT)\s*\((?:un)?trusted",
     re.MULTILINE,
 )
+
+
+class _Words:
+    r"""A first look for whole words: ``\b(?:words)\b`` without the leading ``\b``, which keeps the regex engine
+    from skipping ahead by first character (twice as slow); a hit counts only where a word starts. Every
+    alternative starts with a word character, so that is where ``\b`` would have matched."""
+
+    def __init__(self, words: str) -> None:
+        self.pattern = re.compile(rf"(?:{words})\b")
+
+    def search(self, text: str) -> bool:
+        found = self.pattern.search(text)
+        while found is not None:
+            start = found.start()
+            if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
+                return True
+            found = self.pattern.search(text, start + 1)
+        return False
+
+
 # Cheap first looks, one per check, on the lower-cased text (faster than IGNORECASE): text without these words
 # cannot match the check's pattern.
-_MAYBE_SELF_ADDRESSED = re.compile(r"\b(?:ignore|disregard|forget|you|verdict|judge?ment|should|must|has\s+to|"
-                                   r"needs\s+to|ought)\b")
+_MAYBE_SELF_ADDRESSED = _Words(r"ignore|disregard|forget|you|verdict|judge?ment|should|must|has\s+to|needs\s+to|ought")
 _MAYBE_VERDICT = re.compile(r"valid")
 _MAYBE_TOKEN = re.compile(r"<\||<｜|inst\]|sys>>|_of_turn>")
 _MAYBE_FENCE = re.compile(r"<<<data|>>>|\(trusted|\(untrusted")
-_MAYBE_ADDRESSED = re.compile(r"\b(?:validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|models?|"
-                              r"assistants?|gpt|chatgpt|claude|gemini|system)\b")
-
-# The first look of all: one search that every text the checks above could flag matches (their alternatives
-# without the leading \b, which would keep the regex engine from skipping ahead by first character).
-_MAYBE_ANY = re.compile(
-    "|".join(pattern.pattern.removeprefix(r"\b") for pattern in
-             (_MAYBE_SELF_ADDRESSED, _MAYBE_VERDICT, _MAYBE_TOKEN, _MAYBE_FENCE, _MAYBE_ADDRESSED)))
+_MAYBE_ADDRESSED = _Words(r"validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|models?|"
+                          r"assistants?|gpt|chatgpt|claude|gemini|system")
 
 _ORDER_KIND = "an order about the verdict"
 
@@ -129,8 +142,6 @@ def aimed_at_judge(text: str) -> tuple[str, str] | None:
               (_MAYBE_TOKEN, _TEMPLATE_TOKEN, "chat-template tokens"),
               (_MAYBE_FENCE, _PROMPT_IMITATION, "an imitation of judge's prompt (a data fence or section header)"))
     low = text.lower()
-    if not _MAYBE_ANY.search(low):
-        return None
     for maybe, pattern, kind in checks:
         found = maybe.search(low) and pattern.search(text)
         if found:
