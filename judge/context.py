@@ -4,14 +4,13 @@ the key they must be signed with — and every fact derived from them, each comp
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Literal
 
 from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
 from judge.errors import MalformedPatch
-from judge.patch.model import PatchFacts
+from judge.patch.model import PatchFacts, fact
 from judge.patch.parse import parse_patch
-from judge.patch.paths import normalize_path, unquote_git_path
+from judge.patch.paths import normalize_path, unquote_git_path, unsafe_reason
 from judge.runs.keys import EvidenceKey
 from judge.workspace.evidence_file import EVIDENCE_DIR
 from judge.workspace.facts import WorkspaceFacts
@@ -36,7 +35,7 @@ class StepContext:
     def has_patch(self) -> bool:
         return bool(self.result.patch and self.result.patch.strip())
 
-    @cached_property
+    @fact
     def _parsed(self) -> tuple[PatchFacts | None, MalformedPatch | None]:
         if not self.has_patch:
             return None, None
@@ -54,7 +53,7 @@ class StepContext:
     def patch_error(self) -> MalformedPatch | None:
         return self._parsed[1]
 
-    @cached_property
+    @fact
     def apply_patch(self) -> PatchFacts | None:
         """The earlier apply step's patch, when the step gives one that parses."""
         if not (self.step.apply_patch and self.step.apply_patch.strip()):
@@ -64,11 +63,11 @@ class StepContext:
         except MalformedPatch:
             return None
 
-    @cached_property
+    @fact
     def files_written(self) -> tuple[str, ...]:
         return _normalized(self.result.files_written)
 
-    @cached_property
+    @fact
     def files_touched(self) -> tuple[str, ...]:
         return _normalized(self.result.files_touched)
 
@@ -77,27 +76,32 @@ class StepContext:
         """Every path the patch writes to (paths are normalised when the patch is parsed)."""
         return self.patch.paths if self.patch else ()
 
-    @cached_property
+    @fact
     def written_paths(self) -> tuple[str, ...]:
         """Files the result says it writes: patch headers and filesWritten (filesTouched may include reads)."""
         return tuple(dict.fromkeys(self.patch_paths + self.files_written))
 
-    @cached_property
+    @fact
     def claimed_paths(self) -> tuple[str, ...]:
         """Every path the result writes to or claims to: patch headers, filesWritten, filesTouched."""
         return tuple(dict.fromkeys(self.written_paths + self.files_touched))
+
+    @fact
+    def unsafe_paths(self) -> dict[str, str]:
+        """Each unsafe path among ``claimed_paths`` and ``work_paths``, in that order, with why it is unsafe."""
+        return {path: why for path in dict.fromkeys(self.claimed_paths + self.work_paths) if (why := unsafe_reason(path))}
 
     @property
     def git(self) -> GitFacts | None:
         return self.workspace.git if self.workspace else None
 
-    @cached_property
+    @fact
     def work_files(self) -> tuple[str, ...]:
         """Files git shows changed that are work: evidence files prove work but are not the work itself."""
         changed = self.git.changed if self.git else ()
         return tuple(path for path in changed if not _is_evidence(path))
 
-    @cached_property
+    @fact
     def work(self) -> PatchFacts | None:
         """What the step changed, the thing to judge: git's diff from base to the work tree when a workspace was
         read (evidence files left out), else the executor's patch. None when there is no change to judge."""
@@ -106,17 +110,17 @@ class StepContext:
         files = tuple(change for change in self.git.work.files if not all(map(_is_evidence, change.paths)))
         return PatchFacts(files) if files else None
 
-    @cached_property
+    @fact
     def work_text(self) -> str:
         """The text of ``work``: git's diff of the work files, or the executor's patch."""
         return self.git.diff(self.work_files) if self.git is not None else (self.result.patch or "")
 
-    @cached_property
+    @fact
     def work_paths(self) -> tuple[str, ...]:
         """Every path the step changed by git (with a workspace) and every path the result says it writes."""
         return tuple(dict.fromkeys((self.work.paths if self.work else ()) + self.written_paths))
 
-    @cached_property
+    @fact
     def evidence_method(self) -> EvidenceMethod | None:
         """How the step proved it worked (seed 000's order); None when no repository was given."""
         if self.git is None:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from judge import rule_ids as ids
 from judge.config import JudgeConfig
@@ -32,6 +31,7 @@ _NOT_REACHED = StageReport(stage="semantic", status="skipped", detail="not reach
 # Rejections a new attempt by the executor cannot fix: the orchestrator, the environment or judge must act.
 # (Findings judge makes with retryable=False say so themselves; these are the ones made before that flag existed.)
 _DIAGNOSE = frozenset({ids.WORKSPACE_UNREADABLE, ids.JUDGE_ERROR, ids.LLM_UNAVAILABLE})
+_DEFAULT_CONFIG = JudgeConfig()  # frozen, and built from defaults alone: one serves every call without a config
 
 
 def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, workspace: Workspace | None = None,
@@ -42,7 +42,7 @@ def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, works
     ``evidence`` attaches execution evidence records (ExecutionEvidence or their JSON dicts, as
     `judge run` writes them).
     """
-    config = config or JudgeConfig()
+    config = config or _DEFAULT_CONFIG
     try:
         judgement = _deterministic(step, result, config, workspace, evidence)
         if judgement.pending:
@@ -57,7 +57,7 @@ async def avalidate(step: Any, result: Any, *, config: JudgeConfig | None = None
     """``validate`` for async callers: the CPU-bound checks run in a worker thread, the LLM calls on the loop."""
     import asyncio
 
-    config = config or JudgeConfig()
+    config = config or _DEFAULT_CONFIG
     try:
         judgement = await asyncio.to_thread(_deterministic, step, result, config, workspace, evidence)
         if judgement.pending:
@@ -67,9 +67,11 @@ async def avalidate(step: Any, result: Any, *, config: JudgeConfig | None = None
         return _judge_error(exc)
 
 
-@dataclass(frozen=True)
-class _Judgement:
-    """What the stages decided so far; each stage returns a new one, and ``verdict()`` builds the Verdict."""
+class _Judgement(NamedTuple):
+    """What the stages decided so far; each stage returns a new one, and ``verdict()`` builds the Verdict.
+
+    A tuple, so that a stage's copy with changes (``_replace``) costs little: a call makes a few.
+    """
 
     stages: tuple[StageReport, ...] = ()
     findings: tuple[Finding, ...] = ()
@@ -84,7 +86,7 @@ class _Judgement:
     pending: bool = False  # the rules let it through and the semantic stage must run
 
     def rejected(self, deciding: Finding, stage: StageReport, *more: StageReport) -> "_Judgement":
-        return replace(self, stages=self.stages + (stage, *more), valid=False, reason=deciding.reason,
+        return self._replace(stages=self.stages + (stage, *more), valid=False, reason=deciding.reason,
                        deciding=deciding, pending=False)
 
     def verdict(self) -> Verdict:
@@ -156,7 +158,7 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
                           message=f"judge could not read its evidence key ({exc}), so no execution record can be "
                                   "verified. Fix the key file or the evidence_key setting and validate again.")
         stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
-        return replace(judgement, findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
+        return judgement._replace(findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
     try:
         facts = workspace.read(step_model.id, result_model.patch) if workspace is not None else None
     except InputError as exc:
@@ -165,21 +167,21 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
             message=f"judge could not read the workspace ({exc}). The step is not accepted until its evidence can be checked.",
         )
         stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
-        return replace(judgement, findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
+        return judgement._replace(findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
     if key is not None and facts is not None and facts.git is not None and is_inside(key.path, facts.git.root):
         finding = Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
                           message=f"the evidence key {key.path} is inside the judged repository {facts.git.root}, "
                                   "where the executor can read it and sign a forged record. Keep the key (and the "
                                   "artifacts root) outside the repository.")
         stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
-        return replace(judgement, findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
+        return judgement._replace(findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
     ctx = StepContext(step_model, result_model, facts, records, key)
-    judgement = replace(judgement, ctx=ctx, findings=judgement.findings + run_rules(ctx))
+    judgement = judgement._replace(ctx=ctx, findings=judgement.findings + run_rules(ctx))
     deciding = next((f for f in judgement.findings if f.severity == "reject"), None)
     if deciding is not None:
         stage = StageReport(stage="rules", status="rejected", detail=deciding.rule, duration_ms=_ms(started))
         return judgement.rejected(deciding, stage, _NOT_REACHED)
-    judgement = replace(judgement, stages=judgement.stages + (
+    judgement = judgement._replace(stages=judgement.stages + (
         StageReport(stage="rules", status="passed", detail=_PASSED, duration_ms=_ms(started)),))
     judgement = _gates(judgement, spec, result_model, config)
     if judgement.deciding is not None:
@@ -192,7 +194,7 @@ def _gates(judgement: _Judgement, spec: GateSpec, result: ExecuteStepResult, con
     if not (spec.gates or spec.needs_evidence or result.evidence is not None):
         return judgement
     if not result.success:  # a well-formed failure report claims no work: there is nothing for a gate to check
-        return replace(judgement, stages=judgement.stages + (
+        return judgement._replace(stages=judgement.stages + (
             StageReport(stage="gates", status="skipped", detail="the step reports failure: no work to check"),))
     from judge.gates.prepare import GateIO
     from judge.gates.stage import run_gates
@@ -205,8 +207,8 @@ def _gates(judgement: _Judgement, spec: GateSpec, result: ExecuteStepResult, con
         finding = Finding(rule=ids.GATE_FAILED, stage="gates", retryable=False,
                           message=f"judge could not prepare the gates ({exc}). Fix the configuration and validate again.")
         stage = StageReport(stage="gates", status="error", detail=str(exc)[:200], duration_ms=_ms(started))
-        return replace(judgement, findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
-    judgement = replace(judgement, findings=judgement.findings + outcome.findings, gates=outcome.results,
+        return judgement._replace(findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
+    judgement = judgement._replace(findings=judgement.findings + outcome.findings, gates=outcome.results,
                         missing_fields=outcome.missing_fields, records=judgement.records + outcome.made)
     passed = sum(result.status == "passed" for result in outcome.results)
     detail = f"{passed} of {len(outcome.results)} gate(s) passed"
@@ -215,7 +217,7 @@ def _gates(judgement: _Judgement, spec: GateSpec, result: ExecuteStepResult, con
         status = "rejected"
         stage = StageReport(stage="gates", status=status, detail=f"{deciding.rule}; {detail}", duration_ms=_ms(started))
         return judgement.rejected(deciding, stage, _NOT_REACHED)
-    return replace(judgement, stages=judgement.stages + (
+    return judgement._replace(stages=judgement.stages + (
         StageReport(stage="gates", status="passed", detail=detail, duration_ms=_ms(started)),))
 
 
@@ -236,7 +238,7 @@ def _without_semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
     """The verdict when the semantic stage does not run, or the judgement marked pending when it must."""
     skipped = _skip_reason(judgement.ctx, config)  # type: ignore[arg-type]
     if skipped is None:
-        return replace(judgement, pending=True)
+        return judgement._replace(pending=True)
     if config.semantic == "required" and not config.model:
         finding = Finding(
             rule=ids.LLM_UNAVAILABLE,
@@ -245,11 +247,11 @@ def _without_semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
             "Set --model or JUDGE_MODEL (any litellm model string), or run with semantic auto.",
         )
         stage = StageReport(stage="semantic", status="error", detail="no model configured")
-        return replace(judgement, findings=judgement.findings + (finding,)).rejected(finding, stage)
+        return judgement._replace(findings=judgement.findings + (finding,)).rejected(finding, stage)
     stage = StageReport(stage="semantic", status="skipped", detail=skipped)
     if not judgement.ctx.result.success:  # type: ignore[union-attr]
-        return replace(judgement, stages=judgement.stages + (stage,), valid=True, reason=_failure_report(judgement))
-    return replace(judgement, stages=judgement.stages + (stage,), valid=True, reason=f"valid: {_passed(judgement)}; {skipped}.")
+        return judgement._replace(stages=judgement.stages + (stage,), valid=True, reason=_failure_report(judgement))
+    return judgement._replace(stages=judgement.stages + (stage,), valid=True, reason=f"valid: {_passed(judgement)}; {skipped}.")
 
 
 def _failure_report(judgement: _Judgement) -> str:
@@ -284,12 +286,12 @@ async def _semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
     status = "passed" if outcome.valid else ("error" if failed else "rejected")
     detail = f"{report.model}: {len(report.samples)} sample(s), agreement {report.agreement:.0%}, {len(report.calls)} call(s)"
     stage = StageReport(stage="semantic", status=status, detail=detail, duration_ms=_ms(started))
-    judgement = replace(judgement, report=report, pending=False,
+    judgement = judgement._replace(report=report, pending=False,
                         findings=judgement.findings + ((outcome.finding,) if outcome.finding else ()))
     if outcome.valid:
         reason = f"valid: {_passed(judgement)}; semantic review by {report.model}: {outcome.reason[:500]}"
-        return replace(judgement, stages=judgement.stages + (stage,), valid=True, reason=reason)
-    return replace(judgement.rejected(outcome.finding, stage), reason=outcome.reason)  # type: ignore[arg-type]
+        return judgement._replace(stages=judgement.stages + (stage,), valid=True, reason=reason)
+    return judgement.rejected(outcome.finding, stage)._replace(reason=outcome.reason)  # type: ignore[arg-type]
 
 
 def _run(coroutine: Any) -> _Judgement:

@@ -19,6 +19,7 @@ from typing import Sequence
 
 from judge.code import treesitter
 from judge.code.sides import Side
+from judge.patch.caseless import Caseless
 from judge.patch.shape import LogicalLine, logical_lines, syntax_for
 
 __all__ = ["Function", "functions_in", "stub_functions_in"]
@@ -53,8 +54,10 @@ def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Functi
     """The functions on ``side`` whose body is a stub. Cheap when there is none: a side with no line a stub is
     made of (``pass``, a bare ``return``, ``throw``, an empty block) is never parsed."""
     if path.endswith((".py", ".pyx")):
-        if not any(_PY_STUB_LINE.match(line) for line in side.lines):
-            return []
+        text = side.text
+        if not ("pass" in text or "..." in text or "return" in text or "raise" in text) or not any(
+                _PY_STUB_LINE.match(line) for line in side.lines):
+            return []  # the first look: each stub line holds one of those words
         return [f for f in _python_functions(side, whole or side.at_end) if f.stub]
     grammar = treesitter.grammar_for(path)
     if grammar is None:
@@ -183,7 +186,7 @@ _JS_FUNCTIONS = frozenset({"function_declaration", "generator_function_declarati
 _JS_STUB_LINE = re.compile(r"^\s*(?:return\s*(?:null|undefined)?\s*;?|throw\b.*)\s*$")
 # `{` then `}` with only blanks or line comments between: an emptied body
 _JS_EMPTY_BLOCK = re.compile(r"\{[ \t]*(?://[^\n]*)?(?:\n[ \t]*(?://[^\n]*)?)*\}")
-_NOT_IMPLEMENTED = re.compile(r"not[\s_-]*(?:yet[\s_-]*)?implemented|unimplemented|todo", re.IGNORECASE)
+_NOT_IMPLEMENTED = Caseless(r"not[\s_-]*(?:yet[\s_-]*)?implemented|unimplemented|todo")
 
 
 def _js_functions(side: Side, grammar: str) -> list[Function]:

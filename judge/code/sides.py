@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from judge.patch.model import Hunk
+from judge.patch.model import Hunk, fact
 from judge.patch.shape import logical_lines, syntax_for
 
 __all__ = ["Side", "side_of", "writes_code"]
@@ -23,27 +23,18 @@ class Side:
     changed: tuple[bool, ...]  # per line: a `-` (old side) or `+` (new side) line, not context
     at_end: bool = False  # the side runs to the end of the file
 
-    @property
+    @fact
     def text(self) -> str:
         return "".join(line + "\n" for line in self.lines)
 
-    @property
+    @fact
     def changed_lines(self) -> tuple[str, ...]:
         return tuple(line for line, changed in zip(self.lines, self.changed) if changed)
 
 
 def side_of(hunk: Hunk, which: Literal["old", "new"]) -> Side:
-    sign = "-" if which == "old" else "+"
-    kept = [line for line in hunk.body if line[0] in (" ", sign)]
-    return Side(tuple(line[1:] for line in kept), tuple(line[0] == sign for line in kept), _reaches_end(hunk))
-
-
-def _reaches_end(hunk: Hunk) -> bool:
-    """git gives a hunk as much context after its changes as before them, unless the file ends first."""
-    lines = [line for line in hunk.body if line[0] != "\\"]
-    leading = next((i for i, line in enumerate(lines) if line[0] != " "), len(lines))
-    trailing = next((i for i, line in enumerate(reversed(lines)) if line[0] != " "), len(lines))
-    return trailing < leading or any(line.startswith("\\") for line in hunk.body[-2:])
+    lines, changed = hunk.old_side if which == "old" else hunk.new_side
+    return Side(lines, changed, hunk.reaches_end)
 
 
 _DOCSTRING = re.compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)

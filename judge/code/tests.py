@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Literal
 
 from judge.code.sides import Side
+from judge.patch.paths import file_suffix
 
 __all__ = ["Check", "Mark", "TestUnit", "UnitDraft", "normalised", "test_language", "test_units"]
 
@@ -105,7 +105,7 @@ _WHITESPACE = re.compile(r"\s+")
 
 def test_language(path: str) -> str | None:
     """``python``, ``javascript``, ``typescript``, ``tsx``, ``go``, ``rust`` or ``java``; None when no reader knows it."""
-    return _LANGUAGES.get(PurePosixPath(path).suffix.lower())
+    return _LANGUAGES.get(file_suffix(path).lower())
 
 
 def test_units(side: Side, path: str, context: str = "") -> tuple[TestUnit, ...]:

@@ -25,6 +25,7 @@ from judge.code.testpaths import is_test_path
 from judge.code.tests import Check, TestUnit, test_language, test_units
 from judge.patch.grammar import HUNK_HEADER
 from judge.patch.model import FileChange, PatchFacts
+from judge.patch.paths import file_name
 
 __all__ = ["Weakening", "weakenings"]
 
@@ -116,7 +117,7 @@ class _Reading:
 
     def _read(self, index: int, change: FileChange) -> None:
         if change.is_deleted and (test_language(change.path) is None or not change.hunks):
-            if _TEST_FILE.match(PurePosixPath(change.path).name):
+            if _TEST_FILE.match(file_name(change.path)):
                 self.unreadable.append(Weakening("deleted", change.path, "", "(a test file) was deleted"))
             return
         for number, hunk in enumerate(change.hunks):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate
+from typing import Callable
 
 from judge.errors import MalformedPatch, quote_line
 from judge.patch.binary import BinaryBudget, read_binary_patch
@@ -77,12 +79,12 @@ class _GitReader:
         self.p_value = 1
         self.p_known = False
         self.budget = BinaryBudget()
-        sizes = [len(line.encode("utf-8", "surrogateescape")) + 1 for line in lines]
+        # each line's bytes with its line end (an ASCII line's length is its size: no need to encode it)
+        sizes = [(len(line) if line.isascii() else len(line.encode("utf-8", "surrogateescape"))) + 1 for line in lines]
         if lines and not complete:
             sizes[-1] -= 1
-        self.remaining = [0] * (len(lines) + 1)  # bytes from the start of each line to the end of the patch
-        for index in range(len(lines) - 1, -1, -1):
-            self.remaining[index] = self.remaining[index + 1] + sizes[index]
+        # bytes from the start of each line to the end of the patch
+        self.remaining = list(accumulate(reversed(sizes), initial=0))[::-1]
         self.sizes = sizes
 
     def read(self) -> tuple[GitEntry, ...]:
@@ -179,9 +181,10 @@ class _GitReader:
         entry = GitEntry(line=index + 1, is_git=True, is_new=0, is_delete=0)
         entry.def_name = git_header_name(self.p_value, self.lines[index][len("diff --git ") :] + "\n")
         end = index + 1
-        while end < len(self.lines) and self._ends_line(end):
+        last = len(self.lines) - 1 if self.complete else len(self.lines) - 2  # the last line with its line end
+        while end <= last:
             done = _HeaderLine(self, entry, end).apply()
-            extensions = sum((entry.is_delete == 1, entry.is_new == 1, entry.is_rename, entry.is_copy))
+            extensions = (entry.is_delete == 1) + (entry.is_new == 1) + entry.is_rename + entry.is_copy
             if extensions > 1:
                 raise MalformedPatch(
                     f"the header lines {entry.extension_line} and {end + 1} contradict each other "
@@ -249,9 +252,11 @@ class _GitReader:
         old, new = counts
         changed = 0
         index = start + 1
-        while index < len(self.lines) and (old or new):
-            line = self.lines[index]
-            if not self._ends_line(index):
+        lines, sizes = self.lines, self.sizes
+        cut_at = len(lines) - 1 if not self.complete else -1  # the last line, when the patch lacks a final line end
+        while index < len(lines) and (old or new):
+            line = lines[index]
+            if index == cut_at:
                 raise _corrupt(index, "is cut off: the patch ends inside a hunk, without a line end", line)
             kind = line[:1]
             if kind in ("", " "):
@@ -260,7 +265,7 @@ class _GitReader:
                 old, changed = old - 1, changed + 1
             elif kind == "+":
                 new, changed = new - 1, changed + 1
-            elif kind != "\\" or self.sizes[index] < 12 or not line.startswith("\\ "):
+            elif kind != "\\" or sizes[index] < 12 or not line.startswith("\\ "):
                 raise _corrupt(index, "does not start with ' ', '+', '-' or '\\ ' inside a hunk", line)
             if old < 0 or new < 0:
                 raise _corrupt(index, "is past the lines the hunk header counts", line)
@@ -293,10 +298,10 @@ class _HeaderLine:
 
     def apply(self) -> bool:
         """True when the header ends at this line (a hunk or a line git does not know)."""
-        for prefix, action in self._TABLE:
+        for prefix, action in _HEADER_ACTIONS.get(self.line[:1], ()):
             if self.line.startswith(prefix):
                 self.rest = self.line[len(prefix) :]
-                return getattr(self, "_" + action)()
+                return action(self)
         return True
 
     def _end(self) -> bool:
@@ -391,6 +396,17 @@ class _HeaderLine:
         if end <= _HEXSZ and after[end : end + 1] == " ":
             self.entry.old_mode = self._mode(after[end + 1 :].split("\n", 1)[0])
         return False
+
+
+def _by_first_character(table: tuple[tuple[str, str], ...]) -> dict[str, tuple[tuple[str, Callable[[_HeaderLine], bool]], ...]]:
+    """_HeaderLine._TABLE grouped by the first character of each prefix, the table's order kept within a group."""
+    grouped: dict[str, tuple[tuple[str, Callable[[_HeaderLine], bool]], ...]] = {}
+    for prefix, action in table:
+        grouped[prefix[0]] = grouped.get(prefix[0], ()) + ((prefix, getattr(_HeaderLine, "_" + action)),)
+    return grouped
+
+
+_HEADER_ACTIONS = _by_first_character(_HeaderLine._TABLE)
 
 
 def _guess_p_value(rest: str) -> int:

@@ -48,7 +48,7 @@ def unquote_c_style(text: str) -> tuple[str, int] | None:
         if escape in _C_ESCAPES:
             raw.append(_C_ESCAPES[escape])
             pos += 2
-        elif re.fullmatch(r"[0-3][0-7][0-7]", text[pos + 1 : pos + 4]):
+        elif _OCTAL_ESCAPE.fullmatch(text, pos + 1, pos + 4):
             raw.append(int(text[pos + 1 : pos + 4], 8))
             pos += 4
         else:
@@ -61,8 +61,14 @@ def is_dev_null(rest: str) -> bool:
     return rest.startswith("/dev/null") and (len(rest) == 9 or rest[9] in C_SPACE)
 
 
+_SLASHES = re.compile(r"/{2,}")
+_SLASH = re.compile(r"/")
+_BLANK = re.compile(r"[ \t]")
+_OCTAL_ESCAPE = re.compile(r"[0-3][0-7][0-7]")
+
+
 def _squash_slash(name: str | None) -> str | None:
-    return None if name is None else re.sub(r"/{2,}", "/", name)
+    return name if name is None or "//" not in name else _SLASHES.sub("/", name)
 
 
 def _find_name_gnu(rest: str, p_value: int) -> str | None:
@@ -78,19 +84,24 @@ def _find_name_gnu(rest: str, p_value: int) -> str | None:
     return _squash_slash(name)
 
 
+# Where git stops reading a name: C white space but the space, and the tab too when a tab terminates names.
+_NAME_END = re.compile(r"[\n\v\f\r]")
+_NAME_END_AT_TAB = re.compile(r"[\t\n\v\f\r]")
+
+
 def _find_name_common(rest: str, default: str | None, p_value: int, terminate: int, bounded: bool) -> str | None:
     """The name after ``p_value`` leading directories, up to the first white space git stops at."""
-    start = 0 if p_value == 0 else None
-    end = 0
-    while end < len(rest):
-        char = rest[end]
-        if not bounded and char in C_SPACE and not (char == " " or (char == "\t" and not terminate & _TERM_TAB)):
-            break
-        end += 1
-        if char == "/":
-            p_value -= 1
-            if p_value == 0:
-                start = end
+    stop = None if bounded else (_NAME_END_AT_TAB if terminate & _TERM_TAB else _NAME_END).search(rest)
+    end = len(rest) if stop is None else stop.start()
+    start: int | None = 0 if p_value == 0 else None
+    if p_value > 0:  # the name starts after the p_value-th slash
+        slash = -1
+        for _ in range(p_value):
+            slash = rest.find("/", slash + 1, end)
+            if slash < 0:
+                break
+        else:
+            start = slash + 1
     if start is None or end == start:
         return _squash_slash(default)
     name = rest[start:end]
@@ -166,10 +177,9 @@ def git_header_name(p_value: int, rest: str) -> str | None:
         return None
     # Each space may separate the two names: where the second one starts after its -p directories is
     # found by bisecting the line's slashes, so a line of many spaces is read in linear time.
-    slashes = [index for index, char in enumerate(name[:line_end]) if char == "/"]
-    for length, char in enumerate(name[:line_end]):
-        if char not in " \t":
-            continue
+    slashes = [found.start() for found in _SLASH.finditer(name, 0, line_end)]
+    for blank in _BLANK.finditer(name, 0, line_end):
+        length = blank.start()
         start = _tree_prefix_end(p_value, name, length + 1, line_end, slashes)
         if start is None:
             return None  # git gives up at the first space not followed by a name it can strip

@@ -3,8 +3,38 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable, Generic, TypeVar, overload
 
-__all__ = ["FileChange", "Hunk", "PatchFacts"]
+__all__ = ["FileChange", "Hunk", "PatchFacts", "fact"]
+
+T = TypeVar("T")
+
+
+class fact(Generic[T]):
+    """A property of a frozen value computed on first read and then kept on the instance, like
+    functools.cached_property without the lock Python 3.11 takes on every first read (3.12 dropped it).
+    The values are immutable and a validation reads them on one thread at a time; a fact computed
+    twice would be the same fact."""
+
+    def __init__(self, compute: Callable[[Any], T]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> fact[T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> T: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> T | fact[T]:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.compute(instance)  # read from there from now on
+        return value
 
 
 @dataclass(frozen=True)
@@ -17,13 +47,38 @@ class Hunk:
     added_count: int
     removed_count: int
 
-    @property
+    # Facts derived from the body are computed once, on first use: every rule reads the same hunks.
+    @fact
     def added(self) -> tuple[str, ...]:
         return tuple(line[1:] for line in self.body if line[0] == "+")
 
-    @property
+    @fact
     def removed(self) -> tuple[str, ...]:
         return tuple(line[1:] for line in self.body if line[0] == "-")
+
+    @fact
+    def old_side(self) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+        """The file there before the change: context and removed lines in order, and which of them were removed."""
+        return _side(self.body, "-")
+
+    @fact
+    def new_side(self) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+        """The file there after the change: context and added lines in order, and which of them were added."""
+        return _side(self.body, "+")
+
+    @fact
+    def reaches_end(self) -> bool:
+        """The hunk runs to the end of the file: git gives as much context after the changes as before them,
+        unless the file ends first."""
+        lines = [line for line in self.body if line[0] != "\\"]
+        leading = next((i for i, line in enumerate(lines) if line[0] != " "), len(lines))
+        trailing = next((i for i, line in enumerate(reversed(lines)) if line[0] != " "), len(lines))
+        return trailing < leading or any(line.startswith("\\") for line in self.body[-2:])
+
+
+def _side(body: tuple[str, ...], sign: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    kept = [line for line in body if line.startswith((" ", sign))]  # body lines are never empty
+    return tuple([line[1:] for line in kept]), tuple([line[0] == sign for line in kept])
 
 
 @dataclass(frozen=True)
@@ -41,12 +96,12 @@ class FileChange:
     old_mode: str | None = None
     new_mode: str | None = None
 
-    @property
+    @fact
     def path(self) -> str:
         """The path the change leaves behind (the old one for a deletion)."""
         return self.new_path if self.new_path is not None else self.old_path  # type: ignore[return-value]
 
-    @property
+    @fact
     def paths(self) -> tuple[str, ...]:
         """Every path this change writes to: both ends of a rename; a copy writes only its new file."""
         if self.is_copy:
@@ -65,11 +120,11 @@ class FileChange:
     def is_mode_change(self) -> bool:
         return self.old_mode is not None and self.new_mode is not None and self.old_mode != self.new_mode
 
-    @property
+    @fact
     def added_count(self) -> int:
         return sum(h.added_count for h in self.hunks)
 
-    @property
+    @fact
     def removed_count(self) -> int:
         return sum(h.removed_count for h in self.hunks)
 
@@ -85,15 +140,15 @@ class PatchFacts:
 
     files: tuple[FileChange, ...]
 
-    @property
+    @fact
     def paths(self) -> tuple[str, ...]:
         """Every path the patch writes to, in patch order, without repeats."""
         return tuple(dict.fromkeys(p for f in self.files for p in f.paths))
 
-    @property
+    @fact
     def added_count(self) -> int:
         return sum(f.added_count for f in self.files)
 
-    @property
+    @fact
     def removed_count(self) -> int:
         return sum(f.removed_count for f in self.files)

@@ -13,9 +13,13 @@ from __future__ import annotations
 import re
 
 __all__ = [
-    "MAX_PATH_BYTES", "MAX_PATH_SEGMENTS", "normalize_path", "unquote_git_path", "unsafe_reason", "segment_reason",
+    "MAX_PATH_BYTES", "MAX_PATH_SEGMENTS", "file_name", "file_suffix", "normalize_path", "unquote_git_path",
+    "unsafe_reason", "segment_reason",
 ]
 
+_SLASHES = re.compile(r"/{2,}")
+_DOT_SEGMENT = re.compile(r"(?<=/)\./")
+_SEPARATORS = re.compile(r"[\\/]")
 # Linux's PATH_MAX, 16 times Windows' MAX_PATH: no honest repository path comes close, and
 # every rule after unsafe_path (globs, name checks) then works on bounded input.
 MAX_PATH_BYTES = 4096
@@ -51,8 +55,25 @@ def normalize_path(path: str) -> str:
     """
     while path.startswith("./"):
         path = path[2:]
-    path = re.sub(r"/{2,}", "/", path)
-    return re.sub(r"(?<=/)\./", "", path)
+    if "//" in path:
+        path = _SLASHES.sub("/", path)
+    return _DOT_SEGMENT.sub("", path) if "/./" in path else path
+
+
+def file_name(path: str) -> str:
+    """``PurePosixPath(path).name`` without building the path: the last part that is not empty or ``.``."""
+    last = path.rpartition("/")[2]
+    if last and last != ".":
+        return last
+    parts = [part for part in path.split("/") if part and part != "."]
+    return parts[-1] if parts else ""
+
+
+def file_suffix(path: str) -> str:
+    """``PurePosixPath(path).suffix``: the name's last ``.ext``, or "" (a leading or trailing dot is none)."""
+    name = file_name(path)
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 def unquote_git_path(path: str) -> str:
@@ -78,7 +99,7 @@ def unsafe_reason(path: str) -> str | None:
     size = len(path.encode("utf-8", "surrogatepass"))
     if size > MAX_PATH_BYTES:
         return f"the path is {size:,} bytes long, more than the {MAX_PATH_BYTES:,} a repository path may have"
-    segments = re.split(r"[\\/]", path)
+    segments = _SEPARATORS.split(path) if "\\" in path else path.split("/")
     if len(segments) > MAX_PATH_SEGMENTS:
         return f"the path has {len(segments):,} segments, more than the {MAX_PATH_SEGMENTS} a repository path may have"
     if path.startswith(("/", "\\")):
@@ -93,7 +114,7 @@ def unsafe_reason(path: str) -> str | None:
         if _is_dotgit(segment):
             alias = "" if segment == ".git" else f" ({segment[:60]!r} reads as .git on Windows or macOS)"
             return f"the path is inside a .git directory{alias}"
-        problem = segment_reason(segment)
+        problem = _platform_reason(segment)
         if problem:
             return f"the path's segment {segment[:60]!r} {problem}"
     if "\\" in path:
@@ -109,6 +130,11 @@ def segment_reason(segment: str) -> str | None:
     """
     if _is_dotgit(segment):
         return "is .git, or a name Windows or macOS reads as .git"
+    return _platform_reason(segment)
+
+
+def _platform_reason(segment: str) -> str | None:
+    """segment_reason for a segment that is not .git."""
     invisible = _INVISIBLE.search(segment)
     if invisible:
         return f"contains control or invisible characters (U+{ord(invisible.group()):04X})"

@@ -30,17 +30,19 @@ Comments that steer tools (``# noqa``, ``// eslint-disable``, ``#!``, ``//go:bui
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
+from judge.patch.caseless import Caseless
 from judge.patch.model import FileChange, Hunk
 
 __all__ = ["DIRECTIVE", "LogicalLine", "line_shapes", "Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk",
            "logical_lines", "superficial_kinds", "syntax_for"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # each syntax is one object: compared and hashed by identity, cheaply
 class Syntax:
     name: str
     line_comments: tuple[str, ...] = ()
@@ -53,6 +55,18 @@ class Syntax:
     brackets_continue: bool = False  # inside brackets or after a backslash, a line's indentation means nothing
     knows_tokens: bool = True  # False: only trailing whitespace and blank lines are understood
     not_judged: re.Pattern[str] | None = None  # a line like this anywhere in the hunk: not judged
+    specials: re.Pattern[str] = field(init=False, repr=False)  # where a string or a comment may start
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "specials", _specials(self))
+
+
+def _specials(syntax: Syntax) -> re.Pattern[str]:
+    """The characters where a string or a comment may start: anything else is plain code."""
+    starts = set(syntax.quotes) | {q[0] for q in syntax.multiline_quotes} | {m[0] for m in syntax.line_comments}
+    if syntax.block_comment:
+        starts.add(syntax.block_comment[0][0])
+    return re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]" if starts else "(?!)")
 
 
 _HASH = ("#",)
@@ -98,12 +112,11 @@ _BY_NAME = {
     "build.bazel": _PYTHON, "build": _PYTHON,
 }
 
-# Comments that tools read: changing them changes behaviour.
-DIRECTIVE = re.compile(
+# Comments that tools read: changing them changes behaviour. Any case (NOSONAR, sourceMappingURL, SPDX).
+DIRECTIVE = Caseless(
     r"noqa|type:\s*ignore|pragma|pylint|mypy:|fmt:\s*(off|on|skip)|isort:|eslint|prettier-ignore|@ts-|"
     r"tslint|istanbul|c8 ignore|jshint|nolint|go:(build|generate|embed|linkname)|\+build|rubocop|"
-    r"NOSONAR|clang-format|coding[:=]|^\s*#!|@license|@flow|@jsx|sourceMappingURL|SPDX",
-    re.IGNORECASE,
+    r"nosonar|clang-format|coding[:=]|^\s*#!|@license|@flow|@jsx|sourcemappingurl|spdx"
 )
 
 
@@ -150,7 +163,7 @@ def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
     # A side that ends inside a string may have started inside one (a docstring whose opening quotes are
     # above the hunk): read both sides from each start, and judge by the first that leaves no string open.
     for opening in ("",) + tuple(q for q in syntax.multiline_quotes if len(q) == 3):
-        old, new = _side_shape(hunk, "-", syntax, opening), _side_shape(hunk, "+", syntax, opening)
+        old, new = _side_shapes(hunk, syntax, opening)
         if old is not None and new is not None:
             return old == new
     return False
@@ -160,42 +173,53 @@ def _without_space(hunk: Hunk, sign: str) -> str:
     return "".join("".join(line[1:].split()) for line in hunk.body if line[0] == sign)
 
 
-@dataclass(frozen=True)
-class _State:
+class _State(NamedTuple):  # a tuple: one is made for every line read
     in_block: bool = False
     quote: str = ""
     depth: int = 0  # open brackets (Python): the next line continues this one
     continued: bool = False  # the line ended in a backslash (Python)
 
 
-def _side_shape(hunk: Hunk, sign: str, syntax: Syntax, opening: str = "") -> str | None:
-    """The shape of one side of the hunk, context lines included; None when it ends inside a string.
+def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "") -> tuple[str | None, str | None]:
+    """The shape of each side of the hunk (old, new), context lines included; None for a side that ends inside
+    a string.
 
-    ``opening``: the side starts inside a string opened by that quote above the hunk.
+    ``opening``: each side starts inside a string opened by that quote above the hunk.
 
     The whole side counts, not only its changed lines: a statement moved across unchanged lines
-    changes the order of the code, which the changed lines alone would not show.
+    changes the order of the code, which the changed lines alone would not show. Both sides are read
+    in one pass, so a context line met in the same state on both sides is read once.
     """
-    shapes: list[str] = []
-    state = _State(in_block=not opening and _opens_inside_block_comment(hunk, sign, syntax), quote=opening)
+    shapes: tuple[list[str], list[str]] = ([], [])
+    states = [_State(in_block=not opening and _opens_inside_block_comment(hunk, sign, syntax), quote=opening)
+              for sign in "-+"]
     for line in hunk.body:
-        if line[0] not in (" ", sign):
-            continue
-        joins = syntax.brackets_continue and (state.depth > 0 or state.continued) and not state.quote
-        if syntax.knows_tokens:
-            shape, state = _line_shape(line[1:], syntax, state, joins)
+        kind = line[0]
+        if kind == " ":
+            groups = ((0, 1),) if states[0] == states[1] else ((0,), (1,))
+        elif kind == "-" or kind == "+":
+            groups = ((0,),) if kind == "-" else ((1,),)
         else:
-            shape = line[1:].rstrip()
-        if not shape.strip():
             continue
-        if joins and shapes:
-            shapes[-1] += shape  # a continuation line is part of the line it continues
-        else:
-            shapes.append(shape)
-    if state.quote:
-        return None
+        for sides in groups:  # each group of sides reads the line in the same state
+            state = states[sides[0]]
+            joins = syntax.brackets_continue and (state.depth > 0 or state.continued) and not state.quote
+            if syntax.knows_tokens:
+                shape, state, _ = _scan(line[1:], syntax, state, joins)
+            else:
+                shape = line[1:].rstrip()
+            for side in sides:
+                states[side] = state
+                if not shape.strip():
+                    continue
+                if joins and shapes[side]:
+                    shapes[side][-1] += shape  # a continuation line is part of the line it continues
+                else:
+                    shapes[side].append(shape)
     # Line breaks matter only where indentation does; elsewhere a re-wrapped call is the same code.
-    return "\n".join(shapes) if syntax.indent_matters or not syntax.knows_tokens else "".join(shapes)
+    separator = "\n" if syntax.indent_matters or not syntax.knows_tokens else ""
+    old, new = (None if state.quote else separator.join(side) for state, side in zip(states, shapes))
+    return old, new
 
 
 def _opens_inside_block_comment(hunk: Hunk, sign: str, syntax: Syntax) -> bool:
@@ -223,11 +247,11 @@ def _line_shape(line: str, syntax: Syntax, state: _State, continuation: bool = F
 def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple[str, _State, int]:
     """``_line_shape``, and where a line comment starts on the line (-1: none)."""
     in_block, quote, depth = state.in_block, state.quote, state.depth
-    keeps_indent = syntax.indent_matters and not quote and not continuation
-    out: list[str] = [line[: len(line) - len(line.lstrip())]] if keeps_indent else []
     first_code = len(line) - len(line.lstrip())
+    keeps_indent = syntax.indent_matters and not quote and not continuation
+    out: list[str] = [line[:first_code]] if keeps_indent else []
     i, pending_space, comment_at = 0, False, -1
-    special = _specials(syntax)
+    special = syntax.specials
     while i < len(line):
         if in_block:
             end = line.find(syntax.block_comment[1], i)  # type: ignore[index]
@@ -283,41 +307,30 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
     return "".join(out), _State(in_block, quote, depth, continued), comment_at
 
 
-@lru_cache(maxsize=None)
-def _specials(syntax: Syntax) -> re.Pattern[str]:
-    """The characters where a string or a comment may start: anything else is plain code."""
-    starts = set(syntax.quotes) | {q[0] for q in syntax.multiline_quotes} | {m[0] for m in syntax.line_comments}
-    if syntax.block_comment:
-        starts.add(syntax.block_comment[0][0])
-    return re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]" if starts else "(?!)")
-
-
 def _string_run_end(line: str, i: int, quote: str) -> int:
     """Where the run of plain characters inside a string that starts at ``i`` ends: a quote or a backslash."""
     ends = [p for p in (line.find(quote[0], i), line.find("\\", i)) if p >= 0]
     return min(ends) if ends else len(line)
 
 
-_SPACE_SPLIT = re.compile(r"(\s+)")
 _BRACKETS = re.compile(r"[()\[\]{}]")
 
 
 def _code_run(run: str, out: list[str], pending_space: bool, depth: int, brackets: bool) -> tuple[bool, int]:
-    """Shape a run of code (no string, no comment) into ``out``, as the character loop would, in bulk."""
-    for part in _SPACE_SPLIT.split(run):
-        if not part:
-            continue
-        if part[0].isspace():
-            pending_space = True
-            continue
+    """Shape a run of code (no string, no comment) into ``out``, as the character loop would, in bulk.
+
+    ``str.split()`` and the character loop's ``isspace`` agree on what white space is.
+    """
+    pending_space = pending_space or run[:1].isspace()
+    for part in run.split():
         if pending_space and out and _is_word(out[-1][-1:]) and _is_word(part[0]):
             out.append(" ")
-        pending_space = False
-        if brackets:
-            for char in _BRACKETS.findall(part):
-                depth = depth + 1 if char in "([{" else max(depth - 1, 0)
         out.append(part)
-    return pending_space, depth
+        pending_space = True  # the next part, if any, follows white space
+    if brackets:
+        for char in _BRACKETS.findall(run):
+            depth = depth + 1 if char in "([{" else max(depth - 1, 0)
+    return run[-1:].isspace(), depth
 
 
 def _opening_quote(line: str, i: int, syntax: Syntax) -> str:

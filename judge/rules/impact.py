@@ -26,9 +26,12 @@ def superficial_only(ctx: StepContext) -> Iterator[Finding]:
         return
     if not (patch.added_count or patch.removed_count):
         return  # only renames, modes, binaries: no lines whose kind could be judged
-    kinds = [superficial_kinds(change) for change in patch.files]
-    if any(kind is None for kind in kinds):
-        return
+    kinds = []
+    for change in patch.files:
+        kind = superficial_kinds(change)
+        if kind is None:
+            return  # one file that changes code is enough: the others need not be read
+        kinds.append(kind)
     files = tuple(change.path for change in patch.files)
     asked = all(_ASKS[kind].search(ctx.step.description) for kind in frozenset().union(*kinds))  # type: ignore[arg-type]
     if asked and not any(adds_trailing_whitespace(change) for change in patch.files):

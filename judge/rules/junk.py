@@ -7,13 +7,12 @@ the file. The kinds are recognised by name alone, so the rule costs nothing.
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
 from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.patch.globs import matches_any
-from judge.patch.paths import unsafe_reason
+from judge.patch.paths import file_suffix
 from judge.rules.phrasing import names
 from judge.verdict import Finding
 
@@ -64,7 +63,7 @@ def junk_kind(path: str) -> str | None:
         return _BY_NAME.get(name, "coverage data")
     if name.endswith("~"):
         return "an editor backup"
-    return _BY_SUFFIX.get(PurePosixPath(name).suffix.lower())
+    return _BY_SUFFIX.get(file_suffix(name).lower())
 
 
 def junk_files(ctx: StepContext) -> Iterator[Finding]:
@@ -75,7 +74,7 @@ def junk_files(ctx: StepContext) -> Iterator[Finding]:
     description = ctx.step.description
     junk = []
     for change in work.files:
-        if not change.is_added or unsafe_reason(change.path):  # an unsafe path is unsafe_path's, an earlier rejection
+        if not change.is_added or change.path in ctx.unsafe_paths:  # an unsafe path is unsafe_path's, an earlier rejection
             continue
         kind = junk_kind(change.path)
         if kind is None or change.path in description:

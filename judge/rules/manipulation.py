@@ -102,15 +102,34 @@ _PROMPT_IMITATION = re.compile(
     r"|^\W*(?:STEP|CHECKS ALREADY DONE|EXECUTOR OUTPUT)\s*\((?:un)?trusted",
     re.MULTILINE,
 )
+
+
+class _Words:
+    r"""A first look for whole words: ``\b(?:words)\b`` without the leading ``\b``, which keeps the regex engine
+    from skipping ahead by first character (twice as slow); a hit counts only where a word starts. Every
+    alternative starts with a word character, so that is where ``\b`` would have matched."""
+
+    def __init__(self, words: str) -> None:
+        self.pattern = re.compile(rf"(?:{words})\b")
+
+    def search(self, text: str) -> bool:
+        found = self.pattern.search(text)
+        while found is not None:
+            start = found.start()
+            if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
+                return True
+            found = self.pattern.search(text, start + 1)
+        return False
+
+
 # Cheap first looks, one per check, on the lower-cased text (faster than IGNORECASE): text without these words
 # cannot match the check's pattern.
-_MAYBE_SELF_ADDRESSED = re.compile(r"\b(?:ignore|disregard|forget|you|verdict|judge?ment|should|must|has\s+to|"
-                                   r"needs\s+to|ought)\b")
+_MAYBE_SELF_ADDRESSED = _Words(r"ignore|disregard|forget|you|verdict|judge?ment|should|must|has\s+to|needs\s+to|ought")
 _MAYBE_VERDICT = re.compile(r"valid")
 _MAYBE_TOKEN = re.compile(r"<\||<｜|inst\]|sys>>|_of_turn>")
 _MAYBE_FENCE = re.compile(r"<<<data|>>>|\(trusted|\(untrusted")
-_MAYBE_ADDRESSED = re.compile(r"\b(?:validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|models?|"
-                              r"assistants?|gpt|chatgpt|claude|gemini|system)\b")
+_MAYBE_ADDRESSED = _Words(r"validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|models?|"
+                          r"assistants?|gpt|chatgpt|claude|gemini|system")
 
 _ORDER_KIND = "an order about the verdict"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from judge import rule_ids as ids
-from judge.patch.paths import unsafe_reason
 from judge.context import StepContext
 from judge.verdict import Finding
 
@@ -13,7 +12,7 @@ __all__ = ["unsafe_path"]
 
 
 def unsafe_path(ctx: StepContext) -> Iterator[Finding]:
-    unsafe = [(path, why) for path in dict.fromkeys(ctx.claimed_paths + ctx.work_paths) if (why := unsafe_reason(path))]
+    unsafe = list(ctx.unsafe_paths.items())
     if unsafe:
         listed = "; ".join(f"{_shown(path)} ({why})" for path, why in unsafe[:5])
         yield Finding(

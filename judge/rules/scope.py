@@ -6,7 +6,7 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.patch.globs import matches_any
-from judge.patch.paths import normalize_path, unsafe_reason
+from judge.patch.paths import normalize_path
 from judge.context import StepContext
 from judge.rules.phrasing import names
 from judge.verdict import Finding
@@ -18,7 +18,7 @@ def scope_excluded(ctx: StepContext) -> Iterator[Finding]:
     patterns = ctx.step.excluded_paths
     if not patterns:
         return
-    hits = [path for path in _checkable(ctx.work_paths) if matches_any(path, patterns)]
+    hits = [path for path in _checkable(ctx) if matches_any(path, patterns)]
     if hits:
         yield Finding(
             rule=ids.SCOPE_EXCLUDED,
@@ -32,7 +32,7 @@ def scope_outside_allowed(ctx: StepContext) -> Iterator[Finding]:
     patterns = ctx.step.allowed_files
     if patterns is None:
         return
-    outside = [path for path in _checkable(ctx.work_paths) if not matches_any(path, patterns)]
+    outside = [path for path in _checkable(ctx) if not matches_any(path, patterns)]
     if outside:
         yield Finding(
             rule=ids.SCOPE_OUTSIDE_ALLOWED,
@@ -42,9 +42,9 @@ def scope_outside_allowed(ctx: StepContext) -> Iterator[Finding]:
         )
 
 
-def _checkable(paths: tuple[str, ...]) -> list[str]:
+def _checkable(ctx: StepContext) -> list[str]:
     # An unsafe path is unsafe_path's, an earlier rejection; leaving it out keeps megabyte paths away from globs.
-    return [path for path in paths if unsafe_reason(path) is None]
+    return [path for path in ctx.work_paths if path not in ctx.unsafe_paths]
 
 
 def scope_fix_regression(ctx: StepContext) -> Iterator[Finding]:

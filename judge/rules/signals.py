@@ -11,14 +11,15 @@ import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
+from judge.patch.caseless import Caseless
 from judge.patch.grammar import HUNK_HEADER
 from judge.patch.model import FileChange, Hunk, PatchFacts
+from judge.patch.paths import file_name, file_suffix
 from judge.patch.shape import Syntax, line_shapes, syntax_for
 from judge.rules.asks import ASKS_FOR_TESTS
 from judge.rules.phrasing import names
@@ -92,7 +93,7 @@ _SCRIPT_FOLDERS = frozenset({"scripts", "script"})
 def _is_top_level_script(path: str) -> bool:
     parts = path.split("/")
     at_top = len(parts) == 1 or (len(parts) == 2 and parts[0] in _SCRIPT_FOLDERS)
-    return at_top and PurePosixPath(path).suffix.lower() in _SCRIPT_SUFFIXES
+    return at_top and file_suffix(path).lower() in _SCRIPT_SUFFIXES
 
 
 def only_new_scripts(ctx: StepContext) -> Iterator[Finding]:
@@ -100,7 +101,7 @@ def only_new_scripts(ctx: StepContext) -> Iterator[Finding]:
     if not work or not all(change.is_added and _is_top_level_script(change.path) for change in work.files):
         return
     files = tuple(change.path for change in work.files)
-    if all(PurePosixPath(path).name in ctx.step.description for path in files):
+    if all(file_name(path) in ctx.step.description for path in files):
         return  # the step asks for these scripts by name
     yield _signal(ids.ONLY_NEW_SCRIPTS, f"the change only adds new top-level scripts ({names(files)}) and changes no "
                   "existing file: a reproduction or debugging script is not the change itself. Check that the step "
@@ -115,7 +116,7 @@ def only_test_files(ctx: StepContext) -> Iterator[Finding]:
     if not work or ASKS_FOR_TESTS.search(ctx.step.description):
         return
     files = work.paths
-    if any(PurePosixPath(path).name in ctx.step.description for path in files):
+    if any(file_name(path) in ctx.step.description for path in files):
         return  # the step names the test file it asks to change
     if files and all(is_test_path(path) for path in files):
         yield _signal(ids.ONLY_TEST_FILES, f"the change touches only test files ({names(files)}) while the step asks "
@@ -185,8 +186,8 @@ def checks_suppressed(ctx: StepContext) -> Iterator[Finding]:
 _CI_FILES = re.compile(r"^(?:\.github/workflows/.+|\.gitlab-ci\.ya?ml|\.circleci/.+|azure-pipelines\.ya?ml|"
                        r"(?:.+/)?Jenkinsfile|\.travis\.ya?ml|bitbucket-pipelines\.ya?ml|\.buildkite/.+|\.drone\.ya?ml|"
                        r"(?:.+/)?tox\.ini|(?:.+/)?noxfile\.py|\.pre-commit-config\.ya?ml)$")
-_ASKS_FOR_CI = re.compile(r"\b(?:ci|continuous integration|workflows?|github actions|pipelines?|gitlab|circleci|"
-                          r"jenkins(?:file)?|travis|buildkite|tox|nox(?:file)?|pre-commit)\b", re.IGNORECASE)
+_ASKS_FOR_CI = Caseless(r"\b(?:ci|continuous integration|workflows?|github actions|pipelines?|gitlab|circleci|"
+                        r"jenkins(?:file)?|travis|buildkite|tox|nox(?:file)?|pre-commit)\b")
 # A gate's threshold and its number. Coverage and the like get looser as the number falls; the keys of
 # _HIGHER_IS_LOWER (line length, complexity, warnings allowed) as it rises.
 _THRESHOLD = re.compile(
@@ -249,8 +250,8 @@ def _lowered_thresholds(change: FileChange) -> list[str]:
 
 def _is_config(path: str) -> bool:
     """Configuration, not code or prose: where a threshold is a gate rather than a value the program uses."""
-    name = PurePosixPath(path).name
-    return (PurePosixPath(name).suffix.lower() in _CONFIG_SUFFIXES or name.startswith(".") or ".config." in name
+    name = file_name(path)
+    return (file_suffix(name).lower() in _CONFIG_SUFFIXES or name.startswith(".") or ".config." in name
             or name in _CONFIG_NAMES or bool(_CI_FILES.match(path)))
 
 
@@ -379,7 +380,7 @@ def exception_swallowed(ctx: StepContext) -> Iterator[Finding]:
         return
     found: dict[str, list[int]] = {}
     for change in work.files:
-        suffix = PurePosixPath(change.path).suffix.lower()
+        suffix = file_suffix(change.path).lower()
         if change.is_deleted or _generated(change.path):
             continue
         lines = (_python_swallows(change) if suffix == ".py" else
@@ -438,7 +439,7 @@ class _Definition:
 def _definitions(change: FileChange) -> Iterator[_Definition]:
     """New definitions in the file's added lines, read from the lines as written: a line that starts a definition
     is code, so no lexer is needed (the rare ``def`` inside a docstring is a signal too many, never a rejection)."""
-    language = _LANGUAGE.get(PurePosixPath(change.path).suffix.lower())
+    language = _LANGUAGE.get(file_suffix(change.path).lower())
     if language is None or change.is_deleted or is_test_path(change.path) or _generated(change.path):
         return
     pattern = _DEFINITIONS[language]

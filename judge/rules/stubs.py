@@ -118,7 +118,7 @@ def _is_configuration(path: str) -> bool:
 def _minified(change: FileChange) -> bool:
     """Minified code reuses one-letter names in every scope: a name says nothing about which function it is."""
     return ".min." in change.path.rsplit("/", 1)[-1] or any(
-        len(line) > _MINIFIED_LINE for hunk in change.hunks for line in hunk.body)
+        max(map(len, hunk.body), default=0) > _MINIFIED_LINE for hunk in change.hunks)
 
 
 def _is_real(function: Function) -> bool:

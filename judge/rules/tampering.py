@@ -26,13 +26,13 @@ The rule reads nothing unless the change touches a test file (judge/code/testpat
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.code.testpaths import is_test_path
 from judge.code.weakening import Weakening, weakenings
 from judge.context import StepContext
+from judge.patch.paths import file_name
 from judge.rules.asks import ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS
 from judge.rules.reversal import REVERSAL_THRESHOLD, undone_fraction
 from judge.verdict import Finding
@@ -95,7 +95,7 @@ def _excuse(weakening: Weakening, description: str) -> str | None:
 
 
 def _names_file(description: str, path: str) -> bool:
-    name = PurePosixPath(path).name
+    name = file_name(path)
     return path in description or re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w-])", description) is not None
 
 

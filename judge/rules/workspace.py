@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from judge import rule_ids as ids
-from judge.patch.paths import unsafe_reason
 from judge.workspace.evidence_file import evidence_path
 from judge.context import StepContext
 from judge.rules.phrasing import names, pronoun
@@ -61,7 +60,7 @@ def claimed_but_unchanged(ctx: StepContext) -> Iterator[Finding]:
     evidence = ctx.workspace.evidence_file  # type: ignore[union-attr]
     if evidence is not None:
         changed.add(evidence.path)
-    phantom = [path for path in ctx.written_paths if path not in changed and unsafe_reason(path) is None]
+    phantom = [path for path in ctx.written_paths if path not in changed and path not in ctx.unsafe_paths]
     if phantom:
         yield Finding(
             rule=ids.CLAIMED_BUT_UNCHANGED,
