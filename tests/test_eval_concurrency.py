@@ -25,6 +25,7 @@ import judge
 from builders import make_case, run_cli
 from judge.eval.claims import CaseClaims
 from judge.eval.report.model import CaseRecord
+from judge.eval.runner import lanes_for
 from judge.eval.store import RunStore
 
 from loopback import Hang, Request, content
@@ -110,7 +111,9 @@ def test_two_concurrent_resumes_judge_each_case_once_and_both_report_the_whole_r
         second = _spawn(argv + ["--out", str(tmp_path / "b.json")], tmp_path)
         try:
             _wait_for(lambda: server.count >= 4, "the second process asks the model too", second)
-            assert len(_rows(store, "claims")) == 4  # two in flight each, each case claimed by one
+            # Each process holds the cases of its lanes claimed, each case by one: two with the model, two more
+            # checked by the rules meanwhile and waiting for a model slot.
+            assert len(_rows(store, "claims")) == 2 * lanes_for(2)
             gate.set()
             outs = [proc.communicate(timeout=120) for proc in (first, second)]
         finally:
@@ -142,9 +145,12 @@ def test_a_case_claimed_by_a_killed_process_is_taken_over_at_once(scripted_serve
     try:
         _wait_for(lambda: server.count >= 2, "the process asks the model", killed)
         held = sorted(row[0] for row in _rows(store, "claims"))
-        assert len(held) == 2
+        asked_before = set(server.per_tag())
+        # Its lanes' cases are claimed: two with the model, two waiting for a model slot.
+        assert len(held) == lanes_for(2) and len(asked_before) == 2 and asked_before <= set(held)
         os.kill(killed.pid, signal.SIGKILL)
     finally:
+        killed.kill()
         killed.wait(timeout=10)
     assert killed.returncode == -signal.SIGKILL
     answers["hang"] = False
@@ -156,8 +162,8 @@ def test_a_case_claimed_by_a_killed_process_is_taken_over_at_once(scripted_serve
     report = _report(tmp_path / "out.json")
     assert sorted(_verdicts(report)) == ids and report["resumed"] == 0
     asked = server.per_tag()
-    assert {tag: asked[tag] for tag in held} == {tag: 2 for tag in held}  # in flight at the kill: asked again
-    assert all(asked[tag] == 1 for tag in ids if tag not in held)
+    assert {tag: asked[tag] for tag in asked_before} == {tag: 2 for tag in asked_before}  # asked again
+    assert all(asked[tag] == 1 for tag in ids if tag not in asked_before)  # claimed or not: judged here once
     assert _rows(store, "claims") == []
 
 
