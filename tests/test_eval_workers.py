@@ -5,7 +5,7 @@ never wait for litellm; a 429 pauses every worker.
 Every model answer comes from a SYNTHETIC OpenAI-compatible server on 127.0.0.1 (tests/loopback.py); it tags each
 request with its case (``[case ID]`` in the step description) and counts the TCP connections it accepted. The
 workers are real processes: the tests read their claims in the store to see them, and kill them with SIGKILL.
-No test asserts a duration; where order matters, the server holds its answers until the test has seen what it
+No test asserts a speed; where order matters, the server holds its answers until the test has seen what it
 waits for.
 """
 
@@ -16,16 +16,14 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-import judge
 from builders import diff, make_case, run_cli
+from eval_processes import spawn_eval, wait_for
 from judge.config import JudgeConfig
 from judge.eval.cases import EvalSet
 from judge.eval.progress import Progress
@@ -36,7 +34,6 @@ from loopback import Reply, Request, content
 
 pytestmark = [pytest.mark.loopback, pytest.mark.usefixtures("eval_sandbox")]
 
-_ROOT = Path(judge.__file__).resolve().parents[1]  # the judge under test, for the processes the tests start
 VALID = content(True, "the patch does what the step asks")  # SYNTHETIC
 
 
@@ -65,21 +62,6 @@ def _tags(count: int, prefix: str = "c") -> list[str]:
 def _flags(server, tmp_path: Path, *extra: str) -> list[str]:
     return ["--model", "openai/t", "--api-base", server.api_base, "--output-mode", "none", "--no-cache",
             "--store", str(tmp_path / "store.sqlite"), *extra]
-
-
-def _spawn(argv: list[str], tmp_path: Path) -> subprocess.Popen:
-    command = [sys.executable, "-c", "import sys; from judge.cli.main import main; sys.exit(main())", "eval", *argv]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
-    return subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-
-def _wait_for(condition, what: str, proc: subprocess.Popen | None = None, seconds: float = 90) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"{what}: the process ended first: {proc.stderr.read().decode()!r}")
-        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
-        time.sleep(0.02)
 
 
 def _query(store: Path, sql: str) -> list[tuple]:
@@ -138,7 +120,7 @@ def test_workers_share_the_run_each_case_judged_once_by_one_process(scripted_ser
         seen_pids.update(_claims_by_pid(store))
         return len(seen_pids) >= 2
 
-    opener = threading.Thread(target=lambda: (_wait_for(both_workers_claim, "two workers claim cases"),
+    opener = threading.Thread(target=lambda: (wait_for(both_workers_claim, "two workers claim cases"),
                                               gate.opened.set()), daemon=True)
     opener.start()
     try:
@@ -269,7 +251,7 @@ def test_cases_the_rules_decide_never_wait_for_litellm(scripted_server, tmp_path
 
     server = scripted_server(answer)
     source = _set(tmp_path, ["m000", "m001", *rule_tags], rejected=frozenset(rule_tags))
-    proc = _spawn([str(source), "--workers", "2", "--concurrency", "2", *_flags(server, tmp_path),
+    proc = spawn_eval([str(source), "--workers", "2", "--concurrency", "2", *_flags(server, tmp_path),
                    "--out", str(tmp_path / "out.json")], tmp_path)
     _, err = proc.communicate(timeout=180)
 
@@ -279,17 +261,6 @@ def test_cases_the_rules_decide_never_wait_for_litellm(scripted_server, tmp_path
     report = _report(tmp_path / "out.json")
     assert {c["id"]: c["decidedBy"] for c in report["cases"]} == {"m000": "semantic", "m001": "semantic",
                                                                    **{tag: "rules" for tag in rule_tags}}
-
-
-def _run_until_held(server, gate: _Gate, tmp_path: Path, tags: list[str]) -> tuple[subprocess.Popen, list[str]]:
-    """A `judge eval --workers 2 --concurrency 4` process with some cases stored and the next ones held by the
-    server: every model slot busy, so the claims show what each worker has in hand."""
-    source = _set(tmp_path, tags)
-    common = [str(source), "--workers", "2", "--concurrency", "4", *_flags(server, tmp_path)]
-    proc = _spawn(common + ["--run-id", "R", "--out", str(tmp_path / "killed.json")], tmp_path)
-    store = tmp_path / "store.sqlite"
-    _wait_for(lambda: len(_stored(store)) >= 8 and server.in_flight == 4, "cases stored, then 4 held", proc)
-    return proc, common
 
 
 class _AnswersThenHolds(_Gate):
@@ -305,23 +276,43 @@ class _AnswersThenHolds(_Gate):
         return content(True, f"the step is done ({request.tag})")
 
 
+class _HeldRun:
+    """A `judge eval --workers 2 --concurrency 4` process of 40 cases (run R): the first 8 answered and stored,
+    the next 4 held by the server, so that every model slot is busy and the claims show what each worker has
+    in hand."""
+
+    def __init__(self, scripted_server, tmp_path: Path) -> None:
+        self.gate = _AnswersThenHolds(free=8)
+        self.server = scripted_server(self.gate.answer)
+        self.tags = _tags(40)
+        self.store = tmp_path / "store.sqlite"
+        self.common = [str(_set(tmp_path, self.tags)), "--workers", "2", "--concurrency", "4",
+                       *_flags(self.server, tmp_path)]
+        self.proc = spawn_eval(self.common + ["--run-id", "R", "--out", str(tmp_path / "killed.json")], tmp_path)
+        try:
+            wait_for(lambda: len(_stored(self.store)) >= 8 and self.server.in_flight == 4,
+                     "cases stored, then 4 held", self.proc)
+            self.workers = _claims_by_pid(self.store)
+            assert len(self.workers) == 2 and self.proc.pid not in self.workers
+        except BaseException:
+            self.gate.opened.set()
+            self.proc.kill()
+            raise
+
+
+
 def test_kill_9_of_one_worker_then_resume_loses_no_case_and_asks_again_only_its_calls_in_flight(
         scripted_server, tmp_path, capsys) -> None:
-    gate = _AnswersThenHolds(free=8)
-    server = scripted_server(gate.answer)
-    tags = _tags(40)
-    store = tmp_path / "store.sqlite"
-    proc, common = _run_until_held(server, gate, tmp_path, tags)
+    run = _HeldRun(scripted_server, tmp_path)
+    gate, server, tags, store, proc, common = run.gate, run.server, run.tags, run.store, run.proc, run.common
     try:
         stored_before = _stored(store)
         asked_before = server.per_tag()
-        claims = _claims_by_pid(store)
-        assert len(claims) == 2 and proc.pid not in claims
-        victim = min(claims)
-        in_flight = {tag for tag in claims[victim] if tag in asked_before and tag not in stored_before}
+        victim = min(run.workers)
+        in_flight = {tag for tag in run.workers[victim] if tag in asked_before and tag not in stored_before}
         assert in_flight  # it holds model calls
         os.kill(victim, signal.SIGKILL)
-        _wait_for(lambda: not _running(victim), "the worker is gone")
+        wait_for(lambda: not _running(victim), "the worker is gone")
         gate.opened.set()  # the other worker's calls are answered: it stores them and ends
         _, err = proc.communicate(timeout=120)
     finally:
@@ -351,20 +342,16 @@ def test_kill_9_of_one_worker_then_resume_loses_no_case_and_asks_again_only_its_
 
 
 def test_kill_9_of_the_parent_then_resume_judges_every_case_exactly_once(scripted_server, tmp_path, capsys) -> None:
-    gate = _AnswersThenHolds(free=8)
-    server = scripted_server(gate.answer)
-    tags = _tags(40)
-    store = tmp_path / "store.sqlite"
-    proc, common = _run_until_held(server, gate, tmp_path, tags)
+    run = _HeldRun(scripted_server, tmp_path)
+    gate, server, tags, store, proc, common = run.gate, run.server, run.tags, run.store, run.proc, run.common
+    workers = set(run.workers)
     try:
-        workers = set(_claims_by_pid(store))
-        assert len(workers) == 2 and proc.pid not in workers
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     finally:
         gate.opened.set()  # the orphaned workers' calls are answered: they store them, then end
         proc.kill()
-    _wait_for(lambda: not any(_running(pid) for pid in workers), "the orphaned workers end")
+    wait_for(lambda: not any(_running(pid) for pid in workers), "the orphaned workers end")
     assert _claims_by_pid(store) == {}  # they gave their claims back
 
     in_one_process = [arg for arg in common if arg not in ("--workers", "2")]

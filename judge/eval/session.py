@@ -75,7 +75,6 @@ class EvalOptions:
 def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
     """Judge the set (resuming a run when asked) and return its report; InputError names the option at fault."""
     from judge.eval.cache import VerdictCache
-    from judge.eval.runner import run_eval
     from judge.eval.store import RunStore
     from judge.eval.workers import default_workers, run_in_workers
 
@@ -102,6 +101,8 @@ def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
             result = run_in_workers(cases, config, store=store, run_id=run_id, cache=cache.path if cache else None,
                                     concurrency=options.concurrency, workers=workers, shard=shard, progress=progress)
         else:
+            from judge.eval.runner import run_eval  # the pipeline: a parent of workers does without it
+
             with traffic(options.record, options.replay):
                 result = asyncio.run(run_eval(cases, config, store=store, run_id=run_id, cache=cache,
                                               concurrency=options.concurrency, shard=shard, progress=progress))

@@ -31,13 +31,14 @@ class WorkerSetup:
     run_id: str
     cache: str | None  # the verdict cache's path; None: no cache
     concurrency: int  # this worker's share of --concurrency
-    pauses: Any  # multiprocessing Value('d'): the provider's pause, shared by the run's workers
+    pauses: Any  # multiprocessing RawValue('d'): the provider's pause, shared by the run's workers
 
 
 class SharedPauses:
     """judge.llm.client's provider pauses over one shared double: every worker of a run calls one provider
     (one model, one API base), so one value serves. time.monotonic() is the system's monotonic clock, one for
-    every process on the machine."""
+    every process on the machine. Without a lock: two workers extending at the same instant may keep the
+    shorter of their pauses, and the next 429 extends it again."""
 
     def __init__(self, value: Any) -> None:
         self.value = value
@@ -46,8 +47,8 @@ class SharedPauses:
         return self.value.value
 
     def extend(self, provider: object, until: float) -> None:
-        with self.value.get_lock():
-            self.value.value = max(self.value.value, until)
+        if until > self.value.value:
+            self.value.value = until
 
 
 def work(inbox: Connection, outbox: Connection, setup: WorkerSetup) -> None:
@@ -94,7 +95,8 @@ async def _serve(inbox: Connection, send: _Sender, setup: WorkerSetup) -> None:
     from pathlib import Path
 
     from judge.eval.cache import VerdictCache
-    from judge.eval.runner import CaseJudge, Judged, all_lanes, lanes_for
+    from judge.eval.run_state import Judged, lanes_for
+    from judge.eval.runner import CaseJudge, all_lanes
     from judge.eval.store import RunStore
     from judge.llm.client import connection_pool
 

@@ -25,10 +25,10 @@ from typing import Any, Iterator
 
 from judge.config import JudgeConfig
 from judge.errors import InputError, JudgeError, field_ref
-from judge.eval import runner
+from judge.eval import run_state
 from judge.eval.cases import EvalSet, LoadedCase
 from judge.eval.progress import Progress
-from judge.eval.runner import HeldWait, Judged, RunResult, RunState, lanes_for
+from judge.eval.run_state import HeldWait, Judged, RunResult, RunState, lanes_for
 from judge.eval.store import RunStore
 from judge.eval.worker import STOP, WorkerSetup, work
 
@@ -65,19 +65,20 @@ def split_concurrency(concurrency: int, workers: int) -> list[int]:
 def run_in_workers(cases: EvalSet, config: JudgeConfig, *, store: RunStore, run_id: str, cache: Path | None,
                    concurrency: int, workers: int, shard: tuple[int, int] | None = None,
                    progress: Progress | None = None, claim_wait: float | None = None) -> RunResult:
-    """judge.eval.runner.run_eval's result, judged by ``workers`` processes sharing ``store`` and ``cache``."""
+    """judge.eval.runner.run_eval's result, judged by ``workers`` processes sharing ``store`` and ``cache``.
+    This process imports nothing of the pipeline or litellm: the workers start sooner."""
     started = time.monotonic()
     run = RunState(store, run_id, progress)
     source = _Source(run, run.read(cases.items(shard)))
     if source.peek() is None:  # everything is stored already (or the set is empty): no process to start
         return run.result(started, 0)
     context = multiprocessing.get_context("spawn")  # a fresh interpreter: no thread or lock copied mid-use
-    pauses = context.Value("d", 0.0)
+    pauses = context.RawValue("d", 0.0)  # no lock: one would start multiprocessing's resource tracker process
     crew = _Crew(run, [_Worker(context, index, WorkerSetup(config, str(store.path.resolve()), run_id,
                                                             str(cache.resolve()) if cache else None, share, pauses))
                        for index, share in enumerate(split_concurrency(concurrency, workers))])
     try:  # while the workers start and import litellm, this process reads the set on
-        _judge_all(crew, source, runner.CLAIM_WAIT_SECONDS if claim_wait is None else claim_wait)
+        _judge_all(crew, source, run_state.CLAIM_WAIT_SECONDS if claim_wait is None else claim_wait)
     except _WorkerDied as died:
         crew.end(patience=config.deadline + _END_SECONDS)  # the others store what they have started
         raise InputError(f"run {run_id}: {died}; every case a worker finished is stored: "
@@ -104,7 +105,7 @@ def _judge_all(crew: "_Crew", source: "_Source", claim_wait: float) -> None:
         # Only cases another process holds are left: ask again now and then, within the bound.
         held = held or HeldWait(crew.run, claim_wait)
         held.check()
-        crew.receive(runner.POLL_SECONDS)
+        crew.receive(run_state.POLL_SECONDS)
         source.retry.extend(item for item, _ in crew.run.held.values())
 
 

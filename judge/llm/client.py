@@ -21,6 +21,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import email.utils
+import importlib
 import os
 import re
 import sys
@@ -102,9 +103,15 @@ def preload() -> None:
 
     def load() -> None:
         try:
-            loading.set_result(_litellm())
+            litellm = _litellm()
         except BaseException as exc:  # complete() imports again and meets the same error where it is handled
             loading.set_exception(exc)
+            return
+        try:  # the OpenAI SDK imports all its resources on a client's first call (~0.8 s): here instead
+            importlib.import_module("openai.resources")
+        except ImportError:
+            pass
+        loading.set_result(litellm)
 
     threading.Thread(target=load, name="judge-litellm-import", daemon=True).start()
 
