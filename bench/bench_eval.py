@@ -411,6 +411,25 @@ def machine() -> dict[str, Any]:
             "loadavg": load}
 
 
+_SPIN = "import time; t = time.process_time(); sum(range(30_000_000)); print(time.process_time() - t)"
+
+
+def effective_cores() -> float:
+    """How many cores the machine gives at the moment: a CPU-bound loop alone, then one per CPU at once;
+    the cores are the loops' count times the ratio of their speeds (a shared host gives fewer than it shows)."""
+    count = os.cpu_count() or 1
+
+    def run(copies: int) -> float:
+        started = time.monotonic()
+        procs = [subprocess.Popen([sys.executable, "-c", _SPIN], stdout=subprocess.DEVNULL) for _ in range(copies)]
+        for proc in procs:
+            proc.wait()
+        return time.monotonic() - started
+
+    alone = run(1)
+    return count * alone / run(count)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="200 and 800 cases, one run each")
@@ -434,8 +453,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{name} {path}: not found")
 
     info = machine()
+    info["effective_cores"] = effective_cores()
     print(f"judge {judge.__version__} eval benchmark ({'quick' if args.quick else 'full'}, {repeat} run(s) per size)")
-    print(f"machine: {info['platform']} | {info['cpu_count']} CPUs | Python {info['python']} | "
+    print(f"machine: {info['platform']} | {info['cpu_count']} CPUs, {info['effective_cores']:.1f} effective "
+          f"(one CPU-bound loop per CPU at once vs one alone) | Python {info['python']} | "
           f"load average before {info['loadavg']}")
     print(f"loopback model: {LATENCY_S * 1000:.0f} ms per call; --concurrency {CONCURRENCY}"
           f"{' ' + ' '.join(workers) if workers else ''}\n")
@@ -452,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         model.close()
     info["loadavg_after"] = machine()["loadavg"]
+    info["effective_cores_after"] = effective_cores()
     _print(sizes, cached, info)
     if compared:
         _print_comparison(compared, small)
@@ -486,8 +508,8 @@ def _print(sizes: dict[int, dict[str, Any]], cached: dict[str, Any], info: dict[
             ("  last reply -> exit (reports)", f"{speed['after_last_reply_s']:.2f} s", ""),
             ("  requests / max in flight", f"{speed['requests']:.0f} / {speed['max_in_flight']:.0f}",
              f"{count} / {CONCURRENCY}"),
-            ("  TCP connections per 1,000 calls", f"{speed['connections_per_1000']:.0f}",
-             f"~{CONCURRENCY} when kept alive"),
+            ("  TCP connections opened", f"{speed['connections']:.0f} ({speed['connections_per_1000']:.0f} per "
+                                         "1,000 calls)", f"~{CONCURRENCY} in all when kept alive"),
             ("  CPU per case (parent + workers)", f"{speed['cpu_ms_per_case']:.2f} ms", ""),
             ("  peak RSS, process tree", f"{speed['peak_tree_rss_mb']:.1f} MiB",
              f"largest process {speed['maxrss_mb']:.1f} MiB"),
@@ -501,14 +523,14 @@ def _print(sizes: dict[int, dict[str, Any]], cached: dict[str, Any], info: dict[
                                     f"all cached: {cached['hit_all_cached']}", f"0 {_ok(cached['hit_requests'] == 0)}"),
     ]
     _table(rows)
-    print(f"\nload average after: {info['loadavg_after']}")
+    print(f"\nload average after: {info['loadavg_after']}; effective cores after: {info['effective_cores_after']:.1f}")
 
 
 def _print_comparison(compared: dict[str, dict[str, Any]], count: int) -> None:
     print(f"\nthe same {count} calls at {CONCURRENCY} at once, one after the other in this run:")
     rows = [(name, f"{r['wall_s']:.2f} s  {r['ratio']:.2f}x ideal",
              f"request phase {r['span_ratio']:.2f}x, first request at {r['to_first_request_s']:.2f} s, "
-             f"{r['connections_per_1000']:.0f} connections/1,000 calls, peak RSS {r['peak_tree_rss_mb']:.0f} MiB")
+             f"{r['connections']} connections, peak RSS {r['peak_tree_rss_mb']:.0f} MiB")
             for name, r in compared.items()]
     _table(rows)
 
