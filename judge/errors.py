@@ -51,6 +51,16 @@ class InputError(JudgeError):
         """The message with every input named by ``names`` (default: its own name)."""
         return name_fields(self._message, names)
 
+    def __reduce__(self) -> tuple:
+        """Pickled whole (an eval worker process hands its errors to the run): message, field and references."""
+        return (_input_error, (self._message, self.field))
+
+
+def _input_error(message: str, field: str | None) -> InputError:
+    error = InputError(message)
+    error.field = field
+    return error
+
 
 class ContractViolation(JudgeError, ValueError):
     """Input that breaks its JSON contract; ``path`` is a JSON path such as ``$.result.filesWritten[0]``."""

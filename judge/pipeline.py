@@ -53,15 +53,20 @@ def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, works
 
 
 async def avalidate(step: Any, result: Any, *, config: JudgeConfig | None = None, workspace: Workspace | None = None,
-                    evidence: Sequence[Any] = ()) -> Verdict:
-    """``validate`` for async callers: the CPU-bound checks run in a worker thread, the LLM calls on the loop."""
+                    evidence: Sequence[Any] = (), semantic_slots: Any = None) -> Verdict:
+    """``validate`` for async callers: the CPU-bound checks run in a worker thread, the LLM calls on the loop.
+
+    ``semantic_slots`` (an asyncio.Semaphore) bounds the semantic reviews of several calls at once without
+    holding back their deterministic checks: a case the rules decide never waits for the model."""
     import asyncio
+    import contextlib
 
     config = config or _DEFAULT_CONFIG
     try:
         judgement = await asyncio.to_thread(_deterministic, step, result, config, workspace, evidence)
         if judgement.pending:
-            judgement = await _semantic(judgement, config)
+            async with semantic_slots or contextlib.nullcontext():
+                judgement = await _semantic(judgement, config)
         return judgement.verdict()
     except Exception as exc:
         return _judge_error(exc)

@@ -14,7 +14,9 @@ they would in production.
 - ``latency`` seconds pass before every 200 reply, as a model's time to answer (errors come back at once).
 
 It records every request (``Request``: path, parsed body, size, arrival time, case tag), counts the
-requests in flight and the most there were at once.
+requests in flight and the most there were at once, and counts the TCP connections it accepted
+(``connections``: a client that keeps its connections alive opens few, one that does not opens one
+per request).
 
 Standard library only, no pytest: ``bench/bench_eval.py`` imports it too. ``scripted_server`` starts
 servers and closes them all at the end; tests/conftest.py makes it the pytest fixture of that name, and
@@ -116,6 +118,13 @@ class _HTTPServer(ThreadingHTTPServer):
     # and each such client waits about a second for its retransmit. 32 workers open 32 at once.
     request_queue_size = 256
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (a killed process resets its sockets) is no error of the server's."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
 
 class LoopbackServer:
     """SYNTHETIC chat-completions server on 127.0.0.1 with an ephemeral port; see the module docstring."""
@@ -129,6 +138,7 @@ class LoopbackServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self.last_done_at: float | None = None  # time.monotonic() when the last answer had been sent
+        self.connections = 0  # TCP connections accepted (since the last reset): one per client socket
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._closed = False
@@ -166,6 +176,7 @@ class LoopbackServer:
         with self._lock:
             self.requests.clear()
             self.max_in_flight = self.in_flight
+            self.connections = 0
             self.last_done_at = None
 
     def close(self) -> None:
@@ -191,6 +202,10 @@ class LoopbackServer:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             return len(self.requests) - 1
 
+    def _accept(self) -> None:
+        with self._lock:
+            self.connections += 1
+
     def _step(self, index: int, request: Request) -> Step:
         if callable(self.script):
             return self.script(index, request)
@@ -208,6 +223,10 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
         # TCP_NODELAY: with Nagle's algorithm a reply's last small segment waits for the client's
         # delayed ACK, about 40 ms per reply. _send also writes head and body in one call.
         disable_nagle_algorithm = True
+
+        def setup(self) -> None:  # once per accepted connection, however many requests it then carries
+            server._accept()
+            super().setup()
 
         def log_message(self, format: str, *args: object) -> None:  # quiet
             pass

@@ -21,10 +21,11 @@ from pathlib import Path
 
 import pytest
 
-import judge
 from builders import make_case, run_cli
+from eval_processes import spawn_eval, wait_for
 from judge.eval.claims import CaseClaims
 from judge.eval.report.model import CaseRecord
+from judge.eval.run_state import lanes_for
 from judge.eval.store import RunStore
 
 from loopback import Hang, Request, content
@@ -33,7 +34,6 @@ pytestmark = [pytest.mark.loopback, pytest.mark.usefixtures("eval_sandbox")]
 
 VALID = content(True, "the patch does what the step asks")  # SYNTHETIC
 CASES = 24
-_ROOT = Path(judge.__file__).resolve().parents[1]  # the judge under test, for the processes the tests start
 
 
 def _set(tmp_path: Path, count: int = CASES) -> tuple[Path, list[str]]:
@@ -63,21 +63,6 @@ def _new_empty_run(server, tmp_path: Path, capsys, run_id: str = "R") -> None:
     assert code == 0, err
 
 
-def _spawn(argv: list[str], tmp_path: Path) -> subprocess.Popen:
-    command = [sys.executable, "-c", "import sys; from judge.cli.main import main; sys.exit(main())", "eval", *argv]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))}
-    return subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-
-def _wait_for(condition, what: str, proc: subprocess.Popen | None = None, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if proc is not None and proc.poll() is not None:
-            raise AssertionError(f"{what}: the process ended first: {proc.stderr.read().decode()!r}")
-        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
-        time.sleep(0.01)
-
-
 def _rows(store: Path, table: str) -> list[tuple]:
     with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5) as db:
         return db.execute(f"SELECT case_id FROM {table}").fetchall()
@@ -104,13 +89,15 @@ def test_two_concurrent_resumes_judge_each_case_once_and_both_report_the_whole_r
     _new_empty_run(server, tmp_path, capsys)
     store = tmp_path / "store.sqlite"
     argv = [str(source), "--resume", "R", "--concurrency", "2", *_flags(server, tmp_path)]
-    first = _spawn(argv + ["--out", str(tmp_path / "a.json")], tmp_path)
+    first = spawn_eval(argv + ["--out", str(tmp_path / "a.json")], tmp_path)
     try:
-        _wait_for(lambda: server.count >= 2, "the first process asks the model", first)
-        second = _spawn(argv + ["--out", str(tmp_path / "b.json")], tmp_path)
+        wait_for(lambda: server.count >= 2, "the first process asks the model", first)
+        second = spawn_eval(argv + ["--out", str(tmp_path / "b.json")], tmp_path)
         try:
-            _wait_for(lambda: server.count >= 4, "the second process asks the model too", second)
-            assert len(_rows(store, "claims")) == 4  # two in flight each, each case claimed by one
+            wait_for(lambda: server.count >= 4, "the second process asks the model too", second)
+            # Each process holds the cases of its lanes claimed, each case by one: two with the model, two more
+            # checked by the rules meanwhile and waiting for a model slot.
+            assert len(_rows(store, "claims")) == 2 * lanes_for(2)
             gate.set()
             outs = [proc.communicate(timeout=120) for proc in (first, second)]
         finally:
@@ -138,13 +125,16 @@ def test_a_case_claimed_by_a_killed_process_is_taken_over_at_once(scripted_serve
     _new_empty_run(server, tmp_path, capsys)
     store = tmp_path / "store.sqlite"
     argv = [str(source), "--resume", "R", "--concurrency", "2", *_flags(server, tmp_path)]
-    killed = _spawn(argv + ["--out", str(tmp_path / "killed.json")], tmp_path)
+    killed = spawn_eval(argv + ["--out", str(tmp_path / "killed.json")], tmp_path)
     try:
-        _wait_for(lambda: server.count >= 2, "the process asks the model", killed)
+        wait_for(lambda: server.count >= 2, "the process asks the model", killed)
         held = sorted(row[0] for row in _rows(store, "claims"))
-        assert len(held) == 2
+        asked_before = set(server.per_tag())
+        # Its lanes' cases are claimed: two with the model, two waiting for a model slot.
+        assert len(held) == lanes_for(2) and len(asked_before) == 2 and asked_before <= set(held)
         os.kill(killed.pid, signal.SIGKILL)
     finally:
+        killed.kill()
         killed.wait(timeout=10)
     assert killed.returncode == -signal.SIGKILL
     answers["hang"] = False
@@ -156,8 +146,8 @@ def test_a_case_claimed_by_a_killed_process_is_taken_over_at_once(scripted_serve
     report = _report(tmp_path / "out.json")
     assert sorted(_verdicts(report)) == ids and report["resumed"] == 0
     asked = server.per_tag()
-    assert {tag: asked[tag] for tag in held} == {tag: 2 for tag in held}  # in flight at the kill: asked again
-    assert all(asked[tag] == 1 for tag in ids if tag not in held)
+    assert {tag: asked[tag] for tag in asked_before} == {tag: 2 for tag in asked_before}  # asked again
+    assert all(asked[tag] == 1 for tag in ids if tag not in asked_before)  # claimed or not: judged here once
     assert _rows(store, "claims") == []
 
 
@@ -177,7 +167,7 @@ def test_an_expired_lease_is_taken_over_and_a_live_one_is_waited_for_within_a_bo
     store = tmp_path / "store.sqlite"
     _forge_claim(store, "c000", host="elsewhere.example", expires_in=-1)  # its owner stopped renewing it
     _forge_claim(store, "c001", host="elsewhere.example", expires_in=3600)  # its owner renews it, but never ends
-    monkeypatch.setattr("judge.eval.runner.CLAIM_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr("judge.eval.run_state.CLAIM_WAIT_SECONDS", 0.5)
     argv = [str(source), "--resume", "R", *_flags(server, tmp_path), "--out", str(tmp_path / "out.json")]
 
     code, out, err = run_cli(capsys, "eval", *argv)
@@ -239,7 +229,7 @@ def test_a_live_owner_renews_its_leases_and_gives_its_claims_back_when_closed(tm
     try:
         assert mine.take("c1", "h") is None
         claimed_until = store.db.execute("SELECT expires FROM claims").fetchone()[0]
-        _wait_for(lambda: store.db.execute("SELECT expires FROM claims").fetchone()[0] > claimed_until,
+        wait_for(lambda: store.db.execute("SELECT expires FROM claims").fetchone()[0] > claimed_until,
                   "the heartbeat renews the lease")
         assert other.take("c1", "h") == mine.owner  # alive: the other waits
         mine.close()

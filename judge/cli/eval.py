@@ -70,7 +70,11 @@ def add_eval_commands(commands: Any) -> None:
                                    epilog=_EVAL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     evaluate.add_argument("cases", metavar="FILE.jsonl", help="one eval case per line (schemas/eval-case.schema.json)")
     _add_report_flags(evaluate, default_out="eval-metrics.json")
-    evaluate.add_argument("--concurrency", type=int, default=8, metavar="N", help="cases judged at once (8)")
+    evaluate.add_argument("--concurrency", type=int, default=8, metavar="N",
+                          help="cases with the model at once, over all workers (8)")
+    evaluate.add_argument("--workers", type=int, metavar="N",
+                          help="worker processes sharing the store, each with its share of --concurrency (default: "
+                               "one per core when a model is configured, at most one per 50 cases; else 1)")
     evaluate.add_argument("--store", default=".judge/eval.sqlite", metavar="PATH",
                           help="SQLite file of per-case results (.judge/eval.sqlite)")
     evaluate.add_argument("--run-id", dest="run_id", metavar="ID", help="name of a new run")
@@ -159,7 +163,8 @@ def _run(args: argparse.Namespace) -> int:
 
     options = EvalOptions(cases=args.cases, reports=_reports(args), concurrency=args.concurrency, store=args.store,
                           run_id=args.run_id, resume=args.resume, shard=args.shard,
-                          cache=None if args.no_cache else args.cache, record=args.record, replay=args.replay)
+                          cache=None if args.no_cache else args.cache, record=args.record, replay=args.replay,
+                          workers=args.workers)
     return _publish(args, evaluate(options, config_of(args)))
 
 

@@ -1,4 +1,5 @@
-"""Runs an eval set: cases read once from the file, judged with bounded concurrency, stored as they finish.
+"""Runs an eval set in this process: cases read once from the file, judged with bounded concurrency, stored as
+they finish; and what a worker process judges with (judge/eval/worker.py): CaseJudge, all_lanes.
 
 A resumed run takes the cases its store already holds as done and judges only
 the others; the verdict cache answers unchanged cases without the model. Processes
@@ -8,44 +9,25 @@ running one run at once share its cases through claims, each case judged by one.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import sys
+import contextlib
 import time
-from dataclasses import dataclass, replace
-from typing import Iterator
+from typing import Any, Coroutine, Iterable, Iterator
 
 from judge import rule_ids as ids
 from judge.config import JudgeConfig
-from judge.errors import InputError, field_ref
+from judge.eval import run_state
 from judge.eval.cache import VerdictCache, cache_key
 from judge.eval.claims import CaseClaims, Owner
 from judge.eval.cases import EvalSet, LoadedCase
 from judge.eval.progress import Progress
-from judge.eval.report.model import BadLine, CaseInputs, CaseRecord
+from judge.eval.report.model import CaseRecord
+from judge.eval.run_state import HeldWait, Judged, RunResult, RunState, lanes_for
 from judge.eval.store import RunStore
+from judge.llm.client import connection_pool, preload, preloaded
 from judge.pipeline import avalidate
 from judge.verdict import Verdict
 
-__all__ = ["CLAIM_WAIT_SECONDS", "RunResult", "run_eval"]
-
-# A wrong case's patch is kept in the report up to this size, then cut with a marker.
-_MAX_PATCH_IN_REPORT = 200_000
-
-# How long a run waits for cases another process is judging, counted from the last one that settled;
-# a live judge settles a case within its model timeout and retries, far below this.
-CLAIM_WAIT_SECONDS = 600.0
-_POLL_SECONDS = 0.25
-
-
-@dataclass(frozen=True)
-class RunResult:
-    records: tuple[CaseRecord, ...]  # in file order
-    bad_lines: tuple[BadLine, ...]
-    wrong_inputs: tuple[CaseInputs, ...]  # step and result of each case judged wrong, in file order
-    set_sha256: str  # of the judged cases' ids and inputs, in order
-    resumed: int  # cases taken from the store instead of judged again
-    seconds: float
-
+__all__ = ["CaseJudge", "all_lanes", "run_eval"]
 
 async def run_eval(
     cases: EvalSet,
@@ -59,141 +41,93 @@ async def run_eval(
     progress: Progress | None = None,
     claim_wait: float | None = None,
 ) -> RunResult:
-    """Judge the cases; with a store and a run, claim each before judging it, so that other processes on the
-    same run judge the rest, and wait for theirs (judge/eval/claims.py): the result holds every case once."""
+    """Judge the cases in this process; with a store and a run, claim each before judging it, so that other
+    processes on the same run judge the rest, and wait for theirs (judge/eval/claims.py): the result holds
+    every case once. judge/eval/workers.py runs the same cases over worker processes."""
     started = time.monotonic()
-    run = _Judging(config, store, run_id, cache, progress)
-    loaded = _cases(cases.items(shard), run.order, run.bad, run.digest, progress)
-    workers = max(1, concurrency)
+    run = RunState(store, run_id, progress)
+    judge = CaseJudge(config, store, run_id, cache, concurrency)
+    loaded = run.read(cases.items(shard))
+    if config.semantic_enabled:
+        preload()  # litellm's import runs beside the reading and the cases the rules decide
+    lanes = lanes_for(concurrency)
     try:
-        await asyncio.gather(*(run.worker(loaded) for _ in range(workers)))
-        await _await_held(run, workers, CLAIM_WAIT_SECONDS if claim_wait is None else claim_wait)
+        async with connection_pool(concurrency) if config.semantic_enabled else contextlib.nullcontext():
+            await all_lanes(_lane(run, judge, loaded) for _ in range(lanes))
+            await _await_held(run, judge, lanes, run_state.CLAIM_WAIT_SECONDS if claim_wait is None else claim_wait)
+        await preloaded()  # a run the rules decided alone does not end in the middle of the import
     finally:
-        if run.claims:
-            run.claims.close()
-    if run.by_others:
-        run.note(f"{len(run.by_others)} case(s) of run {run_id} were judged by another process sharing its "
-                 "store; the report holds their stored verdicts")
-    if progress:
-        progress.finish()
-    return RunResult(
-        records=tuple(run.records[case_id] for case_id in run.order),
-        bad_lines=tuple(run.bad),
-        wrong_inputs=tuple(run.wrong[case_id] for case_id in run.order if case_id in run.wrong),
-        set_sha256=run.digest.hexdigest(),
-        resumed=len(run.reused),
-        seconds=time.monotonic() - started,
-    )
+        judge.close()
+    return run.result(started, cache.unreadable if cache is not None else 0)
 
 
-class _Judging:
-    """One run's cases as they settle: judged here, taken from the store, or held by another process."""
+async def all_lanes(lanes: Iterable[Coroutine[Any, Any, None]]) -> None:
+    """Run the lanes to their end; when one fails, the others are cancelled before the error goes on (none
+    goes on calling the model while its connections close)."""
+    tasks = [asyncio.ensure_future(lane) for lane in lanes]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def _lane(run: "RunState", judge: "CaseJudge", items: Iterator[LoadedCase]) -> None:
+    for item in items:  # one shared iterator: each case goes to exactly one lane
+        if not run.stored(item):
+            run.settle(item, await judge.settle(item))
+
+
+class CaseJudge:
+    """Judges cases of one run for this process: claims each, judges it (the cache first) and stores it with
+    its claim given back; a case stored by another process meanwhile is taken as stored, one another live
+    process holds is left to it. At most ``concurrency`` semantic reviews run at once."""
 
     def __init__(self, config: JudgeConfig, store: RunStore | None, run_id: str | None,
-                 cache: VerdictCache | None, progress: Progress | None) -> None:
-        self.config, self.store, self.run_id, self.cache, self.progress = config, store, run_id, cache, progress
-        self.note = progress.note if progress else _note
-        self.done = store.records(run_id, self.note) if store and run_id else {}
+                 cache: VerdictCache | None, concurrency: int) -> None:
+        self.config, self.store, self.run_id, self.cache = config, store, run_id, cache
         self.claims = CaseClaims(store, run_id) if store and run_id else None
-        self.order: list[str] = []
-        self.bad: list[BadLine] = []
-        self.digest = hashlib.sha256()
-        self.records: dict[str, CaseRecord] = {}
-        self.wrong: dict[str, CaseInputs] = {}
-        self.reused: set[str] = set()  # taken from the store instead of judged
-        self.by_others: set[str] = set()  # of those, stored by another process during this run
-        self.held: dict[str, tuple[LoadedCase, Owner]] = {}  # another live process is judging them
-        if progress:
-            progress.stored_ahead = len(self.done)
+        self.slots = asyncio.Semaphore(max(1, concurrency))
 
-    async def worker(self, items: Iterator[LoadedCase]) -> None:
-        for item in items:  # one shared iterator: each case goes to exactly one worker
-            await self.settle(item)
-
-    async def settle(self, item: LoadedCase) -> None:
-        stored = self.done.get(item.case.id)
-        if stored is not None and stored.inputs_hash == item.inputs_hash:
-            self.keep(item, self.reuse(item, stored))
-            return
+    async def settle(self, item: LoadedCase) -> Judged | Owner:
         taken = self.claims.take(item.case.id, item.inputs_hash) if self.claims else None
         if isinstance(taken, Owner):
-            self.held[item.case.id] = (item, taken)
-            return
-        self.held.pop(item.case.id, None)
+            return taken
         if isinstance(taken, CaseRecord):
-            self.by_others.add(item.case.id)
-            self.keep(item, self.reuse(item, taken))
-            return
-        record = await _judge_case(item, self.config, self.cache)
+            return Judged(taken, by_other=True)
+        record = await _judge_case(item, self.config, self.cache, self.slots)
         if self.claims:
             self.claims.finish(record)
-        elif self.store and self.run_id:
-            self.store.save(self.run_id, record)
-        self.keep(item, record)
+        return Judged(record)
 
-    def reuse(self, item: LoadedCase, stored: CaseRecord) -> CaseRecord:
-        """A stored verdict stands for the same inputs; the labels are the file's, which may have been fixed."""
-        self.reused.add(item.case.id)
-        case = item.case
-        return replace(stored, expected_valid=case.expected.valid, expected_rule=case.expected.rule, tags=case.tags)
-
-    def keep(self, item: LoadedCase, record: CaseRecord) -> None:
-        self.records[item.case.id] = record
-        if not record.rule_correct:
-            self.wrong[item.case.id] = _inputs(item)
-        if self.progress:
-            self.progress.advance(model=record.llm_calls > 0, stored=item.case.id in self.reused,
-                                  calls=record.llm_calls, cached=record.cached, error=record.error is not None)
+    def close(self) -> None:
+        if self.claims:
+            self.claims.close()
 
 
-async def _await_held(run: _Judging, workers: int, claim_wait: float) -> None:
+async def _await_held(run: RunState, judge: CaseJudge, lanes: int, claim_wait: float) -> None:
     """Until every case another process held is settled: stored by it (taken as is), or free again because it
-    died (judged here). An InputError after ``claim_wait`` seconds in which none settled."""
-    said = False
-    last_progress, count = time.monotonic(), len(run.held)
+    died (judged here)."""
+    wait = HeldWait(run, claim_wait)
     while run.held:
-        if len(run.held) < count:
-            last_progress, count = time.monotonic(), len(run.held)
-        owners = ", ".join(sorted({str(owner) for _, owner in run.held.values()}))
-        if time.monotonic() - last_progress > claim_wait:
-            ids = ", ".join(repr(case_id) for case_id in list(run.held)[:5]) + (", ..." if len(run.held) > 5 else "")
-            raise InputError(f"run {run.run_id}: {len(run.held)} case(s) still being judged by {owners} after "
-                             f"{claim_wait:g} s without progress ({ids}); everything else is stored: "
-                             f"{field_ref('resume')} {run.run_id} again once that process has ended")
-        if not said:
-            run.note(f"{len(run.held)} case(s) of run {run.run_id} are being judged by {owners}, which shares the "
-                     f"store; waiting for them (at most {claim_wait:g} s without progress)")
-            said = True
-        await asyncio.sleep(_POLL_SECONDS)
+        wait.check()
+        await asyncio.sleep(run_state.POLL_SECONDS)
         retry = iter([item for item, _ in list(run.held.values())])
-        await asyncio.gather(*(run.worker(retry) for _ in range(workers)))
+        await all_lanes(_lane(run, judge, retry) for _ in range(lanes))
 
 
-def _note(text: str) -> None:
-    sys.stderr.write(f"judge: {text}\n")
-
-
-def _cases(items: Iterator[LoadedCase | BadLine], order: list[str], bad: list[BadLine], digest,
-           progress: Progress | None) -> Iterator[LoadedCase]:
-    for item in items:
-        if isinstance(item, BadLine):
-            bad.append(item)
-            continue
-        order.append(item.case.id)
-        digest.update(f"{item.case.id}:{item.inputs_hash}\n".encode("utf-8", "surrogatepass"))
-        yield item
-    if progress:  # the whole set is read: the estimate becomes the count
-        progress.total = len(order)
-
-
-async def _judge_case(item: LoadedCase, config: JudgeConfig, cache: VerdictCache | None) -> CaseRecord:
+async def _judge_case(item: LoadedCase, config: JudgeConfig, cache: VerdictCache | None,
+                      slots: asyncio.Semaphore) -> CaseRecord:
     key = cache_key(item.inputs_hash, config, item.case.step) if cache is not None and config.semantic_enabled \
         else None
     started = time.perf_counter()
     cached = cache.get(key) if key else None
     verdict = cached
     if verdict is None:
-        verdict = await avalidate(item.case.step, item.case.result, config=config, evidence=item.case.executions)
+        verdict = await avalidate(item.case.step, item.case.result, config=config, evidence=item.case.executions,
+                                  semantic_slots=slots)
     if key and cached is None:
         cache.put(key, verdict)  # type: ignore[union-attr]
     return _record(item, verdict, (time.perf_counter() - started) * 1000, cached=cached is not None)
@@ -238,11 +172,3 @@ def _outcome(verdict: Verdict) -> dict | None:
         return None
     return {"accepted": outcome.accepted, "missingFields": list(outcome.missing_fields),
             "rejectionReasons": list(outcome.rejection_reasons), "nextAction": outcome.next_action}
-
-
-def _inputs(item: LoadedCase) -> CaseInputs:
-    result = dict(item.case.result)
-    patch = result.get("patch")
-    if isinstance(patch, str) and len(patch) > _MAX_PATCH_IN_REPORT:
-        result["patch"] = patch[:_MAX_PATCH_IN_REPORT] + f"\n[judge: patch cut at {_MAX_PATCH_IN_REPORT} characters]"
-    return CaseInputs(item.case.id, item.case.step, result)

@@ -69,16 +69,18 @@ class EvalOptions:
     cache: str | None = ".judge/cache.sqlite"  # None: neither read nor write it
     record: str | None = None
     replay: str | None = None
+    workers: int | None = None  # worker processes; None: judge.eval.workers.default_workers
 
 
 def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
     """Judge the set (resuming a run when asked) and return its report; InputError names the option at fault."""
     from judge.eval.cache import VerdictCache
-    from judge.eval.runner import run_eval
     from judge.eval.store import RunStore
+    from judge.eval.workers import default_workers, run_in_workers
 
     if options.concurrency < 1:
         raise InputError(f"{options.concurrency}: must be at least 1", field="concurrency")
+    _check_workers(options)
     shard = parse_shard(options.shard) if options.shard else None
     _refuse_overwriting_input(options)
     cases = EvalSet(options.cases)
@@ -93,12 +95,21 @@ def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
         estimate = cases.line_count()
         progress = Progress(estimate if shard is None else -(-estimate // shard[1]),
                             model_configured=config.semantic_enabled)
-        with traffic(options.record, options.replay):
-            result = asyncio.run(run_eval(cases, config, store=store, run_id=run_id, cache=cache,
-                                          concurrency=options.concurrency, shard=shard, progress=progress))
-        if cache is not None and cache.unreadable:
-            progress.note(f"cache {cache.path}: {cache.unreadable} unreadable entr"
-                          f"{'ies' if cache.unreadable > 1 else 'y'} treated as misses (judged again, rewritten)")
+        workers = options.workers or (1 if options.record or options.replay else
+                                      default_workers(config, estimate, options.concurrency))
+        if workers > 1:
+            result = run_in_workers(cases, config, store=store, run_id=run_id, cache=cache.path if cache else None,
+                                    concurrency=options.concurrency, workers=workers, shard=shard, progress=progress)
+        else:
+            from judge.eval.runner import run_eval  # the pipeline: a parent of workers does without it
+
+            with traffic(options.record, options.replay):
+                result = asyncio.run(run_eval(cases, config, store=store, run_id=run_id, cache=cache,
+                                              concurrency=options.concurrency, shard=shard, progress=progress))
+        if cache is not None and result.cache_unreadable:
+            progress.note(f"cache {cache.path}: {result.cache_unreadable} unreadable entr"
+                          f"{'ies' if result.cache_unreadable > 1 else 'y'} treated as misses (judged again, "
+                          "rewritten)")
     finally:
         store.close()
         if cache is not None:
@@ -111,6 +122,16 @@ def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
                    judge_version=__version__, prompt_sha256=load_prompt().sha256, settings=settings_of(config),
                    seconds=round(result.seconds, 3), resumed=result.resumed)
     return EvalReport(meta, result.records, result.bad_lines, result.wrong_inputs)
+
+
+def _check_workers(options: EvalOptions) -> None:
+    if options.workers is None:
+        return
+    if options.workers < 1:
+        raise InputError(f"{options.workers}: must be at least 1", field="workers")
+    if options.workers > 1 and (options.record or options.replay):
+        raise InputError(f"{options.workers}: {field_ref('record')} and {field_ref('replay')} judge in one process "
+                         "(the traffic recorded is this process's); leave it out or set it to 1", field="workers")
 
 
 def _refuse_overwriting_input(options: EvalOptions) -> None:
