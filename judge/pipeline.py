@@ -22,7 +22,7 @@ from judge.version import __version__
 from judge.workspace.confine import is_inside
 from judge.workspace.facts import Workspace
 
-__all__ = ["NOT_VERIFIED", "validate", "avalidate"]
+__all__ = ["NOT_VERIFIED", "avalidate", "run_sync", "validate"]
 
 # The semantic stage's skip reason when no model is set: the rules passed, but nobody judged the implementation.
 NOT_VERIFIED = "step implementation not verified: no model configured"
@@ -46,7 +46,7 @@ def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, works
     try:
         judgement = _deterministic(step, result, config, workspace, evidence)
         if judgement.pending:
-            judgement = _run(_semantic(judgement, config))
+            judgement = run_sync(_semantic(judgement, config))
         return judgement.verdict()
     except Exception as exc:  # fail closed: a bug in judge must never read as "valid"
         return _judge_error(exc)
@@ -299,8 +299,8 @@ async def _semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
     return judgement.rejected(outcome.finding, stage)._replace(reason=outcome.reason)  # type: ignore[arg-type]
 
 
-def _run(coroutine: Any) -> _Judgement:
-    """Run the semantic stage from sync code, also when the caller already has an event loop."""
+def run_sync(coroutine: Any) -> Any:
+    """Run ``coroutine`` (the semantic stage, a drive) from sync code, also when the caller already has an event loop."""
     import asyncio  # here: a verdict the rules decide never needs an event loop
     from concurrent.futures import ThreadPoolExecutor
 

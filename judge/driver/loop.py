@@ -19,7 +19,7 @@ from judge.driver.executor import CommandExecutor, Reply, reply_of_call
 from judge.driver.request import ApplyWork, apply_work, given_apply, judged_step, request_for
 from judge.driver.transcript import Attempt, Stop, Transcript, step_sha256
 from judge.errors import ContractViolation, InputError, field_ref
-from judge.pipeline import avalidate
+from judge.pipeline import avalidate, run_sync
 from judge.verdict import Outcome, StageReport, Verdict
 from judge.version import __version__
 from judge.workspace.facts import Workspace
@@ -56,14 +56,7 @@ def drive(step: Any, executor: Executor, *, max_attempts: int = 3, config: Judge
     coroutine = adrive(step, executor, max_attempts=max_attempts, config=config, workspace=workspace,
                        evidence=evidence, time_budget=time_budget, token_budget=token_budget, transcript=transcript,
                        resume=resume, on_attempt=on_attempt)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+    return run_sync(coroutine)
 
 
 async def adrive(step: Any, executor: Executor, *, max_attempts: int = 3, config: JudgeConfig | None = None,

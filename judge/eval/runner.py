@@ -23,7 +23,6 @@ from judge.eval.progress import Progress
 from judge.eval.report.model import CaseRecord
 from judge.eval.run_state import HeldWait, Judged, RunResult, RunState, lanes_for
 from judge.eval.store import RunStore
-from judge.llm.client import connection_pool, preload, preloaded
 from judge.pipeline import avalidate
 from judge.verdict import Verdict
 
@@ -48,14 +47,19 @@ async def run_eval(
     run = RunState(store, run_id, progress)
     judge = CaseJudge(config, store, run_id, cache, concurrency)
     loaded = run.read(cases.items(shard))
-    if config.semantic_enabled:
+    pool: Any = contextlib.nullcontext()
+    if config.semantic_enabled:  # only then: a run the rules decide never imports the LLM client (or tenacity)
+        from judge.llm.client import connection_pool, preload, preloaded
+
         preload()  # litellm's import runs beside the reading and the cases the rules decide
+        pool = connection_pool(concurrency)
     lanes = lanes_for(concurrency)
     try:
-        async with connection_pool(concurrency) if config.semantic_enabled else contextlib.nullcontext():
+        async with pool:
             await all_lanes(_lane(run, judge, loaded) for _ in range(lanes))
             await _await_held(run, judge, lanes, run_state.CLAIM_WAIT_SECONDS if claim_wait is None else claim_wait)
-        await preloaded()  # a run the rules decided alone does not end in the middle of the import
+        if config.semantic_enabled:
+            await preloaded()  # a run the rules decided alone does not end in the middle of the import
     finally:
         judge.close()
     return run.result(started, cache.unreadable if cache is not None else 0)
