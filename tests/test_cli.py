@@ -393,3 +393,16 @@ def test_top_level_help_lists_each_command_once_with_examples_and_exit_codes(cap
     listed = [line.split()[0] for line in out.split("positional arguments:")[1].split("options:")[0].splitlines()[2:]
               if line.startswith("    ") and not line.startswith("     ")]
     assert listed[:2] == ["validate", "eval"] and "drive" in listed
+
+
+@pytest.mark.parametrize("command, extra, module", [("serve", "serve", "uvicorn"), ("mcp", "mcp", "mcp")])
+def test_a_command_whose_extra_is_missing_says_what_to_install(capsys, monkeypatch, command, extra, module) -> None:
+    import importlib.util
+
+    from judge.cli.main import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == module else real(name, *a))
+    assert main([command]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"pip install 'judge[{extra}]'" in err and "internal error" not in err

@@ -25,6 +25,9 @@ def add_mcp_command(commands: Any) -> None:
 
 def _serve(args: argparse.Namespace) -> int:
     """Serve until the client closes stdin: exit 0; 2 when a flag, judge.toml or the evidence key is unusable."""
+    from judge.cli.extras import require_extra
+
+    require_extra("mcp", "mcp", ("mcp",))
     import anyio
 
     from judge.gates.policies import pinned_for_clients

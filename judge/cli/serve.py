@@ -57,6 +57,9 @@ def add_serve_command(commands: Any) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from judge.cli.extras import require_extra
+
+    require_extra("serve", "serve", ("starlette", "uvicorn"))
     from judge.runs.keys import configured_key
     from judge.serve.server import serve
     from judge.serve.settings import ServerSettings
