@@ -14,13 +14,13 @@ from typing import Any, Mapping
 import anyio
 
 from judge.config import JudgeConfig
-from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
-from judge.contract.schema import parse_execution_evidence, parse_result, parse_step
+from judge.contract.models import ExecutionEvidence
+from judge.contract.schema import parse_execution_evidence
 from judge.errors import ContractViolation, InputError
 from judge.instructions import render_instructions
 from judge.pipeline import avalidate
 from judge.rule_ids import CATALOG
-from judge.workspace.facts import Workspace
+from judge.workspace.checked import contract_then_workspace
 from judge.workspace.roots import WorkspaceRoots
 
 __all__ = ["Answer", "Settings", "explain_rules", "instructions_for_step", "validate_step"]
@@ -56,7 +56,7 @@ async def validate_step(arguments: Mapping[str, Any], settings: Settings) -> Ans
     step, result, workspace = arguments["step"], arguments["result"], None
     if arguments.get("workspace") is not None:
         workspace = settings.roots.workspace(arguments["workspace"])
-        step, result, workspace = await anyio.to_thread.run_sync(_readable, step, result, workspace)
+        step, result, workspace = await anyio.to_thread.run_sync(contract_then_workspace, step, result, workspace)
     verdict = await avalidate(step, result, config=settings.config, workspace=workspace, evidence=evidence)
     return Answer.of(verdict.model_dump(mode="json") if explain else verdict.contract())
 
@@ -112,16 +112,3 @@ def _records(evidence: Any) -> tuple[ExecutionEvidence, ...]:
                              field=f"evidence[{index}]") from None
     return tuple(records)
 
-
-def _readable(step: Any, result: Any, workspace: Workspace) -> tuple[Any, Any, Workspace | None]:
-    """The step and result as models and the workspace once it reads; InputError when it cannot be read.
-
-    A step or result that breaks its contract gets the verdict schema_invalid, as through `judge validate`,
-    and the workspace is never read for it.
-    """
-    try:
-        models: tuple[Step, ExecuteStepResult] = (parse_step(step), parse_result(result))
-    except ContractViolation:
-        return step, result, None
-    workspace.check()
-    return (*models, workspace)

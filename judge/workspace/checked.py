@@ -1,6 +1,6 @@
-"""The order a caller checks its inputs in before judging (`judge validate`, `judge serve`): the contract first, then
-the workspace, so that a step or result that breaks its contract gets the schema_invalid verdict, never an error
-that its missing or malformed fields caused while reading git or the ledger."""
+"""The order a caller checks its inputs in before judging (`judge validate`, `judge serve`, `judge mcp`): the
+contract first, then the workspace, so that a step or result that breaks its contract gets the schema_invalid
+verdict, never an error that its missing or malformed fields caused while reading git or the ledger."""
 
 from __future__ import annotations
 
