@@ -85,7 +85,8 @@ class _GitReader:
         if lines and not complete:
             sizes[-1] -= 1
         # bytes from the start of each line to the end of the patch
-        self.remaining = list(accumulate(reversed(sizes), initial=0))[::-1]
+        self.remaining = list(accumulate(reversed(sizes), initial=0))
+        self.remaining.reverse()
         self.sizes = sizes
 
     def read(self) -> tuple[GitEntry, ...]:
