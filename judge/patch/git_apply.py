@@ -16,7 +16,8 @@ from typing import Callable
 
 from judge.errors import MalformedPatch, quote_line
 from judge.patch.binary import BinaryBudget, read_binary_patch
-from judge.patch.git_names import find_name, find_name_traditional, git_header_name, has_epoch_timestamp, is_dev_null
+from judge.patch.git_names import (C_SPACE, find_name, find_name_traditional, git_header_name, has_epoch_timestamp,
+                                   is_dev_null)
 
 __all__ = ["GitEntry", "canonical_mode", "read_as_git"]
 
@@ -84,7 +85,8 @@ class _GitReader:
         if lines and not complete:
             sizes[-1] -= 1
         # bytes from the start of each line to the end of the patch
-        self.remaining = list(accumulate(reversed(sizes), initial=0))[::-1]
+        self.remaining = list(accumulate(reversed(sizes), initial=0))
+        self.remaining.reverse()
         self.sizes = sizes
 
     def read(self) -> tuple[GitEntry, ...]:
@@ -317,7 +319,10 @@ class _HeaderLine:
                                                   self.reader.complete else "")
 
     def _mode(self, text: str) -> int:
-        match = _MODE.match(self._window(text))
+        # The window matters only when the text is all white space (the match would read on into the next
+        # lines); otherwise what follows the text there is a line end, when there is one.
+        ends = self.index + 1 < len(self.reader.lines) or self.reader.complete
+        match = _MODE.match(text + "\n" if ends and text.strip(C_SPACE) else self._window(text))
         if match is None:
             raise MalformedPatch(f"line {self.index + 1} {quote_line(self.line)} has no valid octal file mode "
                                  "(git: invalid mode); write modes as git does, e.g. `100644` or `100755`",
@@ -385,7 +390,17 @@ class _HeaderLine:
 
     def _index(self) -> bool:
         """`index 1a2b..3c4d 100644`: git reads the mode after the object names, when there is one."""
-        window = self._window(self.rest)
+        rest = self.rest
+        dots = rest.find(".", 0, _HEXSZ + 1)
+        if 0 <= dots < len(rest) - 1:  # everything git reads here is on this line
+            if rest[dots + 1] != ".":
+                return False
+            after = rest[dots + 2 :]
+            space = after.find(" ")
+            if 0 <= space <= _HEXSZ:
+                self.entry.old_mode = self._mode(after[space + 1 :])
+            return False
+        window = self._window(rest)
         dots = window.find(".", 0, _HEXSZ + 1)
         if dots < 0 or window[dots + 1 : dots + 2] != ".":
             return False

@@ -47,21 +47,22 @@ class Hunk:
     added_count: int
     removed_count: int
 
-    # Facts derived from the body are computed once, on first use: every rule reads the same hunks.
-    @fact
+    # Lines derived from the body are made anew on each read, not kept: kept for every hunk until the
+    # validation ends, they would double the memory a large patch takes (bench/bench_deterministic.py).
+    @property
     def added(self) -> tuple[str, ...]:
-        return tuple(line[1:] for line in self.body if line[0] == "+")
+        return tuple([line[1:] for line in self.body if line[0] == "+"])
 
-    @fact
+    @property
     def removed(self) -> tuple[str, ...]:
-        return tuple(line[1:] for line in self.body if line[0] == "-")
+        return tuple([line[1:] for line in self.body if line[0] == "-"])
 
-    @fact
+    @property
     def old_side(self) -> tuple[tuple[str, ...], tuple[bool, ...]]:
         """The file there before the change: context and removed lines in order, and which of them were removed."""
         return _side(self.body, "-")
 
-    @fact
+    @property
     def new_side(self) -> tuple[tuple[str, ...], tuple[bool, ...]]:
         """The file there after the change: context and added lines in order, and which of them were added."""
         return _side(self.body, "+")

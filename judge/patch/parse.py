@@ -154,9 +154,11 @@ def _collect_hunks(lines: list[str], starts: list[int]) -> list[list[Hunk]]:
     per_file: list[list[Hunk]] = [[] for _ in starts]
     index = 0
     while index < len(lines):
-        header = HUNK_HEADER.match(lines[index])
+        line = lines[index]
+        header = HUNK_HEADER.match(line) if line.startswith("@@") else None  # the pattern starts with ^@@
         if header is None:
-            _reject_header_debris(lines, index)
+            if line.startswith(("@@", "+++ ")):  # the only lines _reject_header_debris may refuse
+                _reject_header_debris(lines, index)
             index += 1
             continue
         hunk, index = _read_hunk(lines, index, header)

@@ -273,9 +273,9 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
                 out.append(line[i : i + step])
                 i += step
             continue
-        if not special.match(line, i):  # a run of code with no quote or comment in it: one step
-            found = special.search(line, i)
-            end = found.start() if found else len(line)
+        found = special.search(line, i)
+        end = found.start() if found else len(line)
+        if end > i:  # a run of code with no quote or comment in it: one step
             pending_space, depth = _code_run(line[i:end], out, pending_space, depth, syntax.brackets_continue)
             i = end
             continue
@@ -309,11 +309,14 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
 
 def _string_run_end(line: str, i: int, quote: str) -> int:
     """Where the run of plain characters inside a string that starts at ``i`` ends: a quote or a backslash."""
-    ends = [p for p in (line.find(quote[0], i), line.find("\\", i)) if p >= 0]
-    return min(ends) if ends else len(line)
+    end = line.find(quote[0], i)
+    end = len(line) if end < 0 else end
+    backslash = line.find("\\", i, end)
+    return end if backslash < 0 else backslash
 
 
 _BRACKETS = re.compile(r"[()\[\]{}]")
+_UNNEEDED_SPACE = re.compile(r" (?:(?<!\w )|(?!\w))")  # a space with no word character before or after it
 
 
 def _code_run(run: str, out: list[str], pending_space: bool, depth: int, brackets: bool) -> tuple[bool, int]:
@@ -321,12 +324,12 @@ def _code_run(run: str, out: list[str], pending_space: bool, depth: int, bracket
 
     ``str.split()`` and the character loop's ``isspace`` agree on what white space is.
     """
-    pending_space = pending_space or run[:1].isspace()
-    for part in run.split():
-        if pending_space and out and _is_word(out[-1][-1:]) and _is_word(part[0]):
+    parts = run.split()
+    if parts:
+        if (pending_space or run[0].isspace()) and out and _is_word(out[-1][-1:]) and _is_word(parts[0][0]):
             out.append(" ")
-        out.append(part)
-        pending_space = True  # the next part, if any, follows white space
+        # the parts, one space kept only between two word characters (\w is _is_word's alnum-or-underscore)
+        out.append(_UNNEEDED_SPACE.sub("", " ".join(parts)) if len(parts) > 1 else parts[0])
     if brackets:
         for char in _BRACKETS.findall(run):
             depth = depth + 1 if char in "([{" else max(depth - 1, 0)
