@@ -49,17 +49,14 @@ async def run_eval(
     loaded = run.read(cases.items(shard))
     pool: Any = contextlib.nullcontext()
     if config.semantic_enabled:  # only then: a run the rules decide never imports the LLM client (or tenacity)
-        from judge.llm.client import connection_pool, preload, preloaded
+        from judge.llm.client import connection_pool
 
-        preload()  # litellm's import runs beside the reading and the cases the rules decide
         pool = connection_pool(concurrency)
     lanes = lanes_for(concurrency)
     try:
         async with pool:
             await all_lanes(_lane(run, judge, loaded) for _ in range(lanes))
             await _await_held(run, judge, lanes, run_state.CLAIM_WAIT_SECONDS if claim_wait is None else claim_wait)
-        if config.semantic_enabled:
-            await preloaded()  # a run the rules decided alone does not end in the middle of the import
     finally:
         judge.close()
     return run.result(started, cache.unreadable if cache is not None else 0)
