@@ -54,9 +54,10 @@ class SharedPauses:
 def work(inbox: Connection, outbox: Connection, setup: WorkerSetup) -> None:
     """The worker process's body; it ends the process itself (os._exit) once everything it holds is closed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent decides
-    from judge.llm.client import share_pauses
+    if setup.config.semantic_enabled:  # without a model, nothing of the LLM stack is imported
+        from judge.llm.client import share_pauses
 
-    share_pauses(SharedPauses(setup.pauses))
+        share_pauses(SharedPauses(setup.pauses))
     send = _Sender(outbox)
     try:
         asyncio.run(_serve(inbox, send, setup))
@@ -95,8 +96,8 @@ async def _serve(inbox: Connection, send: _Sender, setup: WorkerSetup) -> None:
     from judge.eval.cache import VerdictCache
     from judge.eval.run_state import Judged, lanes_for
     from judge.eval.runner import CaseJudge, all_lanes
+    from judge.eval.runner import connection_pool_for
     from judge.eval.store import RunStore
-    from judge.llm.client import connection_pool
 
     store = RunStore(Path(setup.store))
     cache = None
@@ -116,8 +117,7 @@ async def _serve(inbox: Connection, send: _Sender, setup: WorkerSetup) -> None:
                 if send.gone:
                     cases.stop()
 
-        pool = connection_pool(setup.concurrency) if setup.config.semantic_enabled else contextlib.nullcontext()
-        async with pool:
+        async with connection_pool_for(setup.config, setup.concurrency):
             await all_lanes(lane() for _ in range(lanes_for(setup.concurrency)))
     finally:
         if judge is not None:
