@@ -95,8 +95,7 @@ async def _serve(inbox: Connection, send: _Sender, setup: WorkerSetup) -> None:
 
     from judge.eval.cache import VerdictCache
     from judge.eval.run_state import Judged, lanes_for
-    from judge.eval.runner import CaseJudge, all_lanes
-    from judge.eval.runner import connection_pool_for
+    from judge.eval.runner import CaseJudge, all_lanes, connection_pool_for
     from judge.eval.store import RunStore
 
     store = RunStore(Path(setup.store))
