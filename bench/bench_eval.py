@@ -33,6 +33,25 @@ TCP connections it accepts. The eval sets are generated: every case passes the d
 same 200 ms wait (judge's own cost), and litellm.acompletion's CPU per call on its own.
 Targets are printed next to the figures, never asserted: the exit code is 0 unless a run fails or the
 cached run makes requests (then 2). Standard library, judge and tests/loopback.py only.
+
+Measured on the 2-CPU dev machine (issue 14) while other sessions shared its host: "effective cores" (two
+CPU-bound loops at once vs one alone) read 1.0 before and 2.2 after, a single loop ran 1.6-2.4 s from one
+minute to the next, and `python -c "import litellm"` took 2.3-4.1 s. Medians of 3; --workers default (2):
+                                      1,000 cases          4,000 cases
+    wall time / ideal                 3.85x (3.71-4.63)    2.39x (2.38-2.50)       targets 1.5x, 1.2x: missed
+    request phase / ideal             1.92x                1.86x
+    process start -> first request    12.1 s               12.7 s
+    TCP connections opened            32                   32
+    CPU per case, parent + workers    20.5 ms              13.8 ms
+    peak RSS, process tree            476 MiB              486 MiB (1.02x)
+    cache: unchanged re-run           0 requests, 1.8 s
+  the same 1,000 calls, one after the other in one run: judge eval 2.91x (request phase 1.79x), Inspect AI
+  0.3.285 5.87x (4.60x), promptfoo 0.121.20 3.34x (2.46x), promptfoo --no-write 2.53x (2.04x).
+On that host the request phase is CPU-bound (~11.6 ms of CPU per call over the run, litellm's share about
+two thirds, for 160 calls/s on about one core), and two workers import litellm at once: main's single
+process, run in turn with this branch on the same host, was as fast or faster (4,000 cases: 2.26x vs 2.50x
+median of 2; 1,000 cases: 2.91x vs 2.90x median of 3). Where the two CPUs are there, the workers' CPU is
+what the context of issue 14 measured (~5 ms per call): ~0.8 of one core per 160 calls/s, split over two.
 """
 
 from __future__ import annotations

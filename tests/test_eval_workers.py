@@ -16,6 +16,8 @@ import json
 import os
 import signal
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -23,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from builders import diff, make_case, run_cli
-from eval_processes import spawn_eval, wait_for
+from eval_processes import ROOT, spawn_eval, wait_for
 from judge.config import JudgeConfig
 from judge.eval.cases import EvalSet
 from judge.eval.progress import Progress
@@ -95,6 +97,23 @@ def _running(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_set_the_rules_decide_alone_never_imports_litellm(tmp_path) -> None:
+    """litellm is imported when a case first needs the model: with one configured but every case rejected by the
+    rules, the process never imports it (it did not before either; importing it ahead would cost ~2 s)."""
+    tags = _tags(6, "r")
+    source = _set(tmp_path, tags, rejected=frozenset(tags))
+    code = ("import sys; from judge.cli.main import main; rc = main(sys.argv[1:]); "
+            "print('litellm' in sys.modules); sys.exit(rc)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code, "eval", str(source), "--model", "openai/t", "--api-base",
+                           "http://127.0.0.1:9/v1", "--no-cache", "--store", str(tmp_path / "s.sqlite"),
+                           "--out", str(tmp_path / "out.json")], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "False"
+    assert {c["rule"] for c in _report(tmp_path / "out.json")["cases"]} == {"undeclared_file"}
 
 
 class _Gate:

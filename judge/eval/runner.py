@@ -26,7 +26,7 @@ from judge.eval.store import RunStore
 from judge.pipeline import avalidate
 from judge.verdict import Verdict
 
-__all__ = ["CaseJudge", "all_lanes", "run_eval"]
+__all__ = ["CaseJudge", "all_lanes", "connection_pool_for", "run_eval"]
 
 async def run_eval(
     cases: EvalSet,
@@ -47,22 +47,23 @@ async def run_eval(
     run = RunState(store, run_id, progress)
     judge = CaseJudge(config, store, run_id, cache, concurrency)
     loaded = run.read(cases.items(shard))
-    pool: Any = contextlib.nullcontext()
-    if config.semantic_enabled:  # only then: a run the rules decide never imports the LLM client (or tenacity)
-        from judge.llm.client import connection_pool, preload, preloaded
-
-        preload()  # litellm's import runs beside the reading and the cases the rules decide
-        pool = connection_pool(concurrency)
     lanes = lanes_for(concurrency)
     try:
-        async with pool:
+        async with connection_pool_for(config, concurrency):
             await all_lanes(_lane(run, judge, loaded) for _ in range(lanes))
             await _await_held(run, judge, lanes, run_state.CLAIM_WAIT_SECONDS if claim_wait is None else claim_wait)
-        if config.semantic_enabled:
-            await preloaded()  # a run the rules decided alone does not end in the middle of the import
     finally:
         judge.close()
     return run.result(started, cache.unreadable if cache is not None else 0)
+
+
+def connection_pool_for(config: JudgeConfig, concurrency: int) -> contextlib.AbstractAsyncContextManager:
+    """One kept-alive connection pool for the model calls; none (and no import of the LLM stack) without a model."""
+    if not config.semantic_enabled:
+        return contextlib.nullcontext()
+    from judge.llm.client import connection_pool
+
+    return connection_pool(concurrency)
 
 
 async def all_lanes(lanes: Iterable[Coroutine[Any, Any, None]]) -> None:

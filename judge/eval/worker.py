@@ -2,8 +2,8 @@
 stores each (judge/eval/runner.py's CaseJudge, on the shared SQLite store and cache), and sends back what
 became of it; stops when told, or when the parent is gone, once the cases it has started are stored.
 
-Its only imports at load time are the standard library's: the process starts litellm's import in a
-thread (judge.llm.client.preload) before anything else, and judges the cases the rules decide meanwhile.
+Its only imports at load time are the standard library's. litellm is imported when the first case needs the
+model, in a thread (judge.llm.client): the worker judges the cases the rules decide meanwhile.
 """
 
 from __future__ import annotations
@@ -54,11 +54,10 @@ class SharedPauses:
 def work(inbox: Connection, outbox: Connection, setup: WorkerSetup) -> None:
     """The worker process's body; it ends the process itself (os._exit) once everything it holds is closed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent decides
-    from judge.llm.client import preload, share_pauses
+    if setup.config.semantic_enabled:  # without a model, nothing of the LLM stack is imported
+        from judge.llm.client import share_pauses
 
-    if setup.config.semantic_enabled:
-        preload()
-    share_pauses(SharedPauses(setup.pauses))
+        share_pauses(SharedPauses(setup.pauses))
     send = _Sender(outbox)
     try:
         asyncio.run(_serve(inbox, send, setup))
@@ -96,9 +95,8 @@ async def _serve(inbox: Connection, send: _Sender, setup: WorkerSetup) -> None:
 
     from judge.eval.cache import VerdictCache
     from judge.eval.run_state import Judged, lanes_for
-    from judge.eval.runner import CaseJudge, all_lanes
+    from judge.eval.runner import CaseJudge, all_lanes, connection_pool_for
     from judge.eval.store import RunStore
-    from judge.llm.client import connection_pool
 
     store = RunStore(Path(setup.store))
     cache = None
@@ -118,8 +116,7 @@ async def _serve(inbox: Connection, send: _Sender, setup: WorkerSetup) -> None:
                 if send.gone:
                     cases.stop()
 
-        pool = connection_pool(setup.concurrency) if setup.config.semantic_enabled else contextlib.nullcontext()
-        async with pool:
+        async with connection_pool_for(setup.config, setup.concurrency):
             await all_lanes(lane() for _ in range(lanes_for(setup.concurrency)))
     finally:
         if judge is not None:

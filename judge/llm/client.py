@@ -3,9 +3,9 @@
 Transport failures (timeout, connection reset, 429, 5xx) are retried with
 exponential backoff and full jitter, honouring a 429's Retry-After, bounded by a
 number of attempts and by a total deadline. Anything else (a bad request, a
-refused key) fails at once. litellm is imported here, on first use only: a run
-that never reaches the semantic stage never pays for it; a run that will need it
-starts the import early in a thread (``preload``) and goes on with other work.
+refused key) fails at once. litellm is imported here, on first use only, in a
+thread: a run that never reaches the semantic stage never pays for it, and one
+that does goes on judging what needs no model while it loads.
 
 Connections: litellm builds its httpx client with httpx's default pool, which keeps
 at most 20 idle connections alive; when more calls than that finish close together,
@@ -36,8 +36,8 @@ from tenacity.wait import wait_random_exponential
 from judge.config import JudgeConfig
 from judge.contract.schema import load_schema
 
-__all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "connection_pool", "preload", "preloaded",
-           "share_pauses", "VERDICT_GRAMMAR"]
+__all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "connection_pool", "share_pauses",
+           "VERDICT_GRAMMAR"]
 
 # GBNF for llama.cpp-style servers: exactly {"valid": bool, "reason": "..."} with no raw newline in the string.
 VERDICT_GRAMMAR = r"""root ::= "{" ws "\"valid\"" ws ":" ws boolean ws "," ws "\"reason\"" ws ":" ws string ws "}"
@@ -89,43 +89,37 @@ def _litellm() -> Any:
     return litellm
 
 
-_LOADING: concurrent.futures.Future | None = None  # preload()'s import, once per process
+_LOADING: concurrent.futures.Future | None = None  # litellm's import in a thread, once per process
+_LOADING_LOCK = threading.Lock()
 
 
-def preload() -> None:
-    """Start importing litellm in a thread, once per process: the ~2 s import overlaps with reading and with
-    the cases the rules decide, and complete() waits for it without holding the event loop."""
+async def _loaded_litellm() -> Any:
+    """litellm, imported on the first call in a thread (~2 s, and the OpenAI SDK's resources with it): the event
+    loop goes on meanwhile, so what needs no model (the cases the rules decide) never waits for the import."""
+    with _LOADING_LOCK:
+        loading = _LOADING if _LOADING is not None or "litellm" in sys.modules else _import_in_thread()
+    if loading is not None and not loading.done():
+        await asyncio.wait([asyncio.wrap_future(loading)])
+    return _litellm()  # imported: at once; an import that failed fails here again, where complete() expects it
+
+
+def _import_in_thread() -> concurrent.futures.Future:
     global _LOADING
-    if _LOADING is not None or "litellm" in sys.modules:
-        return
     loading: concurrent.futures.Future = concurrent.futures.Future()
     _LOADING = loading
 
     def load() -> None:
         try:
-            litellm = _litellm()
-        except BaseException as exc:  # complete() imports again and meets the same error where it is handled
-            loading.set_exception(exc)
-            return
-        try:  # the OpenAI SDK imports all its resources on a client's first call (~0.8 s): here instead
+            _litellm()
+            # The OpenAI SDK imports all its resources on a client's first call (~0.8 s, 600 modules): here too.
             importlib.import_module("openai.resources")
-        except ImportError:
-            pass
-        loading.set_result(litellm)
+        except BaseException as exc:
+            loading.set_exception(exc)
+        else:
+            loading.set_result(None)
 
     threading.Thread(target=load, name="judge-litellm-import", daemon=True).start()
-
-
-async def preloaded() -> None:
-    """Until preload()'s import has ended (at once without one): a process does not exit in the middle of it."""
-    if _LOADING is not None:
-        await asyncio.wait([asyncio.wrap_future(_LOADING)])
-
-
-async def _loaded_litellm() -> Any:
-    if _LOADING is not None and not _LOADING.done():
-        await preloaded()
-    return _litellm()
+    return loading
 
 
 class _Pool:
