@@ -61,7 +61,7 @@ def connection_pool_for(config: JudgeConfig, concurrency: int) -> contextlib.Abs
     """One kept-alive connection pool for the model calls; none (and no import of the LLM stack) without a model."""
     if not config.semantic_enabled:
         return contextlib.nullcontext()
-    from judge.llm.client import connection_pool
+    from judge.llm.pool import connection_pool
 
     return connection_pool(concurrency)
 

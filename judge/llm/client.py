@@ -5,21 +5,14 @@ exponential backoff and full jitter, honouring a 429's Retry-After, bounded by a
 number of attempts and by a total deadline. Anything else (a bad request, a
 refused key) fails at once. litellm is imported here, on first use only, in a
 thread: a run that never reaches the semantic stage never pays for it, and one
-that does goes on judging what needs no model while it loads.
-
-Connections: litellm builds its httpx client with httpx's default pool, which keeps
-at most 20 idle connections alive; when more calls than that finish close together,
-httpcore closes the surplus and the next calls open new TCP connections (an eval at
-concurrency 32 opened 600-830 per 1,000 calls). Inside ``connection_pool(size)`` the
-providers litellm reaches through the OpenAI SDK (``openai/...``, any OpenAI-compatible
-``api_base``) send through one httpx client that keeps ``size`` alive instead.
+that does goes on judging what needs no model while it loads. Inside
+judge.llm.pool's ``connection_pool(size)``, calls share its kept-alive connections.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import email.utils
 import importlib
 import os
@@ -28,15 +21,16 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Protocol
+from typing import Any, Protocol
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_after_delay
 from tenacity.wait import wait_random_exponential
 
 from judge.config import JudgeConfig
 from judge.contract.schema import load_schema
+from judge.llm.pool import lend_to
 
-__all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "connection_pool", "share_pauses",
+__all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "share_pauses",
            "VERDICT_GRAMMAR"]
 
 # GBNF for llama.cpp-style servers: exactly {"valid": bool, "reason": "..."} with no raw newline in the string.
@@ -122,61 +116,9 @@ def _import_in_thread() -> concurrent.futures.Future:
     return loading
 
 
-class _Pool:
-    """The httpx client connection_pool() lends litellm, made on the first call (litellm must be loaded)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.session: Any = None
-        self.previous: Any = None
-
-    def install(self, litellm: Any) -> None:
-        import httpx
-
-        try:  # as litellm makes its own client (SSL_VERIFY, SSL_CERT_FILE, LITELLM_HTTP2), less the pool's limits
-            from litellm.llms.custom_httpx.http_handler import get_ssl_configuration, http2_enabled
-
-            verify, http2 = get_ssl_configuration(), http2_enabled()
-        except ImportError:
-            verify, http2 = True, False
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=self.size)
-        self.session = httpx.AsyncClient(verify=verify, http2=http2, follow_redirects=True, limits=limits)
-        self.previous, litellm.aclient_session = litellm.aclient_session, self.session
-
-    async def uninstall(self) -> None:
-        litellm = _litellm()
-        litellm.aclient_session = self.previous
-        # litellm caches an SDK client per event loop around the session; drop ours, or a later loop that
-        # gets the same id would be handed a client whose session is closed
-        cache = getattr(litellm, "in_memory_llm_clients_cache", None)
-        for key, client in list(getattr(cache, "cache_dict", {}).items()):
-            if getattr(client, "_client", None) is self.session:
-                cache.delete_cache(key)  # type: ignore[union-attr]
-        await self.session.aclose()
-
-
-_POOL: _Pool | None = None
-
-
-@contextlib.asynccontextmanager
-async def connection_pool(size: int) -> AsyncIterator[None]:
-    """Inside, calls through litellm's OpenAI-SDK providers share one httpx client that keeps up to ``size``
-    connections alive (see the module's docstring); closed on the way out. litellm reads it from a global:
-    one event loop of the process may call the model while it is open."""
-    global _POOL
-    pool = _POOL = _Pool(max(1, size))
-    try:
-        yield
-    finally:
-        _POOL = None
-        if pool.session is not None:
-            await pool.uninstall()
-
-
 async def complete(config: JudgeConfig, messages: list[dict]) -> Completion:
     litellm = await _loaded_litellm()
-    if _POOL is not None and _POOL.session is None:
-        _POOL.install(litellm)
+    lend_to(litellm)
     attempts: list[Attempt] = []
     started = time.monotonic()
     retrying = AsyncRetrying(
