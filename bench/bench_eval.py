@@ -305,7 +305,7 @@ def split(work: Path, model: LoopbackServer, count: int) -> dict[str, Any]:
     from judge.eval.runner import run_eval
     from judge.eval.store import RunStore
 
-    litellm = client._litellm()
+    litellm = client.import_litellm()
     real = litellm.acompletion
     reply = _completion("bench").body
 

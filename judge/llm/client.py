@@ -30,7 +30,7 @@ from judge.config import JudgeConfig
 from judge.contract.schema import load_schema
 from judge.llm.pool import lend_to
 
-__all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "share_pauses",
+__all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "import_litellm", "share_pauses",
            "VERDICT_GRAMMAR"]
 
 # GBNF for llama.cpp-style servers: exactly {"valid": bool, "reason": "..."} with no raw newline in the string.
@@ -74,8 +74,12 @@ class LLMUnavailable(Exception):
         self.attempts = attempts
 
 
-def _litellm() -> Any:
+def import_litellm() -> Any:
+    """litellm, imported as judge needs it: no price list fetched, no .env loaded, no banners."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else it fetches prices at import
+    # else its import loads a .env into this process's environment, found from the working directory when
+    # run as `python -c` or under a tracer: a judged workspace's .env could set OPENAI_BASE_URL for judge
+    os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
     import litellm
 
     litellm.suppress_debug_info = True  # no multi-line banners on stderr
@@ -94,7 +98,7 @@ async def _loaded_litellm() -> Any:
         loading = _LOADING if _LOADING is not None or "litellm" in sys.modules else _import_in_thread()
     if loading is not None and not loading.done():
         await asyncio.wait([asyncio.wrap_future(loading)])
-    return _litellm()  # imported: at once; an import that failed fails here again, where complete() expects it
+    return import_litellm()  # imported: at once; an import that failed fails here again, where complete() expects it
 
 
 def _import_in_thread() -> concurrent.futures.Future:
@@ -104,7 +108,7 @@ def _import_in_thread() -> concurrent.futures.Future:
 
     def load() -> None:
         try:
-            _litellm()
+            import_litellm()
             # The OpenAI SDK imports all its resources on a client's first call (~0.8 s, 600 modules): here too.
             importlib.import_module("openai.resources")
         except BaseException as exc:

@@ -123,9 +123,9 @@ def _lifespan(settings: ServerSettings) -> Any:
 
 def _load_llm_stack() -> None:
     """Import litellm and the semantic stage once, at start: its import costs seconds a first request would wait."""
-    import os
     from importlib import import_module
 
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # else it fetches prices at import
-    for module in ("litellm", "judge.llm.stage"):
-        import_module(module)
+    from judge.llm.client import import_litellm
+
+    import_litellm()
+    import_module("judge.llm.stage")
