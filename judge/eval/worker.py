@@ -2,8 +2,8 @@
 stores each (judge/eval/runner.py's CaseJudge, on the shared SQLite store and cache), and sends back what
 became of it; stops when told, or when the parent is gone, once the cases it has started are stored.
 
-Its only imports at load time are the standard library's. litellm is imported when the first case needs the
-model, in a thread (judge.llm.client): the worker judges the cases the rules decide meanwhile.
+Its only imports at load time are the standard library's. With a model configured, litellm's import begins at
+once, in a thread (judge.llm.client.import_ahead): the worker judges the cases the rules decide meanwhile.
 """
 
 from __future__ import annotations
@@ -55,8 +55,9 @@ def work(inbox: Connection, outbox: Connection, setup: WorkerSetup) -> None:
     """The worker process's body; it ends the process itself (os._exit) once everything it holds is closed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent decides
     if setup.config.semantic_enabled:  # without a model, nothing of the LLM stack is imported
-        from judge.llm.client import share_pauses
+        from judge.llm.client import import_ahead, share_pauses
 
+        import_ahead()  # seconds of CPU: begun before the judge's own imports, not when a case first needs it
         share_pauses(SharedPauses(setup.pauses))
     send = _Sender(outbox)
     try:

@@ -30,7 +30,7 @@ from judge.config import JudgeConfig
 from judge.contract.schema import load_schema
 from judge.llm.pool import lend_to
 
-__all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "import_litellm", "share_pauses",
+__all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "import_ahead", "import_litellm", "share_pauses",
            "VERDICT_GRAMMAR"]
 
 # GBNF for llama.cpp-style servers: exactly {"valid": bool, "reason": "..."} with no raw newline in the string.
@@ -99,6 +99,15 @@ async def _loaded_litellm() -> Any:
     if loading is not None and not loading.done():
         await asyncio.wait([asyncio.wrap_future(loading)])
     return import_litellm()  # imported: at once; an import that failed fails here again, where complete() expects it
+
+
+def import_ahead() -> None:
+    """Start litellm's import in a thread now, unless it is started or done: for an eval worker, started
+    because the run has a model and enough cases to need it, whose first call should not wait for the import
+    to begin. A process of a few cases imports litellm at its first call only, none when the rules decide all."""
+    with _LOADING_LOCK:
+        if _LOADING is None and "litellm" not in sys.modules:
+            _import_in_thread()
 
 
 def _import_in_thread() -> concurrent.futures.Future:
