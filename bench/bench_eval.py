@@ -272,6 +272,21 @@ def repeated(work: Path, model: LoopbackServer, count: int, repeat: int, workers
     return median
 
 
+def floor(model: LoopbackServer, count: int, workers: list[str]) -> dict[str, Any]:
+    """The same calls through judge.llm.client alone (bench/eval_floor.py), in as many processes as
+    `judge eval` starts: what litellm and the machine cost anyway."""
+    from judge.config import JudgeConfig
+    from judge.eval.workers import default_workers
+
+    processes = int(workers[1]) if workers else \
+        default_workers(JudgeConfig(model="openai/bench"), count, CONCURRENCY)
+    argv = [sys.executable, str(ROOT / "bench" / "eval_floor.py"), model.api_base, str(count), str(CONCURRENCY),
+            str(processes)]
+    figures = _compared(run_measured(argv, model), count)
+    figures["processes"] = processes
+    return figures
+
+
 def cache_runs(work: Path, model: LoopbackServer, count: int, workers: list[str]) -> dict[str, Any]:
     cases = work / f"set-{count}.jsonl"
     cache = ["--cache", str(work / "cache.sqlite"), *workers]
@@ -484,6 +499,8 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="judge-bench-eval-") as tmp:
             work = Path(tmp)
             sizes = {count: repeated(work, model, count, repeat, workers) for count in (small, large)}
+            for count, speed in sizes.items():
+                speed["floor"] = floor(model, count, workers)
             cached = cache_runs(work, model, small, workers)
             compared = comparison(work, model, small, workers, args.inspect, args.promptfoo) \
                 if args.inspect or args.promptfoo else None
@@ -525,6 +542,10 @@ def _print(sizes: dict[int, dict[str, Any]], cached: dict[str, Any], info: dict[
             ("  first request -> last reply", f"{speed['requests_span_s']:.2f} s ({speed['span_ratio']:.2f}x ideal)",
              f"{count / speed['requests_span_s']:.0f} calls/s (ideal {CONCURRENCY / LATENCY_S:.0f}/s)"),
             ("  last reply -> exit (reports)", f"{speed['after_last_reply_s']:.2f} s", ""),
+            ("  floor: the calls alone", f"{speed['floor']['ratio']:.2f}x ideal (request phase "
+                                         f"{speed['floor']['span_ratio']:.2f}x, first request at "
+                                         f"{speed['floor']['to_first_request_s']:.2f} s)",
+             f"litellm via judge.llm.client in {speed['floor']['processes']} process(es), nothing else"),
             ("  requests / max in flight", f"{speed['requests']:.0f} / {speed['max_in_flight']:.0f}",
              f"{count} / {CONCURRENCY}"),
             ("  TCP connections opened", f"{speed['connections']:.0f} ({speed['connections_per_1000']:.0f} per "
