@@ -6,7 +6,7 @@ import hashlib
 import json
 import secrets
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -21,7 +21,7 @@ class Prompt:
     system: str
     user_template: str
 
-    @property
+    @cached_property  # once per prompt: every semantic review records it
     def sha256(self) -> str:
         """Content hash recorded on every verdict: a changed prompt is a different judge."""
         return hashlib.sha256(f"{self.system}\0{self.user_template}".encode("utf-8")).hexdigest()
