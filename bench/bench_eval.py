@@ -34,24 +34,26 @@ same 200 ms wait (judge's own cost), and litellm.acompletion's CPU per call on i
 Targets are printed next to the figures, never asserted: the exit code is 0 unless a run fails or the
 cached run makes requests (then 2). Standard library, judge and tests/loopback.py only.
 
-Measured on the 2-CPU dev machine (issue 14) while other sessions shared its host: "effective cores" (two
-CPU-bound loops at once vs one alone) read 1.0 before and 2.2 after, a single loop ran 1.6-2.4 s from one
-minute to the next, and `python -c "import litellm"` took 2.3-4.1 s. Medians of 3; --workers default (2):
+Floor: beside each size, the same calls through judge.llm.client alone (bench/eval_floor.py: litellm and
+judge's connection pool in as many processes as judge eval starts, nothing else), measured the same way.
+
+Measured on the 2-CPU dev machine, one run each, load average 1.3 (issue 14; before that session's
+connection-pool change, the same machine quiet gave 1.95x-3.15x and 1.43x):
                                       1,000 cases          4,000 cases
-    wall time / ideal                 3.85x (3.71-4.63)    2.39x (2.38-2.50)       targets 1.5x, 1.2x: missed
-    request phase / ideal             1.92x                1.86x
-    process start -> first request    12.1 s               12.7 s
+    wall time / ideal                 2.22x                1.58x                   targets 1.5x, 1.2x: missed
+    request phase / ideal             1.51x                1.35x
+    process start -> first request    4.3 s                5.5 s
+    floor: wall / ideal               2.14x                1.44x
+    floor: request phase; first call  1.27x; 4.0 s         1.23x; 3.9 s
     TCP connections opened            32                   32
-    CPU per case, parent + workers    20.5 ms              13.8 ms
-    peak RSS, process tree            476 MiB              486 MiB (1.02x)
-    cache: unchanged re-run           0 requests, 1.8 s
-  the same 1,000 calls, one after the other in one run: judge eval 2.91x (request phase 1.79x), Inspect AI
-  0.3.285 5.87x (4.60x), promptfoo 0.121.20 3.34x (2.46x), promptfoo --no-write 2.53x (2.04x).
-On that host the request phase is CPU-bound (~11.6 ms of CPU per call over the run, litellm's share about
-two thirds, for 160 calls/s on about one core), and two workers import litellm at once: main's single
-process, run in turn with this branch on the same host, was as fast or faster (4,000 cases: 2.26x vs 2.50x
-median of 2; 1,000 cases: 2.91x vs 2.90x median of 3). Where the two CPUs are there, the workers' CPU is
-what the context of issue 14 measured (~5 ms per call): ~0.8 of one core per 160 calls/s, split over two.
+    peak RSS, process tree            476 MiB              484 MiB (1.02x)
+    cache: unchanged re-run           0 requests, 2.1 s
+  the same 1,000 calls, one after the other in one run: judge eval 2.07x (request phase 1.42x), Inspect AI
+  5.56x (4.36x), promptfoo 3.05x (2.42x), promptfoo --no-write 2.21x (1.78x).
+The floor misses the targets itself: litellm's import (with the OpenAI SDK's resources) is 2.9-3.3 s of
+CPU per process before the first call, and its call path 6-8 ms of CPU per call (two processes on two
+cores: about 140 calls/s at 32 in flight, where 160/s is the ideal). httpcore's pool cost a quarter of a
+call's CPU at 32 connections before judge.llm.pool split it into pools of 8.
 """
 
 from __future__ import annotations
