@@ -37,19 +37,19 @@ cached run makes requests (then 2). Standard library, judge and tests/loopback.p
 Floor: beside each size, the same calls through judge.llm.client alone (bench/eval_floor.py: litellm and
 judge's connection pool in as many processes as judge eval starts, nothing else), measured the same way.
 
-Measured on the 2-CPU dev machine, one run each, load average 1.3 (issue 14; before that session's
-connection-pool change, the same machine quiet gave 1.95x-3.15x and 1.43x):
+Measured on the 2-CPU dev machine, --repeat 3 (medians; the floor one run), load average 0.3 before and
+1.4 after (issue 14; before that session's connection-pool change, one quiet run gave 3.15x and 1.43x):
                                       1,000 cases          4,000 cases
-    wall time / ideal                 2.22x                1.58x                   targets 1.5x, 1.2x: missed
-    request phase / ideal             1.51x                1.35x
-    process start -> first request    4.3 s                5.5 s
-    floor: wall / ideal               2.14x                1.44x
-    floor: request phase; first call  1.27x; 4.0 s         1.23x; 3.9 s
+    wall time / ideal                 2.10x (1.98-2.86)    1.42x (1.42-1.44)       targets 1.5x, 1.2x: missed
+    request phase / ideal             1.32x                1.24x
+    process start -> first request    4.7 s                4.0 s
+    floor: wall / ideal               1.99x                1.37x
+    floor: request phase; first call  1.20x; 3.8 s         1.18x; 3.3 s
     TCP connections opened            32                   32
-    peak RSS, process tree            476 MiB              484 MiB (1.02x)
-    cache: unchanged re-run           0 requests, 2.1 s
-  the same 1,000 calls, one after the other in one run: judge eval 2.07x (request phase 1.42x), Inspect AI
-  5.56x (4.36x), promptfoo 3.05x (2.42x), promptfoo --no-write 2.21x (1.78x).
+    peak RSS, process tree            476 MiB              485 MiB (1.02x)
+    cache: unchanged re-run           0 requests, 2.4 s
+  the same 1,000 calls, one after the other in one run: judge eval 1.99x (request phase 1.37x), Inspect AI
+  5.26x (4.15x), promptfoo 2.82x (2.17x), promptfoo --no-write 2.24x (1.75x).
 The floor misses the targets itself: litellm's import (with the OpenAI SDK's resources) is 2.9-3.3 s of
 CPU per process before the first call, and its call path 6-8 ms of CPU per call (two processes on two
 cores: about 140 calls/s at 32 in flight, where 160/s is the ideal). httpcore's pool cost a quarter of a
