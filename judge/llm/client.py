@@ -30,8 +30,8 @@ from judge.config import JudgeConfig
 from judge.contract.schema import load_schema
 from judge.llm.pool import lend_to
 
-__all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "import_ahead", "import_litellm", "share_pauses",
-           "VERDICT_GRAMMAR"]
+__all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "import_ahead", "import_litellm",
+           "share_pauses", "VERDICT_GRAMMAR"]
 
 # GBNF for llama.cpp-style servers: exactly {"valid": bool, "reason": "..."} with no raw newline in the string.
 VERDICT_GRAMMAR = r"""root ::= "{" ws "\"valid\"" ws ":" ws boolean ws "," ws "\"reason\"" ws ":" ws string ws "}"
