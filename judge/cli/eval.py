@@ -183,16 +183,17 @@ def _publish(args: argparse.Namespace, report: Any) -> int:
     Exit 2 when lines could not run; 1 when a case could not be decided (unless --allow-errors) or a threshold is
     not met."""
     from judge.eval.report.text import render_text
-    from judge.eval.session import undecided, write_reports
+    from judge.eval.session import write_reports
 
     write_reports(report, _reports(args))
-    errors = undecided(report)
+    errors = report.metrics.errors  # llm_unavailable / judge_error, by rule
+    count, by_rule = sum(errors.values()), ", ".join(f"{rule} {n}" for rule, n in errors.items())
     written = [f"wrote {kind}: {getattr(args, name)}" for name, kind in _REPORT_KINDS if getattr(args, name)]
-    write_stdout("\n".join([render_text(report), "", _usage_line(report.metrics_json, errors), *written]) + "\n")
+    undecided = f"{count} ({by_rule})" if errors else "none"
+    write_stdout("\n".join([render_text(report), "", _usage_line(report.metrics_json, undecided), *written]) + "\n")
     failed = _report_thresholds(args, report.metrics_json)
     if errors:
-        count = sum(errors.values())
-        said = (f"judge: {count} case(s) could not be judged ({_counts(errors)}): the judge could not decide them, "
+        said = (f"judge: {count} case(s) could not be judged ({by_rule}): the judge could not decide them, "
                 "and they count as rejections in the metrics")
         sys.stderr.write(said + ("; accepted (--allow-errors)\n" if args.allow_errors else
                                  "; not a pass (exit 1): fix the model or the set, or pass --allow-errors\n"))
@@ -201,16 +202,11 @@ def _publish(args: argparse.Namespace, report: Any) -> int:
     return 1 if failed or (errors and not args.allow_errors) else 0
 
 
-def _usage_line(metrics: dict, errors: dict[str, int]) -> str:
+def _usage_line(metrics: dict, undecided: str) -> str:
     llm = metrics.get("llm") or {}
     model = (f"LLM calls: {llm.get('callsMade', 0)} made, {llm.get('callsSaved', 0)} saved by the rules"
              if llm.get("modelConfigured") else "LLM calls: 0 (no model configured: contract, rules and gates only)")
-    undecided_text = f"{sum(errors.values())} ({_counts(errors)})" if errors else "none"
-    return f"{model}; cache hits: {llm.get('cacheHits', 0)}; could not judge: {undecided_text}"
-
-
-def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{rule} {count}" for rule, count in counts.items())
+    return f"{model}; cache hits: {llm.get('cacheHits', 0)}; could not judge: {undecided}"
 
 
 def _compare(args: argparse.Namespace) -> int:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterator
 
 from judge.contract.jsonio import iter_jsonl, read_text
@@ -48,27 +50,25 @@ class EvalSet:
 
     def line_count(self) -> int:
         """Non-blank lines, counted without parsing: the progress bar's first estimate of the cases to judge."""
-        if self._data is not None:
-            return sum(1 for line in self._data.split(b"\n") if line.strip())
-        try:
-            with open(self.source, "rb") as handle:
-                return sum(1 for line in handle if line.strip())
-        except OSError:
-            return 0  # reading it for real says what is wrong
+        return self._scanned[0]
 
     def file_sha256(self) -> str | None:
         """sha256 of the set's bytes (labels and all): what tells shards of one set file apart from others'.
         None when the file cannot be read (reading it for real says what is wrong)."""
-        if self._data is not None:
-            return hashlib.sha256(self._data).hexdigest()
-        digest = hashlib.sha256()
+        return self._scanned[1]
+
+    @cached_property
+    def _scanned(self) -> tuple[int, str | None]:
+        """The non-blank lines and the sha256 of the bytes, in one read (0 and None when it cannot be read)."""
+        digest, count = hashlib.sha256(), 0
         try:
-            with open(self.source, "rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
+            with (io.BytesIO(self._data) if self._data is not None else open(self.source, "rb")) as handle:
+                for line in handle:
+                    digest.update(line)
+                    count += bool(line.strip())
         except OSError:
-            return None
-        return digest.hexdigest()
+            return 0, None
+        return count, digest.hexdigest()
 
     def items(self, shard: tuple[int, int] | None = None) -> Iterator[LoadedCase | BadLine]:
         """Cases and bad lines in file order. Duplicate ids are bad lines; with ``shard`` only that shard's

@@ -19,11 +19,12 @@ from typing import Any
 
 from judge.errors import InputError, field_ref
 from judge.eval.provenance import provenance_rows
-from judge.eval.report.format import decimal, pct, undefined_reason
+from judge.eval.report.format import decimal, pct, undefined_reason, usd
 from judge.eval.report.markdown import cell
 from judge.eval.report.model import CaseRecord, EvalReport
 
-__all__ = ["FLIP_LIMIT", "METRICS", "cases_line", "compare_reports", "render_comparison", "show_delta", "show_value"]
+__all__ = ["FLIP_LIMIT", "METRICS", "NOT_COMPARED", "cases_line", "compare_reports", "differs_line", "render_comparison",
+           "show_delta", "show_value"]
 
 # (key in the comparison, path in report["metrics"], "higher" or "lower" is better, format)
 METRICS = (
@@ -58,7 +59,7 @@ def compare_reports(base: EvalReport, head: EvalReport, *, allow_different_sets:
              "onlyInHead": sorted(set(head_cases) - set(base_cases)), "otherInputs": other_inputs}
     if not cases["sameSet"]:
         if not allow_different_sets:
-            raise InputError(f"{names[1]}: not a run of the same eval set as {names[0]} ({_set_gap(cases, names)}); "
+            raise InputError(f"{names[1]}: not a run of the same eval set as {names[0]} ({_not_compared(cases, names, ' case(s)')}); "
                              f"compare two runs of one set, or pass {field_ref('allow_different_sets')} to compare "
                              f"only the {len(shared)} cases they share")
         kept = set(shared)
@@ -84,8 +85,9 @@ def _same_inputs(base: CaseRecord, head: CaseRecord) -> bool:
     return not base.inputs_hash or not head.inputs_hash or base.inputs_hash == head.inputs_hash
 
 
-def _set_gap(cases: dict[str, Any], names: tuple[str, str]) -> str:
-    parts = [f"{len(cases['onlyInBase'])} case(s) only in {names[0]}", f"{len(cases['onlyInHead'])} only in {names[1]}"]
+def _not_compared(cases: dict[str, Any], names: tuple[str, str] = ("base", "head"), unit: str = "") -> str:
+    """`N only in base, M only in head[, K with the same id but other inputs]` (the first count with ``unit``)."""
+    parts = [f"{len(cases['onlyInBase'])}{unit} only in {names[0]}", f"{len(cases['onlyInHead'])} only in {names[1]}"]
     if cases["otherInputs"]:
         parts.append(f"{len(cases['otherInputs'])} with the same id but other inputs")
     return ", ".join(parts)
@@ -163,22 +165,28 @@ def _title(comparison: dict[str, Any], base_path: str, head_path: str) -> str:
 
 
 def _runs_table(rows: list[dict[str, Any]]) -> str:
-    differing = [row["label"] for row in rows if row["differs"]]
     lines = ["| run | base | head | |", "|---|---|---|---|"]
     lines += [f"| {cell(row['label'])} | {cell(row['base'])} | {cell(row['head'])} | "
               f"{'differs' if row['differs'] else 'same'} |" for row in rows]
-    summary = f"What differs: {', '.join(differing)}." if differing else "The runs judged alike: nothing below differs."
-    return "\n".join([summary, ""] + lines)
+    return "\n".join([differs_line(rows), ""] + lines)
+
+
+def differs_line(rows: list[dict[str, Any]]) -> str:
+    """The header's one line: which rows differ between the runs, or that none does."""
+    differing = [row["label"] for row in rows if row["differs"]]
+    return f"What differs: {', '.join(differing)}." if differing else "The runs judged alike: nothing below differs."
+
+
+# The cases a comparison of two different sets leaves out, by kind, as the reports list them.
+NOT_COMPARED = (("onlyInBase", "Only in base"), ("onlyInHead", "Only in head"), ("otherInputs", "Same id, other inputs"))
 
 
 def cases_line(cases: dict[str, Any]) -> str:
     """Which cases were compared: the whole set, or only the shared cases of two different sets."""
     if cases["sameSet"]:
         return f"Same eval set: all {cases['shared']} cases compared."
-    alone = (f"{len(cases['onlyInBase'])} only in base, {len(cases['onlyInHead'])} only in head"
-             + (f", {len(cases['otherInputs'])} with the same id but other inputs" if cases["otherInputs"] else ""))
     return (f"Different eval sets: only the {cases['shared']} shared cases are compared (metrics computed on them "
-            f"alone); not compared: {alone}.")
+            f"alone); not compared: {_not_compared(cases)}.")
 
 
 def _metric_table(rows: list[dict[str, Any]]) -> str:
@@ -195,7 +203,7 @@ def show_value(value: float | None, fmt: str, why: str | None = None) -> str:
     if value is None:
         return f"n/a ({why})" if why else "n/a"
     return {"pct": pct, "decimal": decimal, "ms": lambda v: f"{v:.1f} ms", "int": lambda v: f"{v:,.0f}",
-            "usd": lambda v: f"${v:.4f}"}[fmt](value)
+            "usd": usd}[fmt](value)
 
 
 def show_delta(delta: float | None, fmt: str) -> str:
@@ -225,8 +233,7 @@ def _flip_table(flips: list[dict[str, Any]]) -> str:
 
 def _only(comparison: dict[str, Any]) -> str:
     lines = []
-    for key, label in (("onlyInBase", "Only in base"), ("onlyInHead", "Only in head"),
-                       ("otherInputs", "Same id, other inputs")):
+    for key, label in NOT_COMPARED:
         ids = comparison["cases"][key]
         if ids:
             shown = ", ".join(cell(case_id, 80) for case_id in ids[:FLIP_LIMIT])

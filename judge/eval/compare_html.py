@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from judge.eval.compare import cases_line, show_delta, show_value
+from judge.eval.compare import NOT_COMPARED, cases_line, differs_line, show_delta, show_value
 from judge.eval.report.html import csp_hash
 
 __all__ = ["render_comparison_html"]
@@ -40,10 +40,7 @@ def _header(comparison: dict[str, Any], base_path: str, head_path: str) -> str:
 
 
 def _runs(rows: list[dict[str, Any]]) -> str:
-    differing = [row["label"] for row in rows if row["differs"]]
-    summary = ("What differs: " + ", ".join(differing) + ".") if differing else \
-        "The runs judged alike: nothing below differs."
-    lines = [f"<h2>The runs</h2>\n<p id=\"differs\">{escape(summary)}</p>",
+    lines = [f"<h2>The runs</h2>\n<p id=\"differs\">{escape(differs_line(rows))}</p>",
              "<table id=\"runs\"><thead><tr><th>run</th><th>base</th><th>head</th><th></th></tr></thead><tbody>"]
     for row in rows:
         mark = "differs" if row["differs"] else "same"
@@ -83,8 +80,7 @@ def _flips(flips: list[dict[str, Any]]) -> str:
 
 def _only(cases: dict[str, Any]) -> str:
     lines = []
-    for key, label in (("onlyInBase", "Only in base"), ("onlyInHead", "Only in head"),
-                       ("otherInputs", "Same id, other inputs")):
+    for key, label in NOT_COMPARED:
         if cases[key]:
             items = "".join(f"<li><code>{escape(case_id)}</code></li>" for case_id in cases[key])
             lines.append(f"<h2>{label} ({len(cases[key])}), not compared</h2>\n<ul>{items}</ul>")

@@ -55,8 +55,8 @@ class RuleStat:
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "expected": self.expected, "judged": self.judged, "agreed": self.agreed,
-                "recall": _maybe_ratio(self.agreed, self.expected),
-                "precision": _maybe_ratio(self.agreed, self.judged)}
+                "recall": _r(_ratio_or_none(self.agreed, self.expected)),
+                "precision": _r(_ratio_or_none(self.agreed, self.judged))}
 
 
 @dataclass(frozen=True)
@@ -346,10 +346,6 @@ def _ratio(part: int, whole: int) -> float:
 
 def _ratio_or_none(part: int, whole: int) -> float | None:
     return part / whole if whole else None
-
-
-def _maybe_ratio(part: int, whole: int) -> float | None:
-    return round(part / whole, 6) if whole else None
 
 
 def _r(value: float | None) -> float | None:

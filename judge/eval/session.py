@@ -1,5 +1,5 @@
 """One `judge eval` run end to end, and `merge` and `compare`'s inputs: open the store and cache, choose or
-resume the run, judge the set, and give back one EvalReport; write reports; check thresholds and undecided cases."""
+resume the run, judge the set, and give back one EvalReport; write reports; check thresholds."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from judge.eval.report.model import EvalReport, RunMeta
 from judge.eval.traffic import recorded_settings, settings_of, traffic
 
 __all__ = ["THRESHOLDS", "EvalOptions", "Reports", "Thresholds", "evaluate", "load_report", "threshold_failures",
-           "undecided", "write_reports"]
+           "write_reports"]
 
 
 @dataclass(frozen=True)
@@ -216,12 +216,3 @@ def threshold_failures(thresholds: Thresholds, metrics: dict[str, Any]) -> list[
         elif (got < bound) if kind == "min" else (got > bound):
             failures.append(f"{key} {got:g} is {'below' if kind == 'min' else 'above'} {field_ref(name)} {bound:g}")
     return failures
-
-
-def undecided(report: EvalReport) -> dict[str, int]:
-    """Cases the judge could not decide (``llm_unavailable``, ``judge_error``), counted by rule."""
-    counts: dict[str, int] = {}
-    for record in report.records:
-        if record.error:
-            counts[record.error] = counts.get(record.error, 0) + 1
-    return dict(sorted(counts.items()))

@@ -31,7 +31,7 @@ from judge.contract.schema import load_schema
 from judge.llm.pool import lend_to
 
 __all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "import_ahead", "import_litellm",
-           "share_pauses", "VERDICT_GRAMMAR"]
+           "preload", "share_pauses", "VERDICT_GRAMMAR"]
 
 # GBNF for llama.cpp-style servers: exactly {"valid": bool, "reason": "..."} with no raw newline in the string.
 VERDICT_GRAMMAR = r"""root ::= "{" ws "\"valid\"" ws ":" ws boolean ws "," ws "\"reason\"" ws ":" ws string ws "}"
@@ -101,6 +101,13 @@ async def _loaded_litellm() -> Any:
     return import_litellm()  # imported: at once; an import that failed fails here again, where complete() expects it
 
 
+def preload() -> None:
+    """Everything a first model call would import: litellm, and the OpenAI SDK's resources, which the SDK
+    imports on a client's first call (~0.8 s, 600 modules)."""
+    import_litellm()
+    importlib.import_module("openai.resources")
+
+
 def import_ahead() -> None:
     """Start litellm's import in a thread now, unless it is started or done: for an eval worker, started
     because the run has a model and enough cases to need it, whose first call should not wait for the import
@@ -117,9 +124,7 @@ def _import_in_thread() -> concurrent.futures.Future:
 
     def load() -> None:
         try:
-            import_litellm()
-            # The OpenAI SDK imports all its resources on a client's first call (~0.8 s, 600 modules): here too.
-            importlib.import_module("openai.resources")
+            preload()
         except BaseException as exc:
             loading.set_exception(exc)
         else:

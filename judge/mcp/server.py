@@ -20,6 +20,7 @@ from judge.instructions import render_instructions
 from judge.mcp import schemas
 from judge.mcp.tools import Answer, Settings, explain_rules, instructions_for_step, validate_step
 from judge.version import __version__
+from judge.workspace.roots import REQUEST_FIELD_NAMES
 
 __all__ = ["INSTRUCTIONS_URI", "build_server", "serve_stdio"]
 
@@ -52,10 +53,6 @@ _TOOLS = (
 _Handler = Callable[[Mapping[str, Any], Settings], "Answer | Awaitable[Answer]"]
 _HANDLERS: dict[str, _Handler] = {"validate_step": validate_step, "explain_rules": explain_rules,
                                   "instructions_for_step": instructions_for_step}
-
-# Workspace fields as the tool's arguments name them (judge.Workspace's errors name its own arguments).
-_ARGUMENT_NAMES = {name: f"workspace.{name}" for name in ("repo", "base", "ledger", "ledger_op", "ledger_id")}
-
 
 def build_server(settings: Settings) -> Server:
     """The server, judging with ``settings`` (its config already pinned for clients)."""
@@ -96,7 +93,7 @@ async def _answered(handler: _Handler, arguments: Mapping[str, Any], settings: S
         if not isinstance(answer, Answer):
             answer = await answer
     except InputError as exc:
-        return _error(exc.render(_ARGUMENT_NAMES))
+        return _error(exc.render(REQUEST_FIELD_NAMES))
     except Exception as exc:  # a bug in judge: the client gets a tool error, never a verdict; the server goes on
         logger.exception("judge mcp: a tool call failed")
         return _error(f"internal error ({type(exc).__name__}: {str(exc)[:200]}); please report it")

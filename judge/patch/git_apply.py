@@ -321,8 +321,7 @@ class _HeaderLine:
     def _mode(self, text: str) -> int:
         # The window matters only when the text is all white space (the match would read on into the next
         # lines); otherwise what follows the text there is a line end, when there is one.
-        ends = self.index + 1 < len(self.reader.lines) or self.reader.complete
-        match = _MODE.match(text + "\n" if ends and text.strip(C_SPACE) else self._window(text))
+        match = _MODE.match(text + "\n" if self.reader._ends_line(self.index) and text.strip(C_SPACE) else self._window(text))
         if match is None:
             raise MalformedPatch(f"line {self.index + 1} {quote_line(self.line)} has no valid octal file mode "
                                  "(git: invalid mode); write modes as git does, e.g. `100644` or `100755`",

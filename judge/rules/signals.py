@@ -44,10 +44,9 @@ def _side(hunk: Hunk, sign: str, syntax: Syntax) -> list[_Line]:
     """One side of a hunk in order, context included, so a string or comment opened in the context is known."""
     header = HUNK_HEADER.match(hunk.header)
     number = int(header.group(3 if sign == "+" else 1)) if header else 1
-    kept = [raw for raw in hunk.body if raw[0] in (" ", sign)]
-    texts = [raw[1:] for raw in kept]
+    texts, changed = hunk.new_side if sign == "+" else hunk.old_side
     codes = line_shapes(texts, syntax) if syntax.knows_tokens else texts
-    return [_Line(number + i, text, code, raw[0] == sign) for i, (raw, text, code) in enumerate(zip(kept, texts, codes))]
+    return [_Line(number + i, text, code, flag) for i, (text, code, flag) in enumerate(zip(texts, codes, changed))]
 
 
 def _changed(change: FileChange, sign: str = "+") -> Iterator[_Line]:

@@ -125,7 +125,7 @@ def _load_llm_stack() -> None:
     """Import litellm and the semantic stage once, at start: its import costs seconds a first request would wait."""
     from importlib import import_module
 
-    from judge.llm.client import import_litellm
+    from judge.llm.client import preload
 
-    import_litellm()
+    preload()
     import_module("judge.llm.stage")

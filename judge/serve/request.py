@@ -15,14 +15,12 @@ from judge.errors import InputError
 from judge.serve.replies import Refusal
 from judge.workspace.checked import contract_then_workspace
 from judge.workspace.facts import Workspace
-from judge.workspace.roots import WorkspaceRoots
+from judge.workspace.roots import REQUEST_FIELD_NAMES, WorkspaceRoots
 
 __all__ = ["REQUEST_KEYS", "ValidateRequest", "read_request"]
 
 REQUEST_KEYS = ("step", "result", "workspace", "evidence")
 _REQUIRED = ("step", "result")
-# Workspace's own argument names, as this request spells them.
-_WORKSPACE_FIELDS = {name: f"workspace.{name}" for name in ("repo", "base", "ledger", "ledger_op", "ledger_id")}
 
 
 @dataclass(frozen=True)
@@ -56,7 +54,7 @@ def read_request(body: bytes, roots: WorkspaceRoots) -> ValidateRequest:
         if workspace is not None:
             step, result, workspace = contract_then_workspace(step, result, workspace)
     except InputError as exc:
-        raise Refusal("invalid_request", exc.render(_WORKSPACE_FIELDS)) from None
+        raise Refusal("invalid_request", exc.render(REQUEST_FIELD_NAMES)) from None
     return ValidateRequest(step, result, workspace, tuple(evidence or ()))
 
 

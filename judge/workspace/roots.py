@@ -11,9 +11,12 @@ from judge.errors import InputError
 from judge.workspace.confine import is_inside
 from judge.workspace.facts import Workspace
 
-__all__ = ["WorkspaceRoots"]
+__all__ = ["REQUEST_FIELD_NAMES", "WorkspaceRoots"]
 
 _KEYS = ("repo", "base", "ledger", "ledger_op", "ledger_id")
+# The workspace's fields as a request (HTTP body, MCP tool arguments) names them, for InputError.render:
+# judge.Workspace's errors name its own arguments.
+REQUEST_FIELD_NAMES = {key: f"workspace.{key}" for key in _KEYS}
 
 
 @dataclass(frozen=True)

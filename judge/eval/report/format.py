@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-__all__ = ["decimal", "kappa_text", "metric_text", "pct", "undefined_reason"]
+__all__ = ["decimal", "kappa_text", "metric_text", "pct", "undefined_reason", "usd"]
 
 
 def pct(value: float | None) -> str:
@@ -14,6 +14,10 @@ def pct(value: float | None) -> str:
 
 def decimal(value: float | None, places: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{places}f}"
+
+
+def usd(value: float) -> str:
+    return f"${value:.4f}"
 
 
 def undefined_reason(metrics: dict[str, Any], key: str) -> str | None:

@@ -15,16 +15,14 @@ import json
 import math
 from typing import Any
 
-from judge.eval.report.format import kappa_text, metric_text
+from judge.eval.metrics import HEADLINE
+from judge.eval.report.format import kappa_text, metric_text, usd
 from judge.eval.report.model import CaseRecord, EvalReport
 
 __all__ = ["csp_hash", "render_html"]
 
 _META_KEYS = ("runId", "source", "shard", "setSha256", "judgeVersion", "promptSha256", "seconds", "resumed", "parts")
 _GATE_KEYS = ("index", "type", "source", "status", "rule", "message")
-# The headline cards' metrics, written "n/a (why)" here when undefined.
-_CARD_KEYS = ("accuracy", "falseAcceptRate", "falseRejectRate", "precisionReject", "recallReject", "f1Reject",
-              "ruleAttribution")
 
 
 def render_html(report: EvalReport) -> str:
@@ -59,8 +57,8 @@ def _embedded_data(report: EvalReport) -> dict[str, Any]:
     meta = report.meta.to_json()
     return {"meta": {key: meta.get(key) for key in _META_KEYS}, "model": report.meta.model,
             "kappaText": kappa_text(metrics), "metrics": metrics,
-            "metricTexts": {key: metric_text(metrics, key) for key in _CARD_KEYS},
-            "costText": metric_text(metrics, "costUsd", lambda usd: f"${usd:.4f}"),
+            "metricTexts": {key: metric_text(metrics, key) for key, _, _ in HEADLINE},  # "n/a (why)" when undefined
+            "costText": metric_text(metrics, "costUsd", usd),
             "badLines": [{"line": b.line, "problem": b.problem} for b in report.bad_lines], "wrong": wrong,
             "gateCounts": report.gate_statuses(), "gated": [_gated(case) for case in report.gated]}
 
@@ -214,8 +212,7 @@ _SCRIPT = """
     byId("usage").textContent = "LLM calls: " + (llm.callsMade || 0) + " made, " + (llm.callsSaved || 0) +
       " saved by the rules, " + (llm.cacheHits || 0) + " cases from cache \\u00b7 latency p50 " + num(lat.p50, 1) +
       " ms, p95 " + num(lat.p95, 1) + " ms, max " + num(lat.max, 1) + " ms \\u00b7 tokens " + (tok.prompt || 0) +
-      " prompt + " + (tok.completion || 0) + " completion \\u00b7 cost " +
-      (m.costUsd === null || m.costUsd === undefined ? data.costText : "$" + Number(m.costUsd).toFixed(4));
+      " prompt + " + (tok.completion || 0) + " completion \\u00b7 cost " + data.costText;
   }
 
   function renderConfusion() {

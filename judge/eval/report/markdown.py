@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from judge.eval.report.format import decimal, kappa_text, metric_text, pct
+from judge.eval.report.format import decimal, kappa_text, metric_text, pct, usd
 from judge.eval.report.model import EvalReport
 
 __all__ = ["render_markdown"]
@@ -68,7 +68,7 @@ def _usage(m: dict[str, Any]) -> str:
              f"latency p50 {decimal(latency.get('p50'), 1)} ms, p95 {decimal(latency.get('p95'), 1)} ms, "
              f"max {decimal(latency.get('max'), 1)} ms",
              f"tokens {tokens.get('prompt', 0)} prompt + {tokens.get('completion', 0)} completion",
-             "cost " + metric_text(m, "costUsd", lambda usd: f"${usd:.4f}")]
+             "cost " + metric_text(m, "costUsd", usd)]
     if m.get("selfAgreement") is not None:
         parts.append(f"self-agreement {pct(m['selfAgreement'])} over {m.get('selfAgreementCases', 0)} cases")
     if m.get("errors"):
