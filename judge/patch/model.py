@@ -39,13 +39,18 @@ class fact(Generic[T]):
 
 @dataclass(frozen=True)
 class Hunk:
-    """One ``@@ -a,b +c,d @@`` block: where it starts, and its body lines in order."""
+    """One ``@@ -a,b +c,d @@`` block: where it starts, and its body lines in order. The header is read once, by the
+    parser: ``old_start`` is a, ``new_start`` is c, ``section`` what git prints after the second ``@@`` (the
+    function or class the hunk sits in, by git's function-context rules; "" when none)."""
 
     line: int  # 1-based line of the hunk header within the patch
     header: str
     body: tuple[str, ...]  # each line with its ' ', '+' or '-' and without its line end
     added_count: int
     removed_count: int
+    old_start: int = 1
+    new_start: int = 1
+    section: str = ""
 
     # Lines derived from the body are made anew on each read, not kept: kept for every hunk until the
     # validation ends, they would double the memory a large patch takes (bench/bench_deterministic.py).

@@ -191,7 +191,8 @@ def _read_hunk(lines: list[str], start: int, header: re.Match[str]) -> tuple[Hun
         if kind != "\\":
             body.append(line)
         index += 1
-    return Hunk(start + 1, lines[start].rstrip("\r"), tuple(body), added, removed), index
+    return Hunk(start + 1, lines[start].rstrip("\r"), tuple(body), added, removed, int(header.group(1)),
+                int(header.group(3)), (header.group(5) or "").rstrip("\r")), index
 
 
 def _reject_header_debris(lines: list[str], index: int) -> None:

@@ -26,7 +26,6 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
-from judge.patch.grammar import HUNK_HEADER
 from judge.patch.model import Hunk
 from judge.rules.phrasing import names
 from judge.verdict import Finding
@@ -210,8 +209,7 @@ def _first_line_aimed_at_judge(hunk: Hunk) -> int | None:
 
 def _new_line_of_added(hunk: Hunk, index: int) -> int:
     """The new-file line number of the hunk's ``index``-th added line."""
-    header = HUNK_HEADER.match(hunk.header)
-    number = int(header.group(3)) if header else 1
+    number = hunk.new_start
     seen = 0
     for line in hunk.body:
         if line[0] == "+":
