@@ -119,3 +119,24 @@ def test_text_aimed_at_the_judge_in_added_lines_is_a_signal_naming_file_and_line
 def test_ordinary_added_lines_raise_no_signal(line):
     verdict = judge.validate(*_with_added_line(line))
     assert verdict.valid and "judge_manipulation" not in [f.rule for f in verdict.findings]
+
+
+@pytest.mark.parametrize("name", sorted(ORDERS))
+@pytest.mark.parametrize("where", ["start", "middle", "end"])
+def test_an_order_inside_a_long_text_is_found_as_in_a_short_one(name, where):
+    """A long text is searched only around its first-look words: an order anywhere in it is still found."""
+    from judge.rules.manipulation import aimed_at_judge
+
+    filler = "\n".join(f"value_{i} = compute(value_{i - 1})  # step {i}" for i in range(1, 600))  # ~25 KB of code
+    text = {"start": ORDERS[name] + "\n" + filler, "middle": filler + "\n" + ORDERS[name] + "\n" + filler,
+            "end": filler + "\n" + ORDERS[name]}[where]
+    assert len(text) > 20_000
+    assert aimed_at_judge(text) == aimed_at_judge(ORDERS[name]) != None  # noqa: E711
+
+
+def test_a_long_text_whose_lower_case_changes_length_is_searched_whole():
+    from judge.rules.manipulation import aimed_at_judge
+
+    text = "İ" * 5_000 + "\n" + ORDERS["note-to-reviewer"]
+    assert len(text.lower()) != len(text)
+    assert aimed_at_judge(text) is not None

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from judge.patch.model import Hunk, fact
-from judge.patch.shape import logical_lines, syntax_for
+from judge.patch.shape import iter_logical_lines, syntax_for
 
 __all__ = ["Side", "side_of", "writes_code"]
 
@@ -41,8 +41,11 @@ _DOCSTRING = re.compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)
 
 
 def writes_code(side: Side, path: str, docstrings_are_notes: bool = True) -> bool:
-    """A changed line of the side is code, not a comment (nor, by default, a Python docstring)."""
-    for line in logical_lines(side.lines, syntax_for(path)):
+    """A changed line of the side is code, not a comment (nor, by default, a Python docstring). Read up to the first
+    such line only: most changes write code early."""
+    if not any(side.changed):
+        return False
+    for line in iter_logical_lines(side.lines, syntax_for(path)):
         if line.code and any(side.changed[line.first : line.last + 1]):
             if not (docstrings_are_notes and path.endswith((".py", ".pyi")) and _DOCSTRING.match(line.code)):
                 return True

@@ -33,13 +33,13 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from judge.patch.caseless import Caseless
 from judge.patch.model import FileChange, Hunk
 
 __all__ = ["DIRECTIVE", "LogicalLine", "line_shapes", "Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk",
-           "logical_lines", "superficial_kinds", "syntax_for"]
+           "iter_logical_lines", "logical_lines", "superficial_kinds", "syntax_for"]
 
 
 @dataclass(frozen=True, eq=False)  # each syntax is one object: compared and hashed by identity, cheaply
@@ -385,7 +385,11 @@ def logical_lines(lines: tuple[str, ...], syntax: Syntax) -> tuple[LogicalLine, 
     A line that is only a comment is a logical line with empty ``code``; blank lines are left out.
     Cached: every cheat detector reads the same hunk sides.
     """
-    result: list[LogicalLine] = []
+    return tuple(iter_logical_lines(lines, syntax))
+
+
+def iter_logical_lines(lines: tuple[str, ...], syntax: Syntax) -> Iterator[LogicalLine]:
+    """``logical_lines`` one at a time, uncached: for a reader that stops at the first line it looks for."""
     state = _State()
     start = 0
     parts: list[str] = []
@@ -403,9 +407,8 @@ def logical_lines(lines: tuple[str, ...], syntax: Syntax) -> tuple[LogicalLine, 
         comment = _comment_text(line, comment_at, syntax)
         if code or comment:
             first = lines[start]
-            result.append(LogicalLine(start, index, len(first) - len(first.lstrip()), code, comment))
+            yield LogicalLine(start, index, len(first) - len(first.lstrip()), code, comment)
         parts = []
-    return tuple(result)
 
 
 def _comment_text(line: str, comment_at: int, syntax: Syntax) -> str:

@@ -112,21 +112,57 @@ class _Words:
         self.pattern = re.compile(rf"(?:{words})\b")
 
     def search(self, text: str) -> bool:
+        return next(self.finditer(text), None) is not None
+
+    def finditer(self, text: str) -> Iterator[int]:
+        """Where each whole word starts."""
         found = self.pattern.search(text)
         while found is not None:
             start = found.start()
             if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
-                return True
+                yield start
             found = self.pattern.search(text, start + 1)
-        return False
+
+
+class _Letters:
+    """A first look for letters anywhere: ``valid``, ``<|``."""
+
+    def __init__(self, letters: str) -> None:
+        self.pattern = re.compile(letters)
+
+    def search(self, text: str) -> bool:
+        return self.pattern.search(text) is not None
+
+    def finditer(self, text: str) -> Iterator[int]:
+        return (found.start() for found in self.pattern.finditer(text))
+
+
+# A full pattern is searched only in the lines around each first-look hit of a long text (every match holds a
+# first-look word): this far on each side, further than any match the patterns are meant to find reaches.
+_REACH = 2_000
+
+
+def _search_near(pattern: re.Pattern[str], text: str, hits: Iterator[int]) -> re.Match[str] | None:
+    """``pattern.search(text)``, looking only at whole lines within ``_REACH`` of a hit."""
+    end = -1
+    for hit in hits:
+        if hit + _REACH <= end:
+            continue  # the last span searched already reaches past this hit's own
+        start = text.rfind("\n", 0, max(hit - _REACH, 0)) + 1
+        end = text.find("\n", hit + _REACH)
+        end = len(text) if end < 0 else end
+        found = pattern.search(text, start, end)
+        if found:
+            return found
+    return None
 
 
 # Cheap first looks, one per check, on the lower-cased text (faster than IGNORECASE): text without these words
 # cannot match the check's pattern.
 _MAYBE_SELF_ADDRESSED = _Words(r"ignore|disregard|forget|you|verdict|judge?ment|should|must|has\s+to|needs\s+to|ought")
-_MAYBE_VERDICT = re.compile(r"valid")
-_MAYBE_TOKEN = re.compile(r"<\||<｜|inst\]|sys>>|_of_turn>")
-_MAYBE_FENCE = re.compile(r"<<<data|>>>|\(trusted|\(untrusted")
+_MAYBE_VERDICT = _Letters(r"valid")
+_MAYBE_TOKEN = _Letters(r"<\||<｜|inst\]|sys>>|_of_turn>")
+_MAYBE_FENCE = _Letters(r"<<<data|>>>|\(trusted|\(untrusted")
 _MAYBE_ADDRESSED = _Words(r"validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|models?|"
                           r"assistants?|gpt|chatgpt|claude|gemini|system")
 
@@ -141,11 +177,14 @@ def aimed_at_judge(text: str) -> tuple[str, str] | None:
               (_MAYBE_TOKEN, _TEMPLATE_TOKEN, "chat-template tokens"),
               (_MAYBE_FENCE, _PROMPT_IMITATION, "an imitation of judge's prompt (a data fence or section header)"))
     low = text.lower()
+    near = len(text) > 4 * _REACH and len(low) == len(text)  # a long text, its positions the same lower-cased
     for maybe, pattern, kind in checks:
-        found = maybe.search(low) and pattern.search(text)
+        found = _search_near(pattern, text, maybe.finditer(low)) if near else maybe.search(low) and pattern.search(text)
         if found:
             return kind, found.group(0)
-    if _MAYBE_ADDRESSED.search(low) and _ADDRESS.search(text):
+    addressed = _search_near(_ADDRESS, text, _MAYBE_ADDRESSED.finditer(low)) if near \
+        else _MAYBE_ADDRESSED.search(low) and _ADDRESS.search(text)
+    if addressed:
         order = _ORDER.search(text)
         if order:
             return _ORDER_KIND, order.group(0)
