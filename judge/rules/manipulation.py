@@ -143,23 +143,23 @@ _REACH = 2_000
 
 
 def _search_near(pattern: re.Pattern[str], text: str, hits: Iterator[int]) -> re.Match[str] | None:
-    """``pattern.search(text)``, looking only at whole lines within ``_REACH`` of a hit."""
-    end = -1
+    """``pattern.search(text)``, looking only at whole lines within ``_REACH`` of a hit; each line once."""
+    start = end = -1
     for hit in hits:
-        if hit + _REACH <= end:
-            continue  # the last span searched already reaches past this hit's own
-        start = text.rfind("\n", 0, max(hit - _REACH, 0)) + 1
+        if hit - _REACH > end:  # past the span gathered so far: search that span, begin another
+            found = pattern.search(text, start, end) if end > start else None
+            if found:
+                return found
+            start = text.rfind("\n", 0, max(hit - _REACH, 0)) + 1
         end = text.find("\n", hit + _REACH)
         end = len(text) if end < 0 else end
-        found = pattern.search(text, start, end)
-        if found:
-            return found
-    return None
+    return pattern.search(text, start, end) if end > start else None
 
 
 # Cheap first looks, one per check, on the lower-cased text (faster than IGNORECASE): text without these words
 # cannot match the check's pattern.
-_MAYBE_SELF_ADDRESSED = _Words(r"ignore|disregard|forget|you|verdict|judge?ment|should|must|has\s+to|needs\s+to|ought")
+_MAYBE_SELF_ADDRESSED = _Words(r"ignore|disregard|forget|verdict|judge?ment|you\s+(?:must|should|shall|will|have|need|are)"
+                               r"|this\s+(?:step|change|patch|submission|pr|pull)")
 _MAYBE_VERDICT = _Letters(r"valid")
 _MAYBE_TOKEN = _Letters(r"<\||<｜|inst\]|sys>>|_of_turn>")
 _MAYBE_FENCE = _Letters(r"<<<data|>>>|\(trusted|\(untrusted")
