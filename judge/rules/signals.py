@@ -214,9 +214,15 @@ def _raw(change: FileChange, sign: str) -> Iterator[str]:
     return (line for hunk in change.hunks for line in (hunk.added if sign == "+" else hunk.removed))
 
 
+# The first look for _THRESHOLD, on the lower-cased line: every key holds one of these words.
+_MAYBE_THRESHOLD = re.compile(r"under|coverage|length|complexity|warnings|branches|lines|functions|statements")
+
+
 def _thresholds(lines: Iterator[str], coverage_config: bool) -> dict[str, list[float]]:
     values: dict[str, list[float]] = {}
     for line in lines:
+        if not _MAYBE_THRESHOLD.search(line.lower()):
+            continue
         for found in _THRESHOLD.finditer(line):
             key = found.group("key").lower().replace("_", "-")
             key = "fail-under" if key == "cov-fail-under" else key
