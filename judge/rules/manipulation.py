@@ -125,15 +125,18 @@ class _Words:
 
 
 class _Letters:
-    """A first look for letters anywhere: ``valid``, ``<|``."""
+    """A first look for letters anywhere (``valid``, ``<|``), in a text that also holds ``also`` when given."""
 
-    def __init__(self, letters: str) -> None:
+    def __init__(self, letters: str, also: str | None = None) -> None:
         self.pattern = re.compile(letters)
+        self.also = re.compile(also, re.MULTILINE) if also else None
 
     def search(self, text: str) -> bool:
-        return self.pattern.search(text) is not None
+        return next(self.finditer(text), None) is not None
 
     def finditer(self, text: str) -> Iterator[int]:
+        if self.also is not None and not self.also.search(text):
+            return iter(())
         return (found.start() for found in self.pattern.finditer(text))
 
 
@@ -160,7 +163,8 @@ def _search_near(pattern: re.Pattern[str], text: str, hits: Iterator[int]) -> re
 # cannot match the check's pattern.
 _MAYBE_SELF_ADDRESSED = _Words(r"ignore|disregard|forget|verdict|judge?ment|you\s+(?:must|should|shall|will|have|need|are)"
                                r"|this\s+(?:step|change|patch|submission|pr|pull)")
-_MAYBE_VERDICT = _Letters(r"valid")
+# A verdict object names its reason, or is a line of its own that opens on `{`.
+_MAYBE_VERDICT = _Letters(r"valid", also=r"reason|^[\s`'\">*#/-]*\{")
 _MAYBE_TOKEN = _Letters(r"<\||<｜|inst\]|sys>>|_of_turn>")
 _MAYBE_FENCE = _Letters(r"<<<data|>>>|\(trusted|\(untrusted")
 _MAYBE_ADDRESSED = _Words(r"validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|models?|"
