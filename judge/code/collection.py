@@ -43,6 +43,7 @@ Texts = Callable[[str], "tuple[str | None, str | None]"]
 _MAX_LINES = 4000  # per side: config files are short; a huge one is read in part
 _MAX_VALUE = 4000  # characters of one setting's value
 _MAX_PATTERN = 300
+_MAX_ENTRIES = 100  # entries of one list read
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,8 @@ def _sides(change: FileChange, kind: str, texts: Texts | None) -> tuple[list[lis
         except Exception:  # a reader that fails gives no text, never a crash
             old = new = None
         if old is not None or new is not None:
+            if not any(_FIRST_LOOK[kind].search(text) for text in (old, new) if text):
+                return None
             return [_lines(old)], [_lines(new)]
     look = _FIRST_LOOK[kind]
     olds, news = [], []
@@ -135,13 +138,13 @@ def _sides(change: FileChange, kind: str, texts: Texts | None) -> tuple[list[lis
         if not look.search("\n".join(hunk.body)) and not look.search(hunk.header):
             continue
         above = _header_line(hunk.header, kind)
-        olds.append(above + list(hunk.old_side[0][:_MAX_LINES]))
-        news.append(above + list(hunk.new_side[0][:_MAX_LINES]))
+        olds.append(above + [line[:_MAX_VALUE] for line in hunk.old_side[0][:_MAX_LINES]])
+        news.append(above + [line[:_MAX_VALUE] for line in hunk.new_side[0][:_MAX_LINES]])
     return (olds, news) if olds else None
 
 
 def _lines(text: str | None) -> list[str]:
-    return text.splitlines()[:_MAX_LINES] if text else []
+    return [line[:_MAX_VALUE] for line in text.splitlines()[:_MAX_LINES]] if text else []
 
 
 _HUNK_CONTEXT = re.compile(r"^@@ [^@]*@@ ?(.*)$")
@@ -293,7 +296,7 @@ def _covers_name(patterns: list[str], prefix: str) -> bool:
 _PYTEST_KEYS = frozenset({"addopts", "python_files", "python_classes", "python_functions", "testpaths",
                           "norecursedirs"})
 _PYTEST_SECTIONS = frozenset({"pytest", "tool:pytest", "tool.pytest.ini_options", "tool.pytest"})
-_SECTION = re.compile(r"^\s*\[+\s*([^\]\"']+?)\s*\]+\s*(?:#.*)?$")
+_SECTION = re.compile(r"^\s*\[\[?\s*([^\[\]\"']+?)\s*\]\]?\s*(?:#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]\s*(.*)$")
 _TOML_KEY = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*=\s*(.*)$")
 _STRING = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'|"((?:[^"\\\n]|\\.)*)"|\'([^\'\n]*)\'', re.DOTALL)
@@ -417,6 +420,10 @@ def _read_pytest(path: str, old: Settings, new: Settings) -> Iterator[Narrowing]
 def _includes(path: str, key: str, old: list[str] | None, new: list[str]) -> Iterator[Narrowing]:
     """Patterns or folders the old side collected that the new side no longer covers. Set where a default
     applied, only a specific test file named, or a primary default pattern dropped, is certain."""
+    if key.startswith("?"):  # read where its block is out of view: it was there before
+        if old is None:
+            return
+        key = key[1:]
     before = [p for p in (old if old is not None else _DEFAULTS.get(key, [])) if not p.startswith("!")]
     after = [p for p in new if not p.startswith("!")]
     names = key in ("python_classes", "python_functions")
@@ -625,10 +632,17 @@ def _js_values(lines: list[str]) -> Iterator[tuple[Where, list[str]]]:
     stack: list[str] = []  # the key of each open bracket ("" for an unnamed one)
     rooted = False
     reading: tuple[Where, list[str], int] | None = None  # an array value being read, and the depth it closes at
+    orphans: list[str] = []  # strings of an array whose key is above the side
     for line in lines:
         code = _masked(line[:_MAX_VALUE])
         net = code.count("{") + code.count("[") - code.count("}") - code.count("]")
         found = _JS_KEY.match(line[:len(code)]) if reading is None else None
+        if not stack and not rooted and not found and reading is None:
+            orphans.extend(_strings(line[:len(code)]))
+            if "]" in code and orphans:
+                yield ("?", "?[]"), orphans
+            if "]" in code or "}" in code or "{" in code:
+                orphans = []
         if reading is not None:
             reading[1].extend(_strings(line[:len(code)]))
         elif found:
@@ -687,8 +701,10 @@ def _setting(path: str, where: Where) -> str | None:
             return f"scripts.{key}"
         if parent == "?" and key in _JEST_KEYS:
             return f"jest.{key}"
-        return "ava.match" if parent == "?" and key == "match" else "?files" if parent == "?" and key == "files" else None
-    tool = name.split(".")[0].lstrip(".")
+        if parent == "?" and key in ("files", "?[]"):
+            return "?files"  # AVA's or npm's: told apart by what it lists
+        return "ava.match" if parent == "?" and key == "match" else None
+    tool = name.lstrip(".").split(".")[0]
     if tool in ("vitest", "vite") and parent == "test" and key in ("include", "exclude", "testNamePattern"):
         return f"test.{key}"
     if tool == "jest" and key in _JEST_KEYS:
@@ -708,12 +724,12 @@ def _js_settings(path: str, sides: list[list[str]], yaml: bool) -> Settings:
                 settings.setdefault(setting, []).extend(values)
     if "?files" in settings:  # a `files` whose block is out of view: AVA's when it names tests
         files = settings.pop("?files")
-        if any(re.search(r"test|spec", v) for v in files):
-            settings["ava.files"] = files
+        if any(re.search(r"test|spec", v) for v in files if not v.startswith("!")):
+            settings["?ava.files"] = files
     return settings
 
 
-_JS_INCLUDES = ("ava.files", "jest.testMatch", "test.include", "mocha.spec", "jest.roots")
+_JS_INCLUDES = ("ava.files", "?ava.files", "jest.testMatch", "test.include", "mocha.spec", "jest.roots")
 _JS_EXCLUDES = ("jest.testPathIgnorePatterns", "jest.modulePathIgnorePatterns", "test.exclude", "mocha.ignore",
                 "mocha.exclude", "ava.exclude")
 _JS_NAME_FILTERS = ("ava.match", "jest.testNamePattern", "test.testNamePattern", "mocha.grep", "mocha.fgrep")
@@ -770,6 +786,10 @@ _CONSTANT_TRUE = re.compile(r"^\s*(?:True|1|not\s+(?:False|0|None))\s*:")
 _RUNS_THE_TEST = re.compile(r"\.obj\b|funcargs|testfunction|\.runtest\(|run_until_complete|asyncio|trio|anyio")
 
 
+# Any statement worth a closer look has one of these words.
+_TRIGGER = re.compile(r"exit|SystemExit|testsfailed|outcome|collect_ignore|items|deselect|add_marker|return")
+
+
 @dataclass(frozen=True)
 class _Block:
     indent: int
@@ -803,11 +823,12 @@ def _python_events(path: str, lines: list[str], conftest: bool) -> Iterator[Narr
             blocks.pop()
         if any(b.keyword == "if" and "__main__" in b.rest for b in blocks):
             continue
-        statement = _statement(lines, index)
-        yield from _exits(path, code, statement, blocks, conftest)
-        if conftest:
-            yield from _collect_ignores(path, code, statement, blocks)
-            yield from _hook_drops(path, code, statement, blocks, lines, index)
+        if _TRIGGER.search(code):
+            statement = _statement(lines, index)
+            yield from _exits(path, code, statement, blocks, conftest)
+            if conftest:
+                yield from _collect_ignores(path, code, statement, blocks)
+                yield from _hook_drops(path, code, statement, blocks, lines, index)
         if code.strip().startswith("__test__") and re.match(r"\s*__test__\s*=\s*(?:False|0|None)\b", code):
             yield from _not_a_test(path, blocks, lines, index)
         if found := _PY_BLOCK.match(code):  # the condition as written: its strings may name tests
@@ -857,7 +878,7 @@ def _exits(path: str, code: str, statement: str, blocks: list[_Block], conftest:
             return  # a test or helper that exits on purpose is the test's business (a CLI test, say)
         certain = passes and not _conditions(blocks)
         yield _run_ender(path, blocks, found.group(0), certain)
-    elif conftest and (forced := _FORCED_PASS.search(code)):
+    elif conftest and (forced := _FORCED_PASS.search(statement)):
         certain = not any(_ENV_CONDITION.search(c) for c in _conditions(blocks))
         yield _run_ender(path, blocks, forced.group(0), certain)
 
@@ -874,7 +895,7 @@ def _collect_ignores(path: str, code: str, statement: str, blocks: list[_Block])
     if not found:
         return
     setting = found.group(1)
-    entries = [m.group(0).strip("rRbBuUfF").strip("\"'") for m in _PY_STRING.finditer(statement)]
+    entries = [m.group(0).strip("rRbBuUfF").strip("\"'") for m in _PY_STRING.finditer(statement)][:_MAX_ENTRIES]
     conditional = bool(_conditions(blocks)) or any(b.keyword in ("if", "elif", "else", "except") and not
                                                    _CONSTANT_TRUE.match(b.rest) for b in blocks)
     for entry in entries:
