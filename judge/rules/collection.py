@@ -1,4 +1,4 @@
-"""Tests out of collection: a change that makes the test suite collect or run fewer tests through its configuration
+"""Tests weakened through collection: a change that makes the test suite collect or run fewer tests through its configuration
 (pytest settings, conftest.py hooks and exits, AVA/Jest/Vitest/Mocha settings, the test script), when the step does
 not ask for that kind of test work.
 
@@ -11,6 +11,7 @@ What leaves collection is read from the config files (judge/code/collection.py);
   or that names the setting, or names the file and speaks of tests, is a signal; so is a narrowing that may be
   honest (a marker filter, fixtures or a whole folder excluded, patterns set where defaults applied).
 
+Its function is named after the id it gives (tests_weakened), as every rule in the registry is.
 The rule reads nothing unless the change touches a file that may hold such settings.
 """
 
@@ -26,12 +27,12 @@ from judge.patch.paths import file_name
 from judge.rules.asks import ASKS_FOR_TESTS, ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS
 from judge.verdict import Finding
 
-__all__ = ["tests_out_of_collection"]
+__all__ = ["tests_weakened"]
 
 _SHOWN = 5
 
 
-def tests_out_of_collection(ctx: StepContext) -> Iterator[Finding]:
+def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
     work = ctx.work
     if not (ctx.result.success and work and any(map(is_collection_config, work.paths))):
         return

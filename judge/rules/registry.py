@@ -51,7 +51,7 @@ RULES: tuple[Rule, ...] = (
     scope.scope_fix_regression,
     junk.junk_files,
     tampering.tests_weakened,
-    collection.tests_out_of_collection,
+    collection.tests_weakened,
     stubs.stub_or_disabled_code,
     reversal.reversal,
     placeholder.placeholder_only,
