@@ -797,9 +797,10 @@ class _Block:
     rest: str
 
 
-def _code_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
-    """(index, code) of each line outside a triple-quoted string, its string literals blanked and comment cut."""
-    quote: str | None = None
+def _code_lines(lines: list[str], inside: str | None = None) -> Iterator[tuple[int, str]]:
+    """(index, code) of each line outside a triple-quoted string, its string literals blanked and comment cut;
+    ``inside``: the side starts inside a string that quote opened above it."""
+    quote = inside
     for index, line in enumerate(lines):
         if quote is not None:
             if quote in line:
@@ -815,9 +816,18 @@ def _code_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
 
 
 def _python_events(path: str, lines: list[str], conftest: bool) -> Iterator[Narrowing]:
-    """Each statement in view that drops collected tests or ends the run as a pass, as a narrowing."""
+    """Each statement in view that drops collected tests or ends the run as a pass, as a narrowing. A fragment
+    with an odd number of triple quotes may start inside a docstring: it is read both ways."""
+    yield from _python_events_from(path, lines, conftest, None)
+    text = "\n".join(lines)
+    for quote in ('"""', "'''"):
+        if text.count(quote) % 2:
+            yield from _python_events_from(path, lines, conftest, quote)
+
+
+def _python_events_from(path: str, lines: list[str], conftest: bool, inside: str | None) -> Iterator[Narrowing]:
     blocks: list[_Block] = []
-    for index, code in _code_lines(lines):
+    for index, code in _code_lines(lines, inside):
         indent = len(code) - len(code.lstrip())
         while blocks and blocks[-1].indent >= indent:
             blocks.pop()
