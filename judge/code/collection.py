@@ -164,9 +164,9 @@ def _header_line(header: str, kind: str) -> list[str]:
 
 # --------------------------------------------------------------------------- what a name or path is
 
-_TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.py|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|test-[^/]*\.[cm]?[jt]s|"
+_TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.py|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|"
+                        r"test-[^/]*\.[cm]?[jt]s|"
                         r"tests?\.[cm]?[jt]s|tests?\.py)$")
-_TEST_DIR = re.compile(r"^(?:\./)?(?:[\w.-]+/)*(?:tests?|__tests__|specs?)/?(?:\*\*?/?)?$")
 _DATA = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots|helpers?|utils?|"
                    r"support|mocks?|__mocks__|stubs?|assets|resources|types?)(?:/|$)")
 _JUNK = re.compile(r"(?:^|[/*])(?:node_modules|dist|build|out|lib|coverage|htmlcov|\.tox|\.nox|\.git|\.hg|\.venv|"
@@ -753,8 +753,9 @@ def _read_js(path: str, olds: list[list[str]], news: list[list[str]], yaml: bool
                                 f"take `{value}` out of {key} in {path}; fix the test or the code instead")
     if "jest.testRegex" in new and new["jest.testRegex"] != old.get("jest.testRegex"):
         named = any(_TEST_FILE.search(v.replace("\\", "")) for v in new["jest.testRegex"])
-        yield Narrowing(path, "jest.testRegex", " ".join(old.get("jest.testRegex", [])), " ".join(new["jest.testRegex"]),
-                        "may collect fewer test files", named, f"restore jest.testRegex in {path}")
+        before, after = " ".join(old.get("jest.testRegex", [])), " ".join(new["jest.testRegex"])
+        yield Narrowing(path, "jest.testRegex", before, after, "may collect fewer test files", named,
+                        f"restore jest.testRegex in {path}")
     for key in sorted(k for k in new if k.startswith("scripts.")):
         for before, after in zip(old.get(key, []), new[key]):
             yield from _command(path, key, before, after)

@@ -1,6 +1,6 @@
-"""Tests weakened through collection: a change that makes the test suite collect or run fewer tests through its configuration
-(pytest settings, conftest.py hooks and exits, AVA/Jest/Vitest/Mocha settings, the test script), when the step does
-not ask for that kind of test work.
+"""Tests weakened through collection: a change that makes the test suite collect or run fewer tests through its
+configuration (pytest settings, conftest.py hooks and exits, AVA/Jest/Vitest/Mocha settings, the test script),
+when the step does not ask for that kind of test work.
 
 What leaves collection is read from the config files (judge/code/collection.py); this rule decides what it means:
 
