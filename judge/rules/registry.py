@@ -15,6 +15,7 @@ from judge.rules import (declarations, execution, impact, junk, mode, outcome, p
                          structure, stubs, workspace)
 from judge.rules import manipulation, signals
 from judge.rules import tampering
+from judge.rules import collection
 from judge.context import StepContext
 from judge.verdict import Finding
 
@@ -50,6 +51,7 @@ RULES: tuple[Rule, ...] = (
     scope.scope_fix_regression,
     junk.junk_files,
     tampering.tests_weakened,
+    collection.tests_weakened,
     stubs.stub_or_disabled_code,
     reversal.reversal,
     placeholder.placeholder_only,
