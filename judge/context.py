@@ -111,6 +111,15 @@ class StepContext:
         return PatchFacts(files) if files else None
 
     @fact
+    def _texts(self) -> dict[str, tuple[str | None, str | None]]:
+        return {path: (old, new) for path, old, new in self.git.texts} if self.git is not None else {}
+
+    def texts(self, path: str) -> tuple[str | None, str | None]:
+        """A changed file's whole text at base and in the work tree (None where judge cannot see it: no workspace,
+        no such file on that side, binary, or too large); detectors fall back to the hunks then."""
+        return self._texts.get(path, (None, None))
+
+    @fact
     def work_text(self) -> str:
         """The text of ``work``: git's diff of the work files, or the executor's patch."""
         return self.git.diff(self.work_files) if self.git is not None else (self.result.patch or "")

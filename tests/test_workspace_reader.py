@@ -229,3 +229,44 @@ def test_an_object_folder_removed_while_judge_scans_it_is_no_error(repo, monkeyp
     monkeypatch.setattr(objects.os, "scandir", scandir_during_gc)
     verdict = judge.validate(STEP, honest, workspace=Workspace(repo.root, repo.base))
     assert gone and verdict.valid, verdict.reason
+
+
+def test_the_whole_texts_of_changed_files_are_read_at_base_and_in_the_work_tree(repo):
+    """Code detectors read a changed file whole when a workspace is given: base blob and work-tree file."""
+    (repo.root / "src/calc/ops.py").write_text(OPS_HONEST, encoding="utf-8")
+    (repo.root / "src/calc/new.py").write_text("X = 1\n", encoding="utf-8")
+    (repo.root / "blob.bin").write_bytes(b"\0\1\2")
+    (repo.root / "README.md").unlink()
+    facts = read_git_facts(repo.root, repo.base)
+    texts = {path: (old, new) for path, old, new in facts.texts}
+    assert texts["src/calc/ops.py"] == (OPS, OPS_HONEST)
+    assert texts["src/calc/new.py"] == (None, "X = 1\n")
+    assert texts["README.md"] == ("# calc\n", None)
+    assert "blob.bin" not in texts  # binary: read by its hunks only, if at all
+
+
+def test_a_file_binary_on_one_side_is_left_out_whole(repo):
+    (repo.root / "src/calc/ops.py").write_bytes(b"def add(a, b):\0\n")
+    facts = read_git_facts(repo.root, repo.base)
+    assert [path for path, _, _ in facts.texts] == []
+
+
+def test_a_setting_whose_section_is_out_of_the_hunks_view_is_read_from_the_whole_file(repo):
+    """An AVA `files` exclusion far below its `"ava"` key: the hunk alone cannot tell whose list it is; the work tree
+    can (the same patch without a workspace is read as an include list, which drops nothing)."""
+    scripts = "".join(f'    "task{i}": "node scripts/task{i}.js",\n' for i in range(12))
+    before = ('{\n  "name": "calc",\n  "ava": {\n    "files": [\n      "test/**/*.js",\n'
+              + "".join(f'      "test/extra{i}/**",\n' for i in range(12)) + '      "test/last/**"\n    ]\n  },\n'
+              '  "scripts": {\n' + scripts + '    "test": "ava"\n  }\n}\n')
+    after = before.replace('      "test/last/**"\n', '      "test/last/**",\n      "!test/api.test.js"\n')
+    repo.write({"package.json": before, "test/api.test.js": "import test from 'ava';\ntest('x', t => t.is(1, 1));\n"})
+    repo.commit("ava set-up")
+    base = repo.head()
+    repo.write({"package.json": after})
+    patch = repo.diff(base)
+    res = result(patch, ["package.json"])
+    step = {"description": "Tidy the package manifest"}
+    alone = judge.validate({**STEP, **step}, res)
+    seen = judge.validate({**STEP, **step}, res, workspace=Workspace(repo.root, base))
+    assert "tests_weakened" not in {f.rule for f in alone.findings if f.severity == "reject"}
+    assert not seen.valid and seen.findings[0].rule == "tests_weakened" and "test/api.test.js" in seen.reason

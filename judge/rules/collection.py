@@ -36,7 +36,7 @@ def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
     work = ctx.work
     if not (ctx.result.success and work and any(map(is_collection_config, work.paths))):
         return
-    found = narrowings(work)
+    found = narrowings(work, ctx.texts if ctx.git is not None else None)
     if not found:
         return
     description = ctx.step.description

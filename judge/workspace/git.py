@@ -26,6 +26,7 @@ __all__ = ["EMPTY_TREE", "GitFacts", "read_git_facts", "resolve_repository"]
 # git's empty tree: the base to give for a repository that had no commits when the step began.
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _PLACES = ("committed", "staged", "unstaged", "untracked")
+TEXT_LIMIT = 1 << 20  # a changed file's side larger than this is read by its hunks only
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,8 @@ class GitFacts:
     base_paths: frozenset[str] = frozenset()  # every file in base's tree
     uncommitted: tuple[str, ...] = ()  # what `git status` shows: the index or the work tree differs from HEAD
     work_states: tuple[tuple[str, int, str], ...] = ()  # (path, mode, full blob id; 0 and "" when deleted) per change
+    texts: tuple[tuple[str, str | None, str | None], ...] = ()  # (path, its text at base, in the work tree) per changed
+    # text file up to TEXT_LIMIT bytes a side (None: no such file on that side); what code detectors read whole
 
     def where(self, path: str) -> str:
         """``committed``, ``staged``, ``unstaged`` or ``untracked``: the first place the change shows."""

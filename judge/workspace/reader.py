@@ -10,10 +10,10 @@ from judge.patch.model import PatchFacts
 from judge.patch.parse import parse_patch
 from judge.patch.shape import syntax_for
 from judge.workspace.claim import check_claim
-from judge.workspace.git import GitFacts
+from judge.workspace.git import TEXT_LIMIT, GitFacts
 from judge.workspace.objects import FileState, ObjectStore, git_dir, read_head, read_index
 from judge.workspace.sterile import SterileGit
-from judge.workspace.worktree import GITLINK, WorkFile, WorkTree
+from judge.workspace.worktree import GITLINK, WorkFile, WorkTree, is_binary
 
 __all__ = ["read_workspace"]
 
@@ -65,6 +65,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
             if state != head_files.get(path) or index_files.get(path) != head_files.get(path):
                 uncommitted.append(path)
         file_diffs = _diffs(store, base_tree, work)
+        texts = _texts(store, base_files, work)
         claim = check_claim(git, store, base_tree, base_files, work, tree, patch) \
             if patch and patch.strip() else None
     return GitFacts(
@@ -83,7 +84,36 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         base_paths=frozenset(base_files),
         uncommitted=tuple(uncommitted),
         work_states=tuple((path, *(_state(work[path]) or (0, ""))) for path in changed),
+        texts=texts,
     )
+
+
+def _texts(store: ObjectStore, base_files: dict[str, FileState], work: dict[str, WorkFile | None]
+           ) -> tuple[tuple[str, str | None, str | None], ...]:
+    """Each changed regular text file's whole text at base and in the work tree (None: no file on that side). A
+    file one side of which cannot be read as text (binary, too large, a link, a submodule) is left out whole."""
+    found = []
+    for path, now in work.items():
+        before = base_files.get(path)
+        if before is not None and not _regular(before[0]) or now is not None and not _regular(now.mode):
+            continue
+        old = _text(store.blob(before[1])) if before is not None else None
+        new = _text(now.data) if now is not None and now.data is not None else None
+        if (old is None) != (before is None) or (new is None) != (now is None):
+            continue
+        found.append((path, old, new))
+    return tuple(found)
+
+
+def _regular(mode: int) -> bool:
+    """A file's mode: not a link, a submodule or a directory."""
+    return mode & 0o170000 == 0o100000
+
+
+def _text(data: bytes) -> str | None:
+    if len(data) > TEXT_LIMIT or is_binary(data):
+        return None
+    return data.decode("utf-8", "surrogateescape")
 
 
 def _diffs(store: ObjectStore, base_tree: pygit2.Tree, work: dict[str, WorkFile | None]) -> tuple[tuple[str, str], ...]:
