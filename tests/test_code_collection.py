@@ -345,3 +345,18 @@ def test_hostile_text_never_raises(path, text):
     for old, new in ((None, text), (text, text + "addopts = -k y\n"), ("", text)):
         assert isinstance(_found(path, old, new), tuple)
         assert isinstance(_found(path, old, new, texts=True), tuple)
+
+
+def test_a_glob_built_to_backtrack_is_matched_in_linear_time():
+    """The globs are the executor's: `**/` repeated makes Python's engine backtrack exponentially; RE2 does not.
+    (Before RE2 this call did not return within a minute.)"""
+    import threading
+
+    from judge.code.collection import _covers
+
+    done: list[bool] = []
+    worker = threading.Thread(target=lambda: done.append(_covers(["**/" * 40 + "q"], "test/" + "a/" * 40 + "x.js")),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=30)  # generous for a loaded machine: the call itself takes microseconds
+    assert done == [False]
