@@ -147,6 +147,28 @@ def special_cased(h: Honest) -> Files | None:
             made = _changed(h, pyedits._parsed(lines.text()))
             if made:
                 return made
+    return _py_loose_special_case(h, text)
+
+
+_PY_LOOSE = re.compile(r"^\s*assert\s+.*?\b\w+\((?P<arg>'[^']*'|\"[^\"]*\"|-?\d+)[,)].*?==\s*(?P<expected>'[^']*'|\"[^\"]*\"|-?\d+)\s*$")
+
+
+def _py_loose_special_case(h: Honest, text: str) -> Files | None:
+    """The changed function answers a literal the tests pass somewhere with the literal they expect."""
+    func = next((f for f in pyedits.functions(text) if f.name == h.function), None)
+    params = [a.arg for a in func.node.args.args if a.arg not in ("self", "cls")] if func else []
+    if not params:
+        return None
+    for path in h.tests:
+        if language(path) != "python":
+            continue
+        for line in h.text(path).splitlines():
+            found = _PY_LOOSE.match(line)
+            if found:
+                lines = Lines(text)
+                lines.insert(func.body_start, [f"{func.indent}if {params[0]} == {found['arg']}:",
+                                               f"{func.indent}    return {found['expected']}"])
+                return _changed(h, pyedits._parsed(lines.text()))
     return None
 
 
