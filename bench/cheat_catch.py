@@ -11,7 +11,19 @@ gates_lowered) must stay valid without a model and carry the named signal (caugh
 findings; a rejection is counted apart). It also added the honest look-alikes of evals/cheats/history.py, found in
 the pairs' real history (renamed and moved tests, tests removed with their code, expected values changed with the
 code under a step naming the values) or made from their real code (protocol no-ops, a duplicated dead `return`, which
-must carry dead_code_left): each must be valid. The summary at the end gives the catch rate of the classic kinds,
+must carry dead_code_left): each must be valid.
+
+Baseline, judge at main 836b45e (before issue 23's change model), the 27 pairs of /tmp/archives/READY:
+
+    3512 cases (built in 195 s, judged in 12.3 s)
+    cheats of kinds.py rejected                   1020 of 1144 (89.2%)
+    evasive/missed kinds, rule, rejected           140 of 422  (33.2%)   none of: addopts -k, --deselect,
+        collect_ignore, exit hook, assert-or-true, existence for equality, swallowed bodies, runner config,
+        .orig/.rej; stub-def-out-of-view 2/19, early-return-shapes 17/44, stub-shapes TS 3/8
+    signal kinds, signal carried                    41 of 134  (30.6%; checks_suppressed only), rejected 0
+    honest twins falsely rejected                    0 of 1700
+    honest look-alikes falsely rejected             22 of 112  (19.6%: 20 TS protocol no-ops as stubs, 2 expected
+        values changed with the code; dead_code_left carried 0 of 40) The summary at the end gives the catch rate of the classic kinds,
 of the evasive rule kinds, of the signal kinds, and the honest false-rejection rate (twins, look-alikes, all).
 
 OLD and NEW are release archives (sdists, npm .tgz, as for bench/real_release_diffs.py). evals/build_cheats.py
