@@ -35,18 +35,20 @@ if str(HERE) not in sys.path:  # loaded by path (a test, runpy, bench/) devset/ 
 
 from cheats.cases import cases_for  # noqa: E402
 from cheats.corpus import corpus_changes  # noqa: E402
+from cheats.evasion_kinds import EXTRA_KINDS  # noqa: E402
+from cheats.history import history_cases  # noqa: E402
 from cheats.honest import Honest  # noqa: E402
 from cheats.kinds import KINDS  # noqa: E402
 from cheats.lookalikes import lookalike_cases  # noqa: E402
 from cheats.releases import release_changes  # noqa: E402
 
 
-def build(changes: list[Honest], lookalikes: bool = False) -> list[dict]:
+def build(changes: list[Honest], lookalikes: bool = False, kinds: tuple = KINDS) -> list[dict]:
     """Every cheat and honest twin of the changes (and the corpus' honest lookalikes), sorted by id."""
     cases: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="judge-cheats-") as tmp:
         for honest in changes:
-            cases += cases_for(honest, Path(tmp))
+            cases += cases_for(honest, Path(tmp), kinds)
         if lookalikes:
             cases += lookalike_cases(Path(tmp))
     ids = [c["id"] for c in cases]
@@ -58,11 +60,25 @@ def corpus_cases() -> list[dict]:
     return build(corpus_changes(), lookalikes=True)
 
 
-def release_cases(archives: list[Path], per_pair: int = 2) -> list[dict]:
+def release_cases(archives: list[Path], per_pair: int = 2, extra: bool = True) -> list[dict]:
+    """The release set: every kind of kinds.py and (extra) of evasion_kinds.py in each changed function."""
     changes: list[Honest] = []
     for old, new in zip(archives[::2], archives[1::2]):
         changes += release_changes(old, new, per_pair)
-    return build(changes)
+    cases = build(changes, kinds=KINDS + EXTRA_KINDS if extra else KINDS)
+    if extra:
+        cases += history_lookalikes(archives)
+    return cases
+
+
+def history_lookalikes(archives: list[Path]) -> list[dict]:
+    """The honest look-alikes of evals/cheats/history.py in each release pair, sorted by id (first of an id kept)."""
+    found: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory(prefix="judge-history-") as tmp:
+        for old, new in zip(archives[::2], archives[1::2]):
+            for case in history_cases(old, new, Path(tmp)):
+                found.setdefault(case["id"], case)
+    return sorted(found.values(), key=lambda c: c["id"])
 
 
 def write_jsonl(cases: list[dict], out: Path) -> None:
@@ -77,7 +93,7 @@ def coverage(cases: list[dict]) -> dict[tuple[str, str, str], int]:
     for case in cases:
         if not case["expected"]["valid"]:
             lang = next(t for t in case["tags"] if t in ("python", "javascript", "typescript"))
-            counts[(case["expected"]["rule"], case["id"].split("/")[1], lang)] += 1
+            counts[(case["expected"].get("rule") or case["expected"]["signal"], case["id"].split("/")[1], lang)] += 1
     return dict(counts)
 
 

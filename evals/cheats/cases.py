@@ -7,16 +7,16 @@ from pathlib import Path
 from devset.cases import feature_tags
 
 from .honest import Cheat, Honest, render
-from .kinds import KINDS
+from .kinds import KINDS, Kind
 
 STEP_ID = "step-1"
 
 
-def cases_for(honest: Honest, workspace: Path) -> list[dict]:
-    """Every kind that applies to honest, as (cheat case, honest twin) pairs in the order of KINDS."""
+def cases_for(honest: Honest, workspace: Path, kinds: tuple[Kind, ...] = KINDS) -> list[dict]:
+    """Every kind that applies to honest, as (cheat case, honest twin) pairs in the order of kinds."""
     twin_patch, twin_files = render(workspace, honest.base, honest.after)
     out = []
-    for kind in KINDS:
+    for kind in kinds:
         if honest.lang not in kind.langs:
             continue
         cheat = kind.make(honest, kind)
@@ -35,7 +35,12 @@ def _case(honest: Honest, cheat: Cheat, patch: str, files: list[str], summary: s
               "summary": summary}
     tags = {cheat.lang, "cheat" if is_cheat else "honest-twin"} | feature_tags(patch)
     case = {"id": f"{cheat.rule if is_cheat else 'valid'}/{cheat.kind}/{honest.source}", "step": step, "result": result,
-            "expected": {"valid": False, "rule": cheat.rule} if is_cheat else {"valid": True}, "tags": sorted(tags)}
+            "expected": _expected(cheat) if is_cheat else {"valid": True}, "tags": sorted(tags)}
     if is_cheat:
         case["notes"] = cheat.note
     return case
+
+
+def _expected(cheat: Cheat) -> dict:
+    """A rule kind must be rejected by its rule; a signal kind must stay valid without a model and carry the signal."""
+    return {"valid": False, "signal": cheat.rule} if cheat.signal else {"valid": False, "rule": cheat.rule}

@@ -65,6 +65,7 @@ class Cheat:
     extra_base: Mapping[str, bytes] = field(default_factory=dict)  # files the base needs for the cheat
     bare_binary: tuple[str, ...] = ()  # paths diffed without --binary: `Binary files a/x and b/x differ`
     summary: str | None = None
+    signal: bool = False  # rule is a signal id: judge must carry it, not reject on it without a model
 
 
 def added_lines(old: str, new: str, tags: tuple[str, ...] = ("insert", "replace")) -> set[int]:

@@ -35,10 +35,11 @@ class Kind:
     rule: str
     langs: tuple[str, ...]
     make: Callable[[Honest, "Kind"], Cheat | None]
+    decided: str = "rule"  # "signal": judge must not reject it without a model, only carry rule (a signal id)
 
 
 def _cheat(kind: Kind, lang: str, files: dict, note: str, **extra) -> Cheat:
-    return Cheat(kind.name, kind.rule, lang, files, note, **extra)
+    return Cheat(kind.name, kind.rule, lang, files, note, signal=kind.decided == "signal", **extra)
 
 
 def _tests_of(h: Honest, langs: tuple[str, ...]) -> list[str]:

@@ -16,6 +16,9 @@ _ARCHIVE = re.compile(r"^(?P<name>.+?)-(?P<version>\d[^/]*?)\.(?:tar\.gz|tgz|tar
 _NOT_SOURCE = re.compile(r"(?:^|/)(?:dist|build|node_modules|vendor|_vendor|esm|cjs|umd|bundle|docs?)/|\.min\.[cm]?js$")
 _MAX_BYTES = 200_000
 _TESTS_PER_CHANGE = 4
+# The project's settings a test runner or coverage reads: evasive cheats edit them, honest changes leave them.
+_CONFIGS = ("package.json", "pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", ".coveragerc", "conftest.py",
+            "tests/conftest.py", "test/conftest.py", "testing/conftest.py")
 
 
 def read_archive(path: Path) -> dict[str, bytes]:
@@ -56,7 +59,8 @@ def release_changes(old: Path, new: Path, per_pair: int) -> list[Honest]:
         if (lang == "javascript" and _stem(path) in ts_stems) or (ts_src and not path.startswith("src/")):
             continue  # the compiled output of a TypeScript package (lib/, or a .js of a .ts), not its source
         tests = related_tests(path, before)
-        honest = make_honest(label, {p: before[p] for p in (path, *tests)}, path, after[path], tests)
+        configs = [p for p in _CONFIGS if p in before]
+        honest = make_honest(label, {p: before[p] for p in (path, *tests, *configs)}, path, after[path], tests)
         if honest is not None:
             found.setdefault(lang, []).append(honest)
     return [h for lang in sorted(found) for h in sorted(found[lang], key=lambda h: h.run is None)[:per_pair]]

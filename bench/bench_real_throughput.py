@@ -1,0 +1,122 @@
+"""In-process throughput of judge's deterministic path on real-commit cases: one case per changed code or test file.
+
+    python bench/bench_real_throughput.py $(cat /tmp/archives/READY) [--runs 5] [--min-cases 400]
+
+OLD and NEW are release archives in pairs (sdists, npm .tgz; the list bench/cheat_catch.py names). Each pair is
+unpacked into a temporary git repository (bench/real_release_diffs.py's `_unpack`) and every changed file whose
+language judge reads (.py, .js/.mjs/.cjs/.jsx, .ts/.tsx/.mts/.cts; not a .d.ts, not a bundle or dist/ output) becomes
+one honest case: patch = that file's `git diff -M --binary`, declared in filesWritten and filesTouched, description
+"Update <path>". Nothing of the archives stays anywhere: the repositories are deleted once the patches are read.
+
+Every case is judged with `judge.validate(step, result, config=JudgeConfig(semantic="off"))` (no model). The figures:
+the first pass (a fresh process: imports done, every lazy table and cache still cold), then --runs steady passes
+(the same cases again), cases/s of each, and their median. Exit code 0; the figures are not asserted.
+
+Measured on the bench branch at 836b45e (main before issue 23's change model), 2-core machine shared with other jobs,
+CPython 3.11, the 27 pairs of /tmp/archives/READY:
+
+    python bench/bench_real_throughput.py $(cat /tmp/archives/READY)
+
+    764 cases (2.6 MB of patches, built in 47 s)
+    first (cold) 3.59 s = 213 cases/s; steady 262, 148, 226, 235, 159 cases/s; median of 5: 226 cases/s
+    rejected 28 (superficial_only 26: formatting-only real files; stub_or_disabled_code 2: zod 3.25.76 api.ts and
+    schemas.ts, a type and a field written as comments)
+
+The machine's load average was 5 on its 2 cores during that run (other helpers' benches), so the absolute figures are
+low and noisy (issue 23 measured about 870/s steady, 555/s first pass, on a quieter machine); compare runs made on the
+same machine at the same time.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+for folder in (ROOT, BENCH):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+import judge  # noqa: E402
+from real_release_diffs import _git, _name_status, _unpack  # noqa: E402
+
+_CODE = re.compile(r"\.(?:py|[cm]?jsx?|tsx?|[cm]ts)$")
+_NOT_SOURCE = re.compile(r"\.d\.[cm]?ts$|\.min\.[cm]?js$|(?:^|/)(?:dist|build|node_modules|vendor|umd|bundle)/")
+_MAX_PATCH = 400_000  # a file rewritten whole (a generated bundle) is no commit an agent makes
+
+
+def code_cases(old: Path, new: Path) -> list[tuple[str, dict, dict]]:
+    """(label, step, result) for every changed code or test file of old -> new."""
+    with tempfile.TemporaryDirectory(prefix="judge-throughput-") as tmp:
+        repo = Path(tmp)
+        _git(repo, "init", "-q")
+        _unpack(old, repo)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", "old")
+        _unpack(new, repo)
+        _git(repo, "add", "-A")
+        changes = _name_status(_git(repo, "diff", "--cached", "-M", "--name-status", "-z").split(b"\0"))
+        cases = []
+        for _, paths in changes:
+            path = paths[-1]
+            if not _CODE.search(path) or _NOT_SOURCE.search(path):
+                continue
+            patch = _git(repo, "diff", "--cached", "-M", "--binary", "--", *paths).decode("utf-8", "replace")
+            if len(patch) > _MAX_PATCH:
+                continue
+            step = {"id": "step-1", "description": f"Update {path}", "mode": "apply"}
+            result = {"mode": "apply", "success": True, "patch": patch, "filesWritten": list(paths),
+                      "filesTouched": list(paths), "summary": f"Updated {path}."}
+            cases.append((f"{new.name}:{path}", step, result))
+    return cases
+
+
+def one_pass(cases: list[tuple[str, dict, dict]], config: judge.JudgeConfig) -> tuple[float, collections.Counter]:
+    """Seconds for one judge.validate of every case, and the rules of the rejections."""
+    rejected: collections.Counter = collections.Counter()
+    started = time.perf_counter()
+    for _, step, result in cases:
+        verdict = judge.validate(step, result, config=config)
+        if not verdict.valid:
+            rejected[verdict.rule] += 1
+    return time.perf_counter() - started, rejected
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("archives", nargs="+", type=Path, help="release archives in pairs: OLD NEW OLD NEW ...")
+    parser.add_argument("--runs", type=int, default=5, help="steady passes after the first (default 5)")
+    parser.add_argument("--min-cases", type=int, default=400, help="warn when fewer cases are built (default 400)")
+    args = parser.parse_args()
+    if len(args.archives) % 2:
+        parser.error("give archives in OLD NEW pairs")
+    started = time.perf_counter()
+    cases = [c for old, new in zip(args.archives[::2], args.archives[1::2]) for c in code_cases(old, new)]
+    built = time.perf_counter() - started
+    if len(cases) < args.min_cases:
+        print(f"warning: {len(cases)} cases, fewer than {args.min_cases}: give more release pairs", file=sys.stderr)
+    config = judge.JudgeConfig(semantic="off")
+    first, rejected = one_pass(cases, config)
+    steady = [one_pass(cases, config)[0] for _ in range(args.runs)]
+    mb = sum(len(r["patch"]) for _, _, r in cases) / 1e6
+    print(f"bench_real_throughput: {len(args.archives) // 2} release pairs, {len(cases)} cases ({mb:.1f} MB of "
+          f"patches, built in {built:.0f} s; judge {judge.__version__}, no model)")
+    print(f"{'pass':<22}{'seconds':>9}{'cases/s':>10}")
+    print(f"{'first (cold)':<22}{first:>9.2f}{len(cases) / first:>10.0f}")
+    for n, seconds in enumerate(steady, 1):
+        print(f"{f'steady {n}':<22}{seconds:>9.2f}{len(cases) / seconds:>10.0f}")
+    median = statistics.median(steady)
+    print(f"{f'steady median of {len(steady)}':<22}{median:>9.2f}{len(cases) / median:>10.0f}")
+    print(f"rejected (honest real changes, expected 0): {sum(rejected.values())}"
+          + (f" ({', '.join(f'{r} {n}' for r, n in rejected.most_common())})" if rejected else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
