@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import PurePosixPath
@@ -29,7 +30,8 @@ from judge.patch.paths import file_name
 
 __all__ = ["Weakening", "weakenings"]
 
-WeakeningKind = Literal["deleted", "skipped", "focused", "assertions_removed", "tautology", "expected_edited"]
+WeakeningKind = Literal["deleted", "skipped", "focused", "assertions_removed", "tautology", "expected_edited",
+                        "weakened", "swallowed", "uncollected"]
 
 # A test file by its name (not only its folder): its deletion deletes tests even where judge cannot read them.
 _TEST_FILE = re.compile(r"^(?:test_.+|.+_test|.+\.(?:test|spec)|.+_spec|.+Tests?)\.\w+$")
@@ -64,6 +66,7 @@ class Weakening:
     what: str  # "gained @pytest.mark.skip", "was deleted", "lost 2 of 3 assertions: `assert r.ok`"
     with_code: bool = False  # the change also removes code the test used: a feature taken out with its tests
     code_edited: bool = False  # the change also edits non-test code this test uses (its names appear there)
+    values: tuple[str, ...] = ()  # an edited expected value: the literals that differ, before then after
 
     def __str__(self) -> str:
         return f"{self.path}: {self.test} {self.what}" if self.test else f"{self.path} {self.what}"
@@ -101,7 +104,7 @@ def weakenings(patch: PatchFacts) -> tuple[Weakening, ...]:
     reading = _Reading(patch)
     if not (reading.old or reading.new or reading.unreadable):
         return ()
-    found = (*reading.unreadable, *reading.deleted(), *reading.marked(), *reading.checked())
+    found = (*reading.unreadable, *reading.renamed_files(), *reading.deleted(), *reading.marked(), *reading.checked())
     return tuple(dict.fromkeys(found))
 
 
@@ -134,29 +137,89 @@ class _Reading:
     # --- deleted tests
 
     def deleted(self) -> list[Weakening]:
+        """Tests (and test classes) whose header the change takes out: kept under their name, renamed or moved (paired
+        by body, as git pairs renamed files by similarity), split or merged into tests that make the same assertions,
+        or deleted."""
         tests = [seen for seen in self.new if seen.unit.kind == "test"]
         kept = {(seen.change, seen.unit.name) for seen in tests}
         moved = {seen.unit.name for seen in tests if seen.unit.header_changed}
-        renamed = {seen.unit.body for seen in self.fresh if seen.unit.body}
         gone: dict[int, list[_Seen]] = {}
-        edited: list[Weakening] = []
+        found: list[Weakening] = []
         for seen in self.old:
             unit = seen.unit
-            if unit.kind != "test" or not unit.header_changed or (seen.change, unit.name) in kept or unit.name in moved:
+            if unit.kind not in ("test", "group") or not unit.header_changed:
                 continue
-            if unit.body and unit.body in renamed:
+            if unit.kind == "group" or (seen.change, unit.name) in kept or unit.name in moved:
+                found += self._regrouped(seen) if unit.kind == "group" else []
+                continue
+            partner = self._partner(seen)
+            if partner is not None and unit.collected and not self._collected(partner):
+                found.append(self._uncollected(seen, partner))
                 continue
             if unit.checks and all(check.text in self.kept_checks for check in unit.checks):
                 continue  # every assertion it made is made by new tests: renamed, moved, split or merged
             if unit.checks and all(check.text in self.kept_checks or check.shape in self.kept_shapes
                                    for check in unit.checks):
-                edited.append(Weakening("expected_edited", seen.path, seen.label(), "was replaced by a test that "
-                                        "makes the same assertions with other values",
-                                        code_edited=self._uses_edited_code([seen])))
+                found.append(Weakening("expected_edited", seen.path, seen.label(), "was replaced by a test that "
+                                       "makes the same assertions with other values",
+                                       code_edited=self._uses_edited_code([seen])))
+                continue
+            if partner is not None:  # renamed or moved: judged by what its assertions became
+                found += self._compare([seen], [partner]) if seen.unit.complete and partner.unit.complete else []
                 continue
             if all(other.unit.name != unit.name for other in gone.get(seen.change, [])):
                 gone.setdefault(seen.change, []).append(seen)
-        return edited + [found for change, seens in gone.items() for found in self._deletions(change, seens)]
+        return found + [w for change, seens in gone.items() for w in self._deletions(change, seens)]
+
+    def _regrouped(self, seen: _Seen) -> list[Weakening]:
+        """A test class renamed out of pytest's `Test*` pattern (or given an `__init__`) while its tests stay."""
+        partner = self._partner(seen)
+        if partner is None or not seen.unit.collected or partner.unit.collected:
+            return []
+        return [self._uncollected(seen, partner)]
+
+    def _partner(self, seen: _Seen) -> _Seen | None:
+        """The new definition a removed one became: a function (or class) the change writes under a new name, in this
+        file or another, whose body shares most of its lines (more than half when it takes the same place)."""
+        lines = _body_lines(seen.unit.body)
+        if not lines:
+            return None
+        best, best_score = None, 0.0
+        for candidate in self._candidates(seen.unit.kind == "group"):
+            other = _body_lines(candidate.unit.body)
+            if not other:
+                continue
+            score = len(lines & other) / max(len(lines), len(other))
+            in_place = candidate.change == seen.change and candidate.hunk == seen.hunk
+            if score > best_score and score >= (_IN_PLACE if in_place else _ELSEWHERE):
+                best, best_score = candidate, score
+        return best
+
+    def _candidates(self, classes: bool) -> tuple[_Seen, ...]:
+        return self.new_classes if classes else self.new_functions
+
+    def _collected(self, seen: _Seen) -> bool:
+        """The runner collects it: a test by its name and class, or a helper some test of the change calls."""
+        unit = seen.unit
+        if unit.kind == "helper":
+            return unit.name in self.called
+        return unit.collected
+
+    def _uncollected(self, old: _Seen, new: _Seen) -> Weakening:
+        runner = "pytest" if old.path.endswith(".py") else "the test runner"
+        what = "class" if old.unit.kind == "group" else "test"
+        return Weakening("uncollected", new.path, old.label(), f"was renamed to {new.unit.name}: {runner} no longer "
+                         f"collects it as a {what} (its body is kept)")
+
+    def renamed_files(self) -> list[Weakening]:
+        """A test file renamed to a name the runner does not collect (`tests/test_api.py` -> `tests/api_checks.py`)."""
+        found = []
+        for change in self.patch.files:
+            old, new = change.old_path, change.new_path
+            if old and new and old != new and _collected_file(old) and not _collected_file(new):
+                found.append(Weakening("uncollected", old, "", f"was renamed to {new}, a name the test runner does "
+                                       "not collect"))
+        return found
 
     def _deletions(self, change: int, seens: list[_Seen]) -> list[Weakening]:
         imports = set().union(*(s.unit.names for s in self.old if s.change == change and s.unit.kind == "module"))
@@ -200,6 +263,9 @@ class _Reading:
                 news.setdefault(seen.key, []).append(seen)
         for new in news.values():
             old = self._before(new[0])
+            if any(o.unit.collected and o.unit.kind == "test" for o in old) and not any(self._collected(n) for n in new):
+                found.append(Weakening("uncollected", new[0].path, new[0].label(), "is no longer collected by the "
+                                       "test runner: its class left the `Test*` pattern or no longer runs"))
             if old and all(seen.unit.complete for seen in old + new):
                 found += self._compare(old, new)
         return found
@@ -214,22 +280,23 @@ class _Reading:
     def _compare(self, old: list[_Seen], new: list[_Seen]) -> list[Weakening]:
         before = [(seen, check) for seen in old for check in seen.unit.checks]
         after = [(seen, check) for seen in new for check in seen.unit.checks]
-        before_texts, after_texts = {c.text for _, c in before}, {c.text for _, c in after}
-        gone = [(seen, c) for seen, c in before if c.changed and c.text not in after_texts]
-        came = [(seen, c) for seen, c in after if c.changed and c.text not in before_texts]
-        found = []
+        gone, came = _unmatched(before, after), _unmatched(after, before)
+        found = self._swallowed(after)
         for seen, check in came if gone else ():  # a tautology weakens a test when it takes an assertion's place
             if check.tautology:
                 found.append(Weakening("tautology", seen.path, seen.label(check.line),
                                        f"now asserts `{_short(check.text)}`, which holds whatever the code does"))
                 break
+        else:
+            found += self._weakened(gone, came)
         for _, removed in gone:
             edited = next(((seen, c) for seen, c in came if _only_expected_differs(removed, c)), None)
             if edited is not None:
                 seen, check = edited
                 found.append(Weakening("expected_edited", seen.path, seen.label(check.line),
                                        f"had its expected value edited: `{_short(removed.text)}` became "
-                                       f"`{_short(check.text)}`", code_edited=self._uses_edited_code(new, check)))
+                                       f"`{_short(check.text)}`", code_edited=self._uses_edited_code(new, check),
+                                       values=_differing(removed, check)))
         lost = [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes]
         delegated = any(seen.unit.names & self.helpers for seen in new)
         marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
@@ -240,6 +307,32 @@ class _Reading:
                                    f"lost {len(before) - len(after)} of its {len(before)} assertions: {quoted}",
                                    with_code))
         return found
+
+    def _weakened(self, gone: list[tuple[_Seen, Check]], came: list[tuple[_Seen, Check]]) -> list[Weakening]:
+        """An assertion that pinned a value replaced by one that holds for other values too: the same subject now
+        only checked to exist, be truthy, differ from something or have a type; or every new assertion weaker."""
+        pinned = [c for _, c in gone if not (c.weak or c.tautology or c.plain or c.swallowed)
+                  and c.text not in self.kept_checks]
+        weaker = [(seen, c) for seen, c in came if c.weak and not c.tautology]
+        if not (pinned and weaker):
+            return []
+        only_weaker = all(c.weak or c.tautology for _, c in came)
+        for seen, check in weaker:
+            replaced = next((c for c in pinned if check.subject and c.subject == check.subject), None)
+            if replaced is None and only_weaker:
+                replaced = pinned[0]
+            if replaced is not None:
+                return [Weakening("weakened", seen.path, seen.label(check.line),
+                                  f"had `{_short(replaced.text)}` replaced by the weaker `{_short(check.text)}`, "
+                                  "which also holds for other values")]
+        return []
+
+    def _swallowed(self, after: list[tuple[_Seen, Check]]) -> list[Weakening]:
+        for seen, check in after:
+            if check.swallowed:
+                return [Weakening("swallowed", seen.path, seen.label(check.line),
+                                  f"now runs `{_short(check.text)}` inside a try whose handler swallows its failure")]
+        return []
 
     def _uses_edited_code(self, seens: list[_Seen], check: Check | None = None) -> bool:
         """The code the test checks was edited, so its expected values may honestly follow: a name the edited
@@ -295,6 +388,26 @@ class _Reading:
         before = {seen.unit.name for seen in self.old if seen.unit.kind == "test"}
         return tuple(seen for seen in self.new
                      if seen.unit.kind == "test" and seen.unit.header_changed and seen.unit.name not in before)
+
+    @cached_property
+    def new_functions(self) -> tuple[_Seen, ...]:
+        """Tests and helpers whose header the change writes under a name that file did not have."""
+        return self._new_definitions(("test", "helper"))
+
+    @cached_property
+    def new_classes(self) -> tuple[_Seen, ...]:
+        return self._new_definitions(("group",))
+
+    def _new_definitions(self, kinds: tuple[str, ...]) -> tuple[_Seen, ...]:
+        before = {(seen.change, seen.unit.name) for seen in self.old if seen.unit.kind in kinds}
+        return tuple(seen for seen in self.new if seen.unit.kind in kinds and seen.unit.header_changed
+                     and (seen.change, seen.unit.name) not in before)
+
+    @cached_property
+    def called(self) -> frozenset[str]:
+        """Names the new side's tests use: a helper one of them calls is run through it."""
+        return frozenset(name for seen in self.new if seen.unit.kind in ("test", "fragment", "helper")
+                         for name in seen.unit.names)
 
     @cached_property
     def _kept(self) -> tuple[Check, ...]:
@@ -366,6 +479,48 @@ def _definitions(lines: tuple[str, ...]) -> set[str]:
         for match in _DEFINITION.finditer(line):
             names.add(match[1] or match[2] or match[3])
     return names - _KEYWORDS
+
+
+_IN_PLACE, _ELSEWHERE = 0.5, 0.6  # share of body lines a renamed (in place) or moved definition keeps
+_TRIVIAL_LINE = 3  # `})`, `}`, `);`: lines every body has say nothing about which one it is
+# pytest's default python_files; a JS test file by its runner's usual patterns, and not `_`-prefixed (AVA skips those)
+_PYTEST_FILE = re.compile(r"^(?:test_.*|.*_test)\.py$")
+
+
+def _collected_file(path: str) -> bool:
+    name = file_name(path)
+    if name.endswith(".py"):
+        return _PYTEST_FILE.match(name) is not None
+    if test_language(path) in ("javascript", "typescript", "tsx"):
+        return is_test_path(path) and not name.startswith("_")
+    return is_test_path(path)
+
+
+def _body_lines(body: str) -> frozenset[str]:
+    return frozenset(line for line in body.split("\n") if len(line) > _TRIVIAL_LINE)
+
+
+def _unmatched(checks: list[tuple[_Seen, Check]], others: list[tuple[_Seen, Check]]) -> list[tuple[_Seen, Check]]:
+    """The changed checks of ``checks`` that no check of ``others`` makes, counted one for one (two `t.pass()` are two
+    assertions), unchanged ones matched first."""
+    left = Counter(check.text for _, check in others)
+    for _, check in checks:
+        if not check.changed and left[check.text]:
+            left[check.text] -= 1
+    found = []
+    for seen, check in checks:
+        if check.changed:
+            if left[check.text]:
+                left[check.text] -= 1
+            else:
+                found.append((seen, check))
+    return found
+
+
+def _differing(old: Check, new: Check) -> tuple[str, ...]:
+    """The literals an expected-value edit changed: before, then after."""
+    pairs = [(a, b) for a, b in zip(old.tokens, new.tokens) if a != b]
+    return tuple(a for a, _ in pairs) + tuple(b for _, b in pairs)
 
 
 def _only_expected_differs(old: Check, new: Check) -> bool:

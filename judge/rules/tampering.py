@@ -33,16 +33,17 @@ from judge.code.testpaths import is_test_path
 from judge.code.weakening import Weakening, weakenings
 from judge.context import StepContext
 from judge.patch.paths import file_name
-from judge.rules.asks import ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS
+from judge.rules.asks import ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS, names_values
 from judge.rules.reversal import REVERSAL_THRESHOLD, undone_fraction
 from judge.verdict import Finding
 
 __all__ = ["tests_weakened"]
 
 _ASKS = {
-    "deleted": ASKS_TO_REMOVE_TESTS, "skipped": ASKS_TO_SKIP_TESTS, "focused": ASKS_TO_SKIP_TESTS,
-    "assertions_removed": ASKS_TO_CHANGE_TESTS, "tautology": ASKS_TO_CHANGE_TESTS,
-    "expected_edited": ASKS_TO_CHANGE_TESTS,
+    "deleted": (ASKS_TO_REMOVE_TESTS,), "skipped": (ASKS_TO_SKIP_TESTS,), "focused": (ASKS_TO_SKIP_TESTS,),
+    "assertions_removed": (ASKS_TO_CHANGE_TESTS,), "tautology": (ASKS_TO_CHANGE_TESTS,),
+    "expected_edited": (ASKS_TO_CHANGE_TESTS,), "weakened": (ASKS_TO_CHANGE_TESTS,),
+    "swallowed": (ASKS_TO_CHANGE_TESTS,), "uncollected": (ASKS_TO_SKIP_TESTS, ASKS_TO_REMOVE_TESTS),
 }
 _TODO = {
     "deleted": "restore the deleted tests",
@@ -51,6 +52,9 @@ _TODO = {
     "assertions_removed": "put the assertions back",
     "tautology": "put the real assertions back",
     "expected_edited": "restore the expected values and fix the code instead",
+    "weakened": "put back the assertions that checked the exact value",
+    "swallowed": "take out the try/except around the assertions",
+    "uncollected": "give the tests back the names the test runner collects",
 }
 _SHOWN = 5
 
@@ -83,7 +87,7 @@ def _reverts_the_apply_step(ctx: StepContext) -> bool:
 
 def _excuse(weakening: Weakening, description: str) -> str | None:
     """Why this weakening may be honest work, or None when nothing says so."""
-    if _ASKS[weakening.kind].search(description):
+    if any(asks.search(description) for asks in _ASKS[weakening.kind]):
         return "the step asks for this kind of test work"
     if ASKS_TO_CHANGE_TESTS.search(description) and _names_file(description, weakening.path):
         return "the step asks to change this test file"
@@ -91,6 +95,8 @@ def _excuse(weakening: Weakening, description: str) -> str | None:
         return "the change also removes the code it tested"
     if weakening.kind == "expected_edited" and weakening.code_edited:
         return "the change also edits the code under test"
+    if weakening.kind == "expected_edited" and names_values(description, weakening.values):
+        return "the step names the values that changed"
     return None
 
 
