@@ -31,12 +31,16 @@ _PREFIXED = {"xit": "skip", "xtest": "skip", "xspecify": "skip", "xdescribe": "s
 _AVA = {"is", "not", "deepEqual", "notDeepEqual", "like", "true", "false", "truthy", "falsy", "throws",
         "throwsAsync", "notThrows", "notThrowsAsync", "regex", "notRegex", "snapshot", "assert", "pass", "fail",
         "equal", "notEqual", "same", "notSame", "ok", "notOk", "match", "notMatch", "strictEqual", "deepStrictEqual",
-        "rejects", "resolves", "error"}  # not `plan`: it counts assertions, it is not one
+        "rejects", "resolves", "error",
+        # tap and tape
+        "type", "strictSame", "strictNotSame", "has", "hasStrict", "notHas", "hasProp", "hasProps", "hasOwnProp",
+        "hasOwnProps", "doesNotThrow", "resolveMatch", "matchSnapshot", "equals", "looseEqual", "notEquals",
+        "notLooseEqual", "deepLooseEqual", "emits", "expectUncaughtException"}  # not `plan`: it counts assertions
 _SELF_SKIP = {("this", "skip"), ("t", "skip"), ("t", "todo"), ("ctx", "skip"), ("context", "skip")}
 _FUNCTIONS = {"arrow_function", "function_expression", "function", "generator_function"}
 _LITERALS = {"number", "string", "template_string", "true", "false", "null", "undefined", "regex"}
 _SAME = {"toBe", "toEqual", "toStrictEqual", "is", "deepEqual", "equal", "strictEqual", "deepStrictEqual", "same",
-         "eql"}
+         "eql", "strictSame", "equals", "looseEqual"}
 _TRUTHY = {"toBeTruthy", "toBeDefined", "ok", "true", "truthy", "assert", "isTrue", "isOk"}
 _COMPARISONS = {"==", "===", "!=", "!==", "<", ">", "<=", ">="}
 _OPEN = {"(": ")", "[": "]", "{": "}"}
@@ -258,7 +262,8 @@ def _check(top: Node, side: Side) -> Check:
 _WEAK = {"toBeDefined", "toBeTruthy", "toBeFalsy", "toBeInstanceOf", "toBeTypeOf", "toBeGreaterThan",
          "toBeGreaterThanOrEqual", "toBeLessThan", "toBeLessThanOrEqual", "truthy", "falsy", "not", "notDeepEqual",
          "notEqual", "notStrictEqual", "notDeepStrictEqual", "notSame", "notThrows", "notThrowsAsync", "doesNotThrow",
-         "doesNotReject", "ok", "isOk", "isDefined", "isNotNull", "exist", "instanceOf", "assert", "pass"}
+         "doesNotReject", "ok", "isOk", "isDefined", "isNotNull", "exist", "instanceOf", "assert", "pass", "type",
+         "notOk", "strictNotSame", "notEquals", "notLooseEqual"}
 _NEGATED = _SAME | {"toBeNull", "toBeUndefined", "toBeNaN"}  # `.not` before these: any other value passes
 _TRUTH = {"true", "false", "ok", "assert", "truthy", "falsy", "isTrue", "isFalse", "isOk", "toBeTruthy", "toBeFalsy"}
 _PLAIN = {"true", "false", "toBeNull", "toBeUndefined", "toBeTruthy", "toBeFalsy", "isTrue", "isFalse", "isNull",

@@ -31,6 +31,7 @@ _SAME_ARGS = re.compile(r"^assert(?:Equals?|Is|AlmostEquals?|CountEqual|ListEqua
                         r"SequenceEqual|MultiLineEqual|_equal|_array_equal|_allclose)$")
 _LEXER_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\(")
 _LEXER_SKIP = re.compile(r"^\s*@((?:pytest\.)?mark\.(?:skip|xfail)|unittest\.(?:skip|expectedFailure)|expectedFailure)\b")
+_DECORATOR_CHARS = 2000  # a decorator line longer than this is read by name only
 
 
 @dataclass(frozen=True)
@@ -136,9 +137,9 @@ class _Reader:
         for i, line in enumerate(self.side.lines):
             if covered[i]:
                 continue
-            skip = _LEXER_SKIP.match(line)
-            if skip:
-                marks.append(Mark("skip", _mark_key(skip[1]), normalised(line), i, self.side.changed[i]))
+            key = _decorator_skip(line) if line.lstrip().startswith("@") else None
+            if key:
+                marks.append(Mark("skip", key, normalised(line), i, self.side.changed[i]))
             header = _LEXER_DEF.match(line)
             if header:
                 unit = UnitDraft(header[1], "test", i, self.side.changed[i], marks=marks)
@@ -338,6 +339,21 @@ def _skip_mark(decorator: ast.expr) -> str | None:
     return name if last == "expectedFailure" else None
 
 
+def _decorator_skip(line: str) -> str | None:
+    """The skip a decorator on a line of its own makes, read as an expression (`@pytest.mark.skipif(True, ...)`), or by
+    its name when it runs on past the line."""
+    text = line.strip()[1:]
+    try:
+        expression = ast.parse(text, mode="eval").body if len(text) < _DECORATOR_CHARS else None
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        expression = None
+    if expression is not None:
+        key = _skip_mark(expression)
+        return _mark_key(key) if key else None
+    named = _LEXER_SKIP.match(line)
+    return _mark_key(named[1]) if named else None
+
+
 def _mark_key(name: str) -> str:
     """The same mark whoever reads it: `pytest.mark.skip` and `mark.skip`, `unittest.skip` and `skip`."""
     return name.removeprefix("pytest.").removeprefix("unittest.")
@@ -458,9 +474,12 @@ def _call_meaning(call: ast.Call) -> _Meaning:
     return last in _WEAK_CALLS, _subject(call.args[0]), plain
 
 
-def _is_literal(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) or (isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)) and
-                                              all(isinstance(e, ast.Constant) for e in ast.iter_child_nodes(node)))
+def _is_literal(node: ast.expr | None) -> bool:
+    if isinstance(node, ast.Dict):
+        return all(_is_literal(part) for part in (*node.keys, *node.values))
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(_is_literal(element) for element in node.elts)
+    return isinstance(node, ast.Constant)
 
 
 def _is_plain(node: ast.expr) -> bool:
@@ -468,7 +487,9 @@ def _is_plain(node: ast.expr) -> bool:
     if isinstance(node, ast.Constant):
         value = node.value
         return value is None or isinstance(value, bool) or value in ("", b"") or (type(value) in (int, float) and not value)
-    return isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)) and not any(ast.iter_child_nodes(node))
+    if isinstance(node, ast.Dict):
+        return not node.keys
+    return isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not node.elts
 
 
 def _subject(node: ast.expr) -> str:

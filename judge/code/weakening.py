@@ -31,7 +31,7 @@ from judge.patch.paths import file_name
 __all__ = ["Weakening", "weakenings"]
 
 WeakeningKind = Literal["deleted", "skipped", "focused", "assertions_removed", "tautology", "expected_edited",
-                        "weakened", "swallowed", "uncollected"]
+                        "weakened", "swallowed", "uncollected", "rewritten"]
 
 # A test file by its name (not only its folder): its deletion deletes tests even where judge cannot read them.
 _TEST_FILE = re.compile(r"^(?:test_.+|.+_test|.+\.(?:test|spec)|.+_spec|.+Tests?)\.\w+$")
@@ -43,6 +43,10 @@ _DEFINITION = re.compile(
     r"|\b([A-Za-z_$][\w$]*)\s*[:=]\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"  # name = () =>
 )
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_TYPE_KEYWORD = re.compile(r"\s*(?:class|interface|enum|struct|trait)\b")
+# A typed field or attribute: `timeout: float = 5.0` (Python), `readonly timeout?: number;` (TypeScript).
+_DECLARATION = re.compile(r"^(?!.*[,{(]\s*$)\s*(?:(?:public|private|protected|readonly|static|declare)\s+)*([A-Za-z_$][\w$]*)\??\s*:"
+                          r"\s*[^\s=:][^=]*?(?:=|;|$)")
 # Files tests read, not tests: code there is data (a linter's sample input may well hold `def test_x` or `assert`).
 _DATA = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots)/")
 _SHOWN = 3  # assertions quoted in a reason
@@ -102,9 +106,10 @@ class _Seen:
 def weakenings(patch: PatchFacts) -> tuple[Weakening, ...]:
     """Every way the change weakens the tests of the files it touches, in patch order."""
     reading = _Reading(patch)
-    if not (reading.old or reading.new or reading.unreadable):
+    renamed = reading.renamed_files()
+    if not (reading.old or reading.new or reading.unreadable or renamed):
         return ()
-    found = (*reading.unreadable, *reading.renamed_files(), *reading.deleted(), *reading.marked(), *reading.checked())
+    found = (*reading.unreadable, *renamed, *reading.deleted(), *reading.marked(), *reading.checked())
     return tuple(dict.fromkeys(found))
 
 
@@ -156,20 +161,36 @@ class _Reading:
             if partner is not None and unit.collected and not self._collected(partner):
                 found.append(self._uncollected(seen, partner))
                 continue
-            if unit.checks and all(check.text in self.kept_checks for check in unit.checks):
+            if unit.checks and all(self._kept_check(check) for check in unit.checks):
                 continue  # every assertion it made is made by new tests: renamed, moved, split or merged
-            if unit.checks and all(check.text in self.kept_checks or check.shape in self.kept_shapes
-                                   for check in unit.checks):
+            if unit.checks and all(self._kept_check(check) or check.shape in self.kept_shapes for check in unit.checks):
                 found.append(Weakening("expected_edited", seen.path, seen.label(), "was replaced by a test that "
                                        "makes the same assertions with other values",
                                        code_edited=self._uses_edited_code([seen])))
                 continue
             if partner is not None:  # renamed or moved: judged by what its assertions became
-                found += self._compare([seen], [partner]) if seen.unit.complete and partner.unit.complete else []
+                found += self._rewritten(seen, partner)
                 continue
             if all(other.unit.name != unit.name for other in gone.get(seen.change, [])):
                 gone.setdefault(seen.change, []).append(seen)
         return found + [w for change, seens in gone.items() for w in self._deletions(change, seens)]
+
+    def _rewritten(self, old: _Seen, new: _Seen) -> list[Weakening]:
+        """A test renamed or moved whose assertions changed: weakened as any test's are, or else rewritten, which only
+        a reading of the step can judge."""
+        found = self._compare([old], [new]) if old.unit.complete and new.unit.complete else []
+        if found:
+            return found
+        lost = [check for check in old.unit.checks if not self._kept_check(check)]
+        if not lost:
+            return []
+        shown = ", ".join(f"`{_short(c.text)}`" for c in lost[:_SHOWN])
+        return [Weakening("rewritten", new.path, old.label(), f"became {new.unit.label or new.unit.name} and no longer "
+                          f"asserts {shown}", code_edited=self._uses_edited_code([old]))]
+
+    def _kept_check(self, check: Check) -> bool:
+        """The assertion is still made: a line the change keeps (it now runs in the test above), or one it writes."""
+        return not check.changed or check.text in self.kept_checks
 
     def _regrouped(self, seen: _Seen) -> list[Weakening]:
         """A test class renamed out of pytest's `Test*` pattern (or given an `__init__`) while its tests stay."""
@@ -182,15 +203,14 @@ class _Reading:
         """The new definition a removed one became: a function (or class) the change writes under a new name, in this
         file or another, whose body shares most of its lines (more than half when it takes the same place)."""
         lines = _body_lines(seen.unit.body)
-        if not lines:
-            return None
         best, best_score = None, 0.0
         for candidate in self._candidates(seen.unit.kind == "group"):
             other = _body_lines(candidate.unit.body)
-            if not other:
-                continue
-            score = len(lines & other) / max(len(lines), len(other))
+            score = len(lines & other) / max(len(lines), len(other)) if lines and other else 0.0
             in_place = candidate.change == seen.change and candidate.hunk == seen.hunk
+            if in_place and abs(candidate.unit.line - seen.unit.line) <= _SAME_PLACE and \
+                    _related(seen.unit.name, candidate.unit.name):
+                score = max(score, _IN_PLACE)  # renamed where it stood, to a name that reads as the same test
             if score > best_score and score >= (_IN_PLACE if in_place else _ELSEWHERE):
                 best, best_score = candidate, score
         return best
@@ -216,7 +236,8 @@ class _Reading:
         found = []
         for change in self.patch.files:
             old, new = change.old_path, change.new_path
-            if old and new and old != new and _collected_file(old) and not _collected_file(new):
+            if old and new and old != new and _folder(old) == _folder(new) and _collected_file(old) \
+                    and not _collected_file(new):
                 found.append(Weakening("uncollected", old, "", f"was renamed to {new}, a name the test runner does "
                                        "not collect"))
         return found
@@ -230,7 +251,9 @@ class _Reading:
             with_code = any((s.unit.names | imports) & self.removed_code for s in seens)
             return [Weakening("deleted", path, "", f"was deleted, and with it {_count(len(names), 'test')} "
                               f"({shown})", with_code)]
-        return [Weakening("deleted", path, s.label(), "was deleted", bool((s.unit.names | imports) & self.removed_code))
+        return [Weakening("deleted", path, s.label(), "was deleted",
+                          bool((s.unit.names | imports) & self.removed_code or (s.unit.names - s.unit.locals)
+                               & self.resigned_code))
                 for s in seens]
 
     # --- skip and focus marks
@@ -459,6 +482,18 @@ class _Reading:
                     added.update(_definitions(hunk.added))
         return frozenset(removed - added)
 
+    @cached_property
+    def resigned_code(self) -> frozenset[str]:
+        """Functions and typed fields whose signature the change rewrites (`def run(cmd)` -> `def run(cmd, *, timeout)`,
+        `urls: Dict[str, str]` -> `urls: Optional[Dict[str, str]]`): a test of the old signature may no longer apply."""
+        old: dict[str, set[str]] = {}
+        new: dict[str, set[str]] = {}
+        for change in self._code_changes:
+            for hunk in change.hunks:
+                _signatures(hunk.removed, old)
+                _signatures(hunk.added, new)
+        return frozenset(name for name, lines in old.items() if lines != new.get(name, lines))
+
 
 _KEYWORDS = frozenset({"if", "for", "while", "switch", "catch", "return", "function", "else", "do", "try", "with"})
 
@@ -482,6 +517,7 @@ def _definitions(lines: tuple[str, ...]) -> set[str]:
 
 
 _IN_PLACE, _ELSEWHERE = 0.5, 0.6  # share of body lines a renamed (in place) or moved definition keeps
+_SAME_PLACE = 3  # lines between a removed header and the added one that takes its place
 _TRIVIAL_LINE = 3  # `})`, `}`, `);`: lines every body has say nothing about which one it is
 # pytest's default python_files; a JS test file by its runner's usual patterns, and not `_`-prefixed (AVA skips those)
 _PYTEST_FILE = re.compile(r"^(?:test_.*|.*_test)\.py$")
@@ -494,6 +530,23 @@ def _collected_file(path: str) -> bool:
     if test_language(path) in ("javascript", "typescript", "tsx"):
         return is_test_path(path) and not name.startswith("_")
     return is_test_path(path)
+
+
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+def _related(old: str, new: str) -> bool:
+    """Two test names one reads as the same test: one's words begin the other's (`test_empty` and
+    `test_empty_stop_iteration`, `z.custom` and `z.custom schema`)."""
+    a, b = _name_words(old), _name_words(new)
+    shorter, longer = sorted((a, b), key=len)
+    return bool(shorter) and longer[:len(shorter)] == shorter
+
+
+def _name_words(name: str) -> list[str]:
+    words = re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name.replace("_", " "))
+    return [w.lower() for w in words if w.lower() not in ("test", "tests", "it", "should")]
 
 
 def _body_lines(body: str) -> frozenset[str]:
@@ -521,6 +574,17 @@ def _differing(old: Check, new: Check) -> tuple[str, ...]:
     """The literals an expected-value edit changed: before, then after."""
     pairs = [(a, b) for a, b in zip(old.tokens, new.tokens) if a != b]
     return tuple(a for a, _ in pairs) + tuple(b for _, b in pairs)
+
+
+def _signatures(lines: tuple[str, ...], into: dict[str, set[str]]) -> None:
+    """The functions and typed fields lines define, each with its defining lines (whitespace-collapsed), gathered
+    ``into``; classes, interfaces and the like are not signatures."""
+    for line in lines:
+        found = [m[1] or m[2] or m[3] for m in _DEFINITION.finditer(line) if not _TYPE_KEYWORD.match(m[0])]
+        declared = _DECLARATION.match(line)
+        for name in found + ([declared[1]] if declared else []):
+            if name not in _KEYWORDS and not keyword.iskeyword(name):
+                into.setdefault(name, set()).add(" ".join(line.split()))
 
 
 def _only_expected_differs(old: Check, new: Check) -> bool:

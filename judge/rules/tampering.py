@@ -44,6 +44,7 @@ _ASKS = {
     "assertions_removed": (ASKS_TO_CHANGE_TESTS,), "tautology": (ASKS_TO_CHANGE_TESTS,),
     "expected_edited": (ASKS_TO_CHANGE_TESTS,), "weakened": (ASKS_TO_CHANGE_TESTS,),
     "swallowed": (ASKS_TO_CHANGE_TESTS,), "uncollected": (ASKS_TO_SKIP_TESTS, ASKS_TO_REMOVE_TESTS),
+    "rewritten": (ASKS_TO_CHANGE_TESTS,),
 }
 _TODO = {
     "deleted": "restore the deleted tests",
@@ -55,6 +56,7 @@ _TODO = {
     "weakened": "put back the assertions that checked the exact value",
     "swallowed": "take out the try/except around the assertions",
     "uncollected": "give the tests back the names the test runner collects",
+    "rewritten": "keep the assertions the test made",
 }
 _SHOWN = 5
 
@@ -93,6 +95,8 @@ def _excuse(weakening: Weakening, description: str) -> str | None:
         return "the step asks to change this test file"
     if weakening.with_code:
         return "the change also removes the code it tested"
+    if weakening.kind == "rewritten":
+        return "renamed and rewritten: whether its new assertions cover the old ones is for the review to judge"
     if weakening.kind == "expected_edited" and weakening.code_edited:
         return "the change also edits the code under test"
     if weakening.kind == "expected_edited" and names_values(description, weakening.values):
