@@ -139,3 +139,65 @@ def test_a_number_the_step_names_excuses_its_edit():
     _accepted(_case({"tests/test_client.py": (tests, new)}, "Raise the default timeout to 30 seconds"),
               signal="the step names the values that changed")
     _rejected(_case({"tests/test_client.py": (tests, new)}, "Raise the default timeout"), "had its expected value edited")
+
+
+# --- a test is known by its class, not only its name ----------------------------------------------------------
+
+CLASSES = '''from unittest import TestCase
+
+import more
+
+
+class FirstTests(TestCase):
+    def test_one(self):
+        self.assertEqual(more.first([3]), 3)
+
+    def test_empty_stop_iteration(self):
+        try:
+            more.first([])
+        except ValueError:
+            formatted = format_exc()
+            self.assertIn("StopIteration", formatted)
+        else:
+            self.fail()
+
+
+class LastTests(TestCase):
+    def test_one(self):
+        self.assertEqual(more.last([3]), 3)
+
+    def test_empty(self):
+        with self.assertRaises(ValueError):
+            more.last([])
+'''
+
+
+def test_a_test_renamed_in_place_to_a_name_another_class_uses_is_a_rewrite():
+    new = _edit(CLASSES, '''    def test_empty_stop_iteration(self):
+        try:
+            more.first([])
+        except ValueError:
+            formatted = format_exc()
+            self.assertIn("StopIteration", formatted)
+        else:
+            self.fail()
+''', '''    def test_empty(self):
+        with self.assertRaises(ValueError):
+            more.first([])
+''')
+    _accepted(_with_fix("tests/test_more.py", CLASSES, new), signal="test_empty_stop_iteration became test_empty")
+
+
+def test_deleting_a_method_whose_name_another_class_keeps_is_rejected():
+    new = _edit(CLASSES, "    def test_one(self):\n        self.assertEqual(more.first([3]), 3)\n\n", "")
+    new = _edit(new, "        self.assertEqual(more.last([3]), 3)\n",
+                "        self.assertEqual(more.last([3]), 3)\n        self.assertEqual(more.last([1, 2]), 2)\n")
+    _rejected(_with_fix("tests/test_more.py", CLASSES, new), "test_one was deleted")
+
+
+def test_the_same_title_in_two_describe_blocks_is_two_tests():
+    text = ('describe("first", () => {\n  it("works", () => {\n    expect(first([3])).toBe(3);\n  });\n});\n\n'
+            'describe("last", () => {\n  it("works", () => {\n    expect(last([3])).toBe(3);\n  });\n});\n')
+    new = _edit(text, '  it("works", () => {\n    expect(first([3])).toBe(3);\n  });\n', "")
+    new = _edit(new, "    expect(last([3])).toBe(3);\n", "    expect(last([3])).toBe(3);\n    expect(last([1, 2])).toBe(2);\n")
+    _rejected(_with_fix(TS, text, new), 'it("works") was deleted')

@@ -79,6 +79,8 @@ def units(side: Side, grammar: str, context: str = "") -> tuple[TestUnit, ...]:
             open_units.pop()
         unit = _call(node, open_units[-1], side, aliases)
         if unit is not open_units[-1]:
+            groups = [u.name for u in open_units if u.kind == "group"]
+            unit.owner = " > ".join(groups)  # `describe("a") > it("works")` is not `describe("b") > it("works")`
             found.append(unit)
             open_units.append(unit)
     for unit in found[1:]:  # the code it uses: its words outside strings and comments, object keys aside

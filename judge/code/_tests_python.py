@@ -102,7 +102,7 @@ def _indent(line: str) -> int:
 
 def _context(context: str) -> tuple[str, str]:
     """(the test, the class) git's hunk header names: the last line at column 0 above the hunk."""
-    found = re.match(r"(?:async\s+)?def\s+(\w+)|class\s+(\w+)", context)
+    found = re.match(r"(?:async\s+)?def\s+(\w+)|\s*class\s+(\w+)", context)
     if not found:
         return "", ""
     return found[1] or "", f"class {found[2]}" if found[2] else ""
@@ -116,6 +116,7 @@ class _Reader:
         self.side, self.complete = side, complete
         self.units: list[UnitDraft] = []
         test, group = _context(context)
+        self.context_class = group.removeprefix("class ")  # the class a side that starts inside one is in
         self.fragment = UnitDraft(test, "fragment", 0, label=test or group)
         self.module = UnitDraft("", "module", 0, label="every test of the module")
         self.segment_now: _Segment | None = None
@@ -185,8 +186,9 @@ class _Reader:
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, group: UnitDraft | None = None) -> None:
         line = self._line(node.lineno)
         test = node.name.startswith("test")  # pytest's default `python_functions = test`
+        owner = group.name if group else self.context_class if _indent(self.side.lines[line]) else ""
         unit = UnitDraft(node.name, "test" if test else "helper", line, self.side.changed[line],
-                         collected=test and (group is None or group.collected))
+                         collected=test and (group is None or group.collected), owner=owner)
         self._marks_of(unit, node.decorator_list)
         unit.locals.update(arg.arg for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
         for stmt in node.body:

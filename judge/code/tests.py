@@ -77,6 +77,12 @@ class TestUnit:
     complete: bool = True  # every changed line of the side was read by the parser
     locals: frozenset[str] = frozenset()  # names it binds itself (variables, parameters): not code under test
     collected: bool = True  # the runner collects it by its name and place (pytest: `test*` in a `Test*` class)
+    owner: str = ""  # the class it is a method of, where the side or git's hunk header shows one
+
+    @property
+    def qualname(self) -> str:
+        """Its name in its file: `FirstTests.test_empty` and `LastTests.test_empty` are two tests."""
+        return f"{self.owner}.{self.name}" if self.owner else self.name
 
 
 @dataclass
@@ -94,11 +100,13 @@ class UnitDraft:
     names: set[str] = field(default_factory=set)
     locals: set[str] = field(default_factory=set)
     collected: bool = True
+    owner: str = ""
 
     def freeze(self, complete: bool = True) -> TestUnit:
         return TestUnit(self.name, self.kind, self.line, self.header_changed,  # type: ignore[arg-type]
                         self.label or self.name, self.body, tuple(self.checks), tuple(self.marks),
-                        frozenset(self.names), complete, frozenset(self.locals), self.collected)
+                        frozenset(self.names), complete, frozenset(self.locals), self.collected,
+                        self.owner)
 
 
 _LANGUAGES = {

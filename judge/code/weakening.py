@@ -94,7 +94,7 @@ class _Seen:
             return ("fragment", self.change, self.hunk)
         if unit.kind in ("group", "module"):
             return (unit.kind, self.change, unit.name)
-        return ("test", self.change, unit.name)  # tests, helpers and fragments git names share one namespace
+        return ("test", self.change, unit.qualname)  # tests, helpers and fragments git names share one namespace
 
     def label(self, line: int | None = None) -> str:
         if self.unit.kind == "fragment" and not self.unit.name:
@@ -146,7 +146,7 @@ class _Reading:
         by body, as git pairs renamed files by similarity), split or merged into tests that make the same assertions,
         or deleted."""
         tests = [seen for seen in self.new if seen.unit.kind == "test"]
-        kept = {(seen.change, seen.unit.name) for seen in tests}
+        kept = {(seen.change, seen.unit.qualname) for seen in tests}
         moved = {seen.unit.name for seen in tests if seen.unit.header_changed}
         gone: dict[int, list[_Seen]] = {}
         found: list[Weakening] = []
@@ -154,7 +154,7 @@ class _Reading:
             unit = seen.unit
             if unit.kind not in ("test", "group") or not unit.header_changed:
                 continue
-            if unit.kind == "group" or (seen.change, unit.name) in kept or unit.name in moved:
+            if unit.kind == "group" or (seen.change, unit.qualname) in kept or unit.name in moved:
                 found += self._regrouped(seen) if unit.kind == "group" else []
                 continue
             partner = self._partner(seen)
@@ -200,23 +200,7 @@ class _Reading:
         return [self._uncollected(seen, partner)]
 
     def _partner(self, seen: _Seen) -> _Seen | None:
-        """The new definition a removed one became: a function (or class) the change writes under a new name, in this
-        file or another, whose body shares most of its lines (more than half when it takes the same place)."""
-        lines = _body_lines(seen.unit.body)
-        best, best_score = None, 0.0
-        for candidate in self._candidates(seen.unit.kind == "group"):
-            other = _body_lines(candidate.unit.body)
-            score = len(lines & other) / max(len(lines), len(other)) if lines and other else 0.0
-            in_place = candidate.change == seen.change and candidate.hunk == seen.hunk
-            if in_place and abs(candidate.unit.line - seen.unit.line) <= _SAME_PLACE and \
-                    _related(seen.unit.name, candidate.unit.name):
-                score = max(score, _IN_PLACE)  # renamed where it stood, to a name that reads as the same test
-            if score > best_score and score >= (_IN_PLACE if in_place else _ELSEWHERE):
-                best, best_score = candidate, score
-        return best
-
-    def _candidates(self, classes: bool) -> tuple[_Seen, ...]:
-        return self.new_classes if classes else self.new_functions
+        return (self.new_classes if seen.unit.kind == "group" else self.new_functions).partner(seen)
 
     def _collected(self, seen: _Seen) -> bool:
         """The runner collects it: a test by its name and class, or a helper some test of the change calls."""
@@ -413,18 +397,18 @@ class _Reading:
                      if seen.unit.kind == "test" and seen.unit.header_changed and seen.unit.name not in before)
 
     @cached_property
-    def new_functions(self) -> tuple[_Seen, ...]:
+    def new_functions(self) -> _NewDefinitions:
         """Tests and helpers whose header the change writes under a name that file did not have."""
         return self._new_definitions(("test", "helper"))
 
     @cached_property
-    def new_classes(self) -> tuple[_Seen, ...]:
+    def new_classes(self) -> _NewDefinitions:
         return self._new_definitions(("group",))
 
-    def _new_definitions(self, kinds: tuple[str, ...]) -> tuple[_Seen, ...]:
-        before = {(seen.change, seen.unit.name) for seen in self.old if seen.unit.kind in kinds}
-        return tuple(seen for seen in self.new if seen.unit.kind in kinds and seen.unit.header_changed
-                     and (seen.change, seen.unit.name) not in before)
+    def _new_definitions(self, kinds: tuple[str, ...]) -> _NewDefinitions:
+        before = {(seen.change, seen.unit.qualname) for seen in self.old if seen.unit.kind in kinds}
+        return _NewDefinitions(tuple(seen for seen in self.new if seen.unit.kind in kinds and seen.unit.header_changed
+                                     and (seen.change, seen.unit.qualname) not in before))
 
     @cached_property
     def called(self) -> frozenset[str]:
@@ -493,6 +477,39 @@ class _Reading:
                 _signatures(hunk.removed, old)
                 _signatures(hunk.added, new)
         return frozenset(name for name, lines in old.items() if lines != new.get(name, lines))
+
+
+class _NewDefinitions:
+    """The definitions a change writes under new names, indexed by their body lines and by hunk, to find in one pass
+    what a removed definition became, as git pairs a deleted file with an added one by shared content."""
+
+    def __init__(self, seens: tuple[_Seen, ...]) -> None:
+        self.seens = seens
+        self.lines = [_body_lines(seen.unit.body) for seen in seens]
+        self.by_line: dict[str, list[int]] = {}
+        self.by_hunk: dict[tuple[int, int], list[int]] = {}
+        for index, (seen, lines) in enumerate(zip(seens, self.lines)):
+            self.by_hunk.setdefault((seen.change, seen.hunk), []).append(index)
+            for line in lines:
+                self.by_line.setdefault(line, []).append(index)
+
+    def partner(self, seen: _Seen) -> _Seen | None:
+        """The new definition a removed one became: in this file or another, one whose body shares most of its lines
+        (more than half when it takes the same place), or one that takes its place under a name that extends it."""
+        lines = _body_lines(seen.unit.body)
+        shared: Counter[int] = Counter(index for line in lines for index in self.by_line.get(line, ()))
+        scores = {index: count / max(len(lines), len(self.lines[index])) for index, count in shared.items()}
+        for index in self.by_hunk.get((seen.change, seen.hunk), ()):
+            candidate = self.seens[index]
+            if abs(candidate.unit.line - seen.unit.line) <= _SAME_PLACE and _related(seen.unit.name, candidate.unit.name):
+                scores[index] = max(scores.get(index, 0.0), _IN_PLACE)  # renamed where it stood
+        best, best_score = None, 0.0
+        for index, score in scores.items():
+            candidate = self.seens[index]
+            in_place = (candidate.change, candidate.hunk) == (seen.change, seen.hunk)
+            if score > best_score and score >= (_IN_PLACE if in_place else _ELSEWHERE):
+                best, best_score = candidate, score
+        return best
 
 
 _KEYWORDS = frozenset({"if", "for", "while", "switch", "catch", "return", "function", "else", "do", "try", "with"})
