@@ -255,12 +255,12 @@ def _check(top: Node, side: Side) -> Check:
     _tokens(top, False, tokens, slots, literals)
     shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
     names = frozenset(_text(n) for n in walk(top) if n.type in ("identifier", "property_identifier"))
-    weak, subject, plain = _meaning(top)
+    weak, subject, truth = _meaning(top)
     return Check(normalised(_text(top)), first, True, _tautology(top), tuple(tokens), frozenset(slots), shape, names,
-                 weak, subject, plain, _swallowed(top, side))
+                 weak, subject, truth, _swallowed(top, side))
 
 
-# What a check pins down (judge.code.tests.Check.weak / plain): a matcher or assertion by its last name.
+# What a check pins down (judge.code.tests.Check.weak / truth): a matcher or assertion by its last name.
 _WEAK = {"toBeDefined", "toBeTruthy", "toBeFalsy", "toBeInstanceOf", "toBeTypeOf", "toBeGreaterThan",
          "toBeGreaterThanOrEqual", "toBeLessThan", "toBeLessThanOrEqual", "truthy", "falsy", "not", "notDeepEqual",
          "notEqual", "notStrictEqual", "notDeepStrictEqual", "notSame", "notThrows", "notThrowsAsync", "doesNotThrow",
@@ -268,37 +268,44 @@ _WEAK = {"toBeDefined", "toBeTruthy", "toBeFalsy", "toBeInstanceOf", "toBeTypeOf
          "notOk", "strictNotSame", "notEquals", "notLooseEqual"}
 _NEGATED = _SAME | {"toBeNull", "toBeUndefined", "toBeNaN"}  # `.not` before these: any other value passes
 _TRUTH = {"true", "false", "ok", "assert", "truthy", "falsy", "isTrue", "isFalse", "isOk", "toBeTruthy", "toBeFalsy"}
-_PLAIN = {"true", "false", "toBeNull", "toBeUndefined", "toBeTruthy", "toBeFalsy", "isTrue", "isFalse", "isNull",
-          "isUndefined", "toBeDefined"}
-_PLAIN_VALUES = {"true", "false", "null", "undefined", "0", "''", '""', "``", "[]", "{}"}
+_TRUTH_OF = {"true": True, "ok": True, "assert": True, "truthy": True, "isTrue": True, "isOk": True, "toBeTruthy": True,
+             "false": False, "falsy": False, "notOk": False, "isFalse": False, "toBeFalsy": False, "toBeNull": False,
+             "toBeUndefined": False, "isNull": False, "isUndefined": False}
+_PLAIN_VALUES = {"true": True, "false": False, "null": False, "undefined": False, "0": False, '""': False, "[]": False,
+                 "{}": False}
 _WEAK_OPERATORS = {"!=", "!==", "<", ">", "<=", ">="}
 _STRONG_OPERATORS = {"==", "==="}
 
 
-def _meaning(top: Node) -> tuple[bool, str, bool]:
-    """(weak, subject, plain) of an assertion: `expect(x).toBe(5)` pins x; `expect(x).toBeDefined()`,
+def _meaning(top: Node) -> tuple[bool, str, bool | None]:
+    """(weak, subject, truth) of an assertion: `expect(x).toBe(5)` pins x; `expect(x).toBeDefined()`,
     `expect(x).not.toBe(-1)`, `t.truthy(x)`, `t.not(x, x + 1)` or `assert.ok(x)` don't."""
     if top.type != "call_expression":
-        return False, "", False
+        return False, "", None
     path = _path(top.child_by_field_name("function")) or []
     args = _arguments(top)
     if path[:2] == ["expect", "()"]:
         subjects = _arguments(_expect_call(top))
-        matcher = path[-1]
-        weak = matcher in _NEGATED if "not" in path else matcher in _WEAK
-        plain = matcher in _PLAIN or (matcher in _SAME and len(args) == 1 and _squeezed(args[0]) in _PLAIN_VALUES)
-        return weak, _squeezed(subjects[0]) if subjects else "", plain
+        matcher, negated = path[-1], "not" in path
+        weak = matcher in _NEGATED if negated else matcher in _WEAK
+        return weak, _squeezed(subjects[0]) if subjects else "", None if negated else _truth_of(matcher, args[:1])
     if not path or not args:
-        return False, "", False
+        return False, "", None
     matcher = path[-1]
     if matcher in _TRUTH and len(args) == 1 and args[0].type == "binary_expression":
         operator = args[0].child_by_field_name("operator")
         left = args[0].child_by_field_name("left")
         op = operator.type if operator is not None else ""
         if op in _WEAK_OPERATORS or op in _STRONG_OPERATORS:
-            return op in _WEAK_OPERATORS, _squeezed(left) if left is not None else "", False
-    plain = matcher in _PLAIN or (matcher in _SAME and len(args) > 1 and _squeezed(args[1]) in _PLAIN_VALUES)
-    return matcher in _WEAK, _squeezed(args[0]), plain
+            return op in _WEAK_OPERATORS, _squeezed(left) if left is not None else "", None
+    return matcher in _WEAK, _squeezed(args[0]), _truth_of(matcher, args[1:2])
+
+
+def _truth_of(matcher: str, expected: list[Node]) -> bool | None:
+    """What truthiness alone says of a check: `t.true(x)`, `toBe(true)` True; `toBeNull()`, `t.is(x, 0)` False."""
+    if matcher in _SAME:
+        return _PLAIN_VALUES.get(_squeezed(expected[0])) if expected else None
+    return _TRUTH_OF.get(matcher)
 
 
 def _expect_call(top: Node) -> Node | None:
@@ -392,8 +399,9 @@ def _tautology(top: Node) -> bool:
         subject = _arguments(top.child_by_field_name("function").child_by_field_name("object"))  # type: ignore[union-attr]
         args = subject[:1] + args
     matcher = path[-1]
-    if matcher in _SAME and len(args) >= 2:
-        return normalised(_text(args[0])) == normalised(_text(args[1]))
+    if matcher in _SAME and len(args) >= 2:  # `expect(x).toBe(x)`; `expect(make()).toEqual(make())` tests `make`
+        calls = any(n.type in ("call_expression", "new_expression", "await_expression") for n in walk(args[0]))
+        return not calls and normalised(_text(args[0])) == normalised(_text(args[1]))
     if (matcher in _TRUTHY or path == ["assert"]) and len(args) == 1:
         return _truth(args[0]) is True
     if matcher in ("false", "falsy", "isFalse", "toBeFalsy") and len(args) == 1:

@@ -241,9 +241,9 @@ class _Reader:
         shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
         names = frozenset(n.id if isinstance(n, ast.Name) else n.attr  # type: ignore[attr-defined]
                           for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)))
-        weak, subject, plain = meaning(compared)
+        weak, subject, truth_of = meaning(compared)
         return Check(normalised(self._text(node)), first, True, tautology(compared), tuple(tokens), frozenset(slots),
-                     shape, names, weak, subject, plain, id(node) in self.swallowing)
+                     shape, names, weak, subject, truth_of, id(node) in self.swallowing)
 
     def _swallows(self, node: ast.Try | ast.With) -> bool:
         """A `try` (or `with suppress(...)`) the change writes or edits whose handler lets any failure pass."""
@@ -432,19 +432,25 @@ def _assert_tautology(test: ast.expr) -> bool:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
         return any(_assert_tautology(value) for value in test.values)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.GtE, ast.LtE)):
-        return ast.dump(test.left) == ast.dump(test.comparators[0])
+        return _same_value(test.left, test.comparators[0])
     return False
+
+
+def _same_value(a: ast.expr, b: ast.expr) -> bool:
+    """The same expression on both sides, and one that calls nothing: `x == x` holds, `cls(1) == cls(1)` tests `__eq__`."""
+    return ast.dump(a) == ast.dump(b) and not any(isinstance(n, (ast.Call, ast.Await)) for n in ast.walk(a))
 
 
 # --------------------------------------------------------------------------- what a check pins down
 
-_Meaning = tuple[bool, str, bool]  # (weak, subject, plain): see judge.code.tests.Check
+_Meaning = tuple[bool, str, "bool | None"]  # (weak, subject, truth): see judge.code.tests.Check
 _WEAK_OPS = (ast.NotEq, ast.IsNot, ast.Lt, ast.Gt, ast.LtE, ast.GtE)  # holds for all values but one, or a range
 _WEAK_CALLS = {"assertTrue", "assert_", "failUnless", "assertFalse", "failIf", "assertIsNotNone", "assertNotEqual",
                "assertNotEquals", "assertIsNot", "assertIsInstance", "assertGreater", "assertGreaterEqual",
                "assertLess", "assertLessEqual", "assertNotAlmostEqual"}
 _TRUTH_CALLS = {"assertTrue", "assert_", "failUnless", "assertFalse", "failIf"}
-_PLAIN_CALLS = {"assertIsNone", "assertIsNotNone", "assertTrue", "assertFalse"}
+_TRUTH_OF_CALL = {"assertTrue": True, "assert_": True, "failUnless": True, "assertFalse": False, "failIf": False,
+                  "assertIsNone": False}
 
 
 def _assert_meaning(test: ast.expr) -> _Meaning:
@@ -454,26 +460,28 @@ def _assert_meaning(test: ast.expr) -> _Meaning:
         if _is_literal(subject) and not _is_literal(expected):
             subject, expected = expected, subject
         op = test.ops[0]
-        plain = isinstance(op, (ast.Eq, ast.Is)) and _is_plain(expected)
-        return isinstance(op, _WEAK_OPS), _subject(subject), plain
+        truth_of = _plain_truth(expected) if isinstance(op, (ast.Eq, ast.Is)) else None
+        return isinstance(op, _WEAK_OPS), _subject(subject), truth_of
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return True, _subject(test.operand), True
+        return True, _subject(test.operand), False
     if isinstance(test, ast.Call) and _dotted(test.func) in ("isinstance", "hasattr", "callable") and test.args:
-        return True, _subject(test.args[0]), False
+        return True, _subject(test.args[0]), None
     if isinstance(test, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Await)):
         return True, _subject(test), True
-    return False, "", False
+    return False, "", None
 
 
 def _call_meaning(call: ast.Call) -> _Meaning:
     last = _dotted(call.func).rsplit(".", 1)[-1]
     if not call.args or not last.startswith("assert"):
-        return False, "", False
+        return False, "", None
     if last in _TRUTH_CALLS and isinstance(call.args[0], ast.Compare):
         return _assert_meaning(call.args[0])
     expected = call.args[1] if len(call.args) > 1 else None
-    plain = last in _PLAIN_CALLS or (expected is not None and _is_plain(expected) and last in ("assertEqual", "assertIs"))
-    return last in _WEAK_CALLS, _subject(call.args[0]), plain
+    truth_of = _TRUTH_OF_CALL.get(last)
+    if expected is not None and last in ("assertEqual", "assertEquals", "assertIs"):
+        truth_of = _plain_truth(expected)
+    return last in _WEAK_CALLS, _subject(call.args[0]), truth_of
 
 
 def _is_literal(node: ast.expr | None) -> bool:
@@ -484,14 +492,17 @@ def _is_literal(node: ast.expr | None) -> bool:
     return isinstance(node, ast.Constant)
 
 
-def _is_plain(node: ast.expr) -> bool:
-    """A value truthiness already tells apart: True, False, None, 0, an empty string or container."""
+def _plain_truth(node: ast.expr) -> bool | None:
+    """The truth of a value truthiness alone tells apart (True; False, None, 0, an empty string or container)."""
     if isinstance(node, ast.Constant):
         value = node.value
-        return value is None or isinstance(value, bool) or value in ("", b"") or (type(value) in (int, float) and not value)
+        if value is True:
+            return True
+        falsy = value is None or value is False or value in ("", b"") or (type(value) in (int, float) and not value)
+        return False if falsy else None
     if isinstance(node, ast.Dict):
-        return not node.keys
-    return isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not node.elts
+        return False if not node.keys else None
+    return False if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not node.elts else None
 
 
 def _subject(node: ast.expr) -> str:
@@ -513,7 +524,7 @@ def _call_tautology(call: ast.Call) -> bool:
         return isinstance(args[0], ast.Constant) and args[0].value is None
     if last == "assertIsNotNone" and args:
         return isinstance(args[0], ast.Constant) and args[0].value is not None
-    return bool(_SAME_ARGS.match(last)) and len(args) >= 2 and ast.dump(args[0]) == ast.dump(args[1])
+    return bool(_SAME_ARGS.match(last)) and len(args) >= 2 and _same_value(args[0], args[1])
 
 
 _LITERAL_CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp)

@@ -46,7 +46,8 @@ class Check:
     # What a changed check pins down, to tell an assertion replaced by a weaker one:
     weak: bool = False  # holds for many values: existence, truthiness, inequality, a type (`is not None`, `t.not`)
     subject: str = ""  # the value it checks, spaces removed: `parse_port("80")` of `assert parse_port("80") == 80`
-    plain: bool = False  # its expected value is one truthiness already tells: True, False, None, empty, 0
+    truth: bool | None = None  # what truthiness alone would say of it: `== True`, `assert x` True; `is None`, `== 0`,
+    # `assert not x` False; None when it pins more (an `assert x == True` written `assert x` says as much)
     swallowed: bool = False  # it runs inside a `try` whose changed handler swallows its failure (`except: pass`)
 
 

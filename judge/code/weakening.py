@@ -318,16 +318,17 @@ class _Reading:
     def _weakened(self, gone: list[tuple[_Seen, Check]], came: list[tuple[_Seen, Check]]) -> list[Weakening]:
         """An assertion that pinned a value replaced by one that holds for other values too: the same subject now
         only checked to exist, be truthy, differ from something or have a type; or every new assertion weaker."""
-        pinned = [c for _, c in gone if not (c.weak or c.tautology or c.plain or c.swallowed)
-                  and c.text not in self.kept_checks]
+        pinned = [c for _, c in gone if not (c.weak or c.tautology or c.swallowed) and c.text not in self.kept_checks]
         weaker = [(seen, c) for seen, c in came if c.weak and not c.tautology]
         if not (pinned and weaker):
             return []
         only_weaker = all(c.weak or c.tautology for _, c in came)
         for seen, check in weaker:
-            replaced = next((c for c in pinned if check.subject and c.subject == check.subject), None)
-            if replaced is None and only_weaker:
-                replaced = pinned[0]
+            # `assert x == True` written `assert x`, `t.is(x, null)` written `t.falsy(x)`: truthiness says as much
+            loses = [c for c in pinned if c.truth is None or c.truth != check.truth]
+            replaced = next((c for c in loses if check.subject and c.subject == check.subject), None)
+            if replaced is None and only_weaker and loses and not any(c.subject == check.subject for c in pinned):
+                replaced = loses[0]
             if replaced is not None:
                 return [Weakening("weakened", seen.path, seen.label(check.line),
                                   f"had `{_short(replaced.text)}` replaced by the weaker `{_short(check.text)}`, "
