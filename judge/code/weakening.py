@@ -1,13 +1,22 @@
-"""What a change does to the tests it touches: tests deleted, skipped or focused, assertions removed or replaced by a
-tautology, expected values edited. Facts only; judge/rules/tampering.py decides what they mean for a step.
+"""What a change does to the tests it touches: tests deleted, skipped or focused, taken out of collection, assertions
+removed, replaced by a tautology or a weaker check, or swallowed, expected values edited. Facts only;
+judge/rules/tampering.py decides what they mean for a step.
 
-Every side of every hunk of a test file is read into test units (judge/code/tests.py). A test is
-known by its name (its title in JS) in its file, and across the change when its header leaves one
-file and enters another, so a test moved, or renamed with the same body, is not deleted. A fragment
-of a test whose header is above its hunk is known by the hunk (or by the hunk header's function
-context, where git names a test there). The reasons a weakening may be honest are facts here too:
-the change removes the code a deleted test used (``with_code``), or edits code a test uses
-(``code_edited``).
+Every side of every hunk of a test file is read once into test units (judge/code/tests.py). A test
+is known by its qualified name (`Class.test_x`, `describe > it` title) in its file, and across the
+change when its header leaves one file and enters another. A test whose header goes is paired with
+what it became, as git pairs renamed files: a definition the change writes under a new name whose
+body shares most of its lines (in this file or another), or one that takes its place under a name
+that extends it. A pair is then judged by its assertions: kept (honest), weakened, or rewritten (a
+signal); a partner pytest does not collect (`_test_x`, `check_x`, a class out of `Test*`) is a test
+taken out of collection. A fragment of a test whose header is above its hunk is known by the hunk
+(or by the hunk header's function context, where git names a test there). An assertion is weakened
+when one that pinned a value is replaced by one that holds for other values (existence,
+truthiness, inequality, a type; judge/code/tests.Check.weak), unless truthiness says as much
+(`assert x == True` written `assert x`). The reasons a weakening may be honest are facts here too:
+the change removes the code a deleted test used or rewrites its signature (``with_code``), edits
+code a test uses (``code_edited``), or the values an edited expectation changed (``values``, for
+the rule to look for in the step).
 """
 
 from __future__ import annotations

@@ -82,13 +82,14 @@ _CHARACTER_WORDS = {
     "\t": r"tabs?", "\n": r"newlines?|line ?breaks?", ".": r"dots?|periods?", "/": r"slash(?:es)?", ",": r"commas?",
     ":": r"colons?", ";": r"semicolons?", "'": r"quotes?|quoting", '"': r"quotes?|quoting", "\\": r"backslash(?:es)?",
 }
+_LONGEST_VALUE = 200  # a longer literal is not a value a step would spell out
 _CASE = r"case|lower-?case[sd]?|upper-?case[sd]?|capitali[sz]\w*|capital"
 
 
 def names_values(description: str, values: tuple[str, ...]) -> bool:
     """The step names one of the values an expected-value edit changed (``values``: the literals before, then after),
     or the kind of edit between them (dashes for underscores, letter case, spaces...)."""
-    literals = [_unquoted(value) for value in values]
+    literals = [_unquoted(value)[:_LONGEST_VALUE] for value in values]
     for literal in literals:
         if literal == "" and _EMPTY.search(description):
             return True

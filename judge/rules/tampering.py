@@ -1,5 +1,6 @@
-"""Tests weakened: a change that deletes, skips or focuses tests, takes assertions out, makes them tautologies or edits
-their expected values, when the step does not ask for that kind of test work.
+"""Tests weakened: a change that deletes, skips or focuses tests, takes them out of collection, takes assertions out,
+makes them tautologies or weaker checks, swallows their failures or edits their expected values, when the step does not
+ask for that kind of test work.
 
 What the change does to the tests is read from the code (judge/code/weakening.py); this rule decides
 what that means for the step:
@@ -14,8 +15,12 @@ what that means for the step:
   edited assertion uses is on a changed line of a non-test file, or names the function a change
   sits in; see judge/code/weakening.py) is a signal: an honest change of behaviour updates the
   values its tests expect, and judge cannot tell that from a fix that made the test fit the code.
-  Edited where the change touches no code the assertion checks (only tests, or unrelated code),
-  the value was changed to make a test pass: rejected.
+  So is one whose old or new value the step names ("Return `undefined` instead of an empty
+  string"), or whose kind of edit it names ("dashes" for `other_cmd` -> `other-cmd`). Edited where
+  the change touches no code the assertion checks and the step names no such value, the value was
+  changed to make a test pass: rejected.
+- A test renamed or moved whose assertions were rewritten (not weakened) is a signal: only a
+  reading of the step can tell whether the new assertions cover the old.
 - A fix_regression that takes back the apply step (judge/rules/reversal.py's threshold), tests
   included, is a reversal: that rule gives the reason, this one a signal.
 - Anything else is rejected, naming each file, test and what was done, and what to do.
