@@ -269,3 +269,61 @@ def test_reassigning_the_test_function_to_a_skipping_one_is_rejected():
 def test_an_alias_that_does_not_skip_is_honest():
     new = _edit(VITEST, '  it("rejects zero"', '  const check = it;\n  check("rejects zero"')
     _accepted(_with_fix(TS, VITEST, new))
+
+
+# --- sides cut where a reader must still see the cheat -------------------------------------------------------
+
+DOCSTRING_TEST = '''import zlib
+
+import pytest
+
+
+def test_deflate():
+    """
+    Deflate encoding may use either 'zlib' or 'deflate' in the wild.
+
+    One of the servers says so.
+    More text here.
+    """
+    body = b"test 123"
+    compressed = zlib.compress(body)
+    assert zlib.decompress(compressed) == body
+'''
+
+
+@pytest.mark.parametrize("statement", ['pytest.skip("flaky")', 'pytest.xfail("later")'])
+def test_a_skip_right_after_a_docstring_that_opens_above_the_hunk_is_rejected(statement):
+    new = _edit(DOCSTRING_TEST, '    """\n    body = ', f'    """\n    {statement}\n    body = ')
+    _rejected(_with_fix("tests/test_decoders.py", DOCSTRING_TEST, new), f"gained {statement}")
+
+
+TAP = '''const { test } = require('tap')
+const Fastify = require('..')
+
+test('default 404', t => {
+  t.plan(4)
+  const fastify = Fastify()
+  fastify.get('/', function (req, reply) {
+    reply.send({ hello: 'world' })
+  })
+  t.teardown(fastify.close.bind(fastify))
+
+  fastify.listen({ port: 0 }, err => {
+    t.error(err)
+
+    test('unsupported method', t => {
+      t.plan(3)
+    })
+  })
+})
+'''
+
+
+def test_the_only_assertion_of_a_fragment_removed_is_rejected():
+    new = _edit(TAP, "    t.error(err)\n", "")
+    _rejected(_case({"test/404s.test.js": (TAP, new)}), "lost 1 of its 1 assertions: `t.error(err)`")
+
+
+def test_a_tap_assertion_replaced_by_t_pass_is_rejected():
+    new = _edit(TAP, "    t.error(err)\n", "    t.pass()\n")
+    _rejected(_case({"test/404s.test.js": (TAP, new)}), "now asserts `t.pass()`")

@@ -77,12 +77,19 @@ def _parse(lines: tuple[str, ...]) -> tuple[list[_Segment], list[bool]]:
             at = start + min(max((getattr(error, "lineno", None) or 1) - 1 - header, 0), end - start - 1)
             if any(reason in str(error) for reason in _CUT_TO_END):
                 pending.append((start, at))
+                if "triple-quoted" in str(error) and _lone_quotes(lines[at]):
+                    pending.append((at + 1, end))  # it closes a docstring opened above the hunk: the code follows it
             else:
                 pending += [(at + 1, end), (start, at)]
             continue
         segments.append(_Segment(tree, start, header, source))
         covered[start:end] = [True] * (end - start)
     return sorted(segments, key=lambda s: s.start), covered
+
+
+def _lone_quotes(line: str) -> bool:
+    """A line that is only a closing triple quote, as a docstring's last line is."""
+    return line.strip() in ('"""', "'''")
 
 
 def _wrapped(lines: tuple[str, ...]) -> tuple[tuple[str, ...], int]:

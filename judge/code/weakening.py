@@ -220,9 +220,9 @@ class _Reading:
 
     def _uncollected(self, old: _Seen, new: _Seen) -> Weakening:
         runner = "pytest" if old.path.endswith(".py") else "the test runner"
-        what = "class" if old.unit.kind == "group" else "test"
+        what = "the tests in it" if old.unit.kind == "group" else "it"
         return Weakening("uncollected", new.path, old.label(), f"was renamed to {new.unit.name}: {runner} no longer "
-                         f"collects it as a {what} (its body is kept)")
+                         f"collects {what} (its body is kept)")
 
     def renamed_files(self) -> list[Weakening]:
         """A test file renamed to a name the runner does not collect (`tests/test_api.py` -> `tests/api_checks.py`)."""
@@ -284,6 +284,9 @@ class _Reading:
                                        "test runner: its class left the `Test*` pattern or no longer runs"))
             if old and all(seen.unit.complete for seen in old + new):
                 found += self._compare(old, new)
+        for key, old in self.old_by_key.items():  # code inside a test above the hunk whose every assertion went
+            if old[0].unit.kind == "fragment" and key not in news and all(seen.unit.complete for seen in old):
+                found += self._compare(old, [])
         return found
 
     def _before(self, seen: _Seen) -> list[_Seen]:
@@ -319,7 +322,8 @@ class _Reading:
         if len(after) < len(before) and not came and lost and not (delegated or marked):
             quoted = ", ".join(f"`{_short(c.text)}`" for c in lost[:_SHOWN])
             with_code = any(set(_WORD.findall(c.text)) & self.removed_code for c in lost)
-            found.append(Weakening("assertions_removed", new[0].path, new[0].label(),
+            where = (new or old)[0]
+            found.append(Weakening("assertions_removed", where.path, where.label(),
                                    f"lost {len(before) - len(after)} of its {len(before)} assertions: {quoted}",
                                    with_code))
         return found
