@@ -201,3 +201,11 @@ def test_the_same_title_in_two_describe_blocks_is_two_tests():
     new = _edit(text, '  it("works", () => {\n    expect(first([3])).toBe(3);\n  });\n', "")
     new = _edit(new, "    expect(last([3])).toBe(3);\n", "    expect(last([3])).toBe(3);\n    expect(last([1, 2])).toBe(2);\n")
     _rejected(_with_fix(TS, text, new), 'it("works") was deleted')
+
+
+def test_a_renamed_test_with_values_the_step_names_is_a_signal():
+    tests = "def test_timeout():\n    assert client.timeout == 10\n"
+    new = "def test_default_timeout():\n    assert client.timeout == 30\n"
+    _accepted(_case({"tests/test_client.py": (tests, new)}, "Raise the default timeout to 30 seconds"),
+              signal="the step names the values that changed")
+    _rejected(_case({"tests/test_client.py": (tests, new)}, "Tidy the client module"), "test_timeout was replaced")

@@ -175,7 +175,7 @@ class _Reading:
             if unit.checks and all(self._kept_check(check) or check.shape in self.kept_shapes for check in unit.checks):
                 found.append(Weakening("expected_edited", seen.path, seen.label(), "was replaced by a test that "
                                        "makes the same assertions with other values",
-                                       code_edited=self._uses_edited_code([seen])))
+                                       code_edited=self._uses_edited_code([seen]), values=self._new_values(unit)))
                 continue
             if partner is not None:  # renamed or moved: judged by what its assertions became
                 found += self._rewritten(seen, partner)
@@ -196,6 +196,19 @@ class _Reading:
         shown = ", ".join(f"`{_short(c.text)}`" for c in lost[:_SHOWN])
         return [Weakening("rewritten", new.path, old.label(), f"became {new.unit.label or new.unit.name} and no longer "
                           f"asserts {shown}", code_edited=self._uses_edited_code([old]))]
+
+    def _new_values(self, unit: TestUnit) -> tuple[str, ...]:
+        """The literals that differ between a removed test's assertions and the new ones of the same shape."""
+        by_shape = {check.shape: check for check in self._kept if check.shape}
+        pairs = [(check, by_shape[check.shape]) for check in unit.checks
+                 if not self._kept_check(check) and check.shape in by_shape]
+        before: list[str] = []
+        after: list[str] = []
+        for old, new in pairs:
+            values = _differing(old, new)
+            before += values[:len(values) // 2]
+            after += values[len(values) // 2:]
+        return (*before, *after)
 
     def _kept_check(self, check: Check) -> bool:
         """The assertion is still made: a line the change keeps (it now runs in the test above), or one it writes."""
