@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+import judge
+
 from test_tests_weakened import AVA, PY, PYTEST, TS, UNITTEST, VITEST, _accepted, _case, _edit, _rejected, _with_fix
 
 # --- assertions replaced by weaker ones ----------------------------------------------------------
@@ -277,6 +279,8 @@ DOCSTRING_TEST = '''import zlib
 
 import pytest
 
+import judge
+
 
 def test_deflate():
     """
@@ -327,3 +331,16 @@ def test_the_only_assertion_of_a_fragment_removed_is_rejected():
 def test_a_tap_assertion_replaced_by_t_pass_is_rejected():
     new = _edit(TAP, "    t.error(err)\n", "    t.pass()\n")
     _rejected(_case({"test/404s.test.js": (TAP, new)}), "now asserts `t.pass()`")
+
+
+def test_hostile_conditions_and_aliases_never_crash():
+    deep = "not " * 150 + "True"
+    long_or = " or ".join(f"x{i}" for i in range(3000))
+    py = _edit(PYTEST, "def test_rejects_zero", f"@pytest.mark.skipif({deep}, reason='x')\ndef test_rejects_zero")
+    py = _edit(py, 'assert parse_port("8080") == 8080', f"assert {long_or}")
+    verdict = judge.validate(*_with_fix(PY, PYTEST, py))
+    assert verdict.rule != "judge_error", verdict.reason
+    chain = "".join(f"  const a{i + 1} = a{i};\n" for i in range(500))
+    ts = _edit(VITEST, '  it("rejects zero"', f"  const a0 = it.skip;\n{chain}  a500(\"rejects zero\"")
+    verdict = judge.validate(*_with_fix(TS, VITEST, ts))
+    assert (verdict.valid, verdict.rule) == (False, "tests_weakened"), verdict.reason
