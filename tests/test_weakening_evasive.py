@@ -82,7 +82,8 @@ def test_a_tautology_in_an_assertions_place_is_rejected(kind, path, text, old, n
 
 def test_t_pass_for_a_test_that_already_had_one_is_still_counted():
     # `t.pass()` inside a handler is an assertion of its own: a second one replacing the real check is a tautology
-    old = AVA.replace('  t.is(parsePort("8080"), 8080);\n', '  server.on("x", () => t.pass());\n  t.is(parsePort("8080"), 8080);\n')
+    old = AVA.replace('  t.is(parsePort("8080"), 8080);\n',
+                      '  server.on("x", () => t.pass());\n  t.is(parsePort("8080"), 8080);\n')
     _rejected(_case({"test/app.test.js": (old, _edit(old, AVA_OLD, "t.pass();"))}), "now asserts `t.pass()`")
 
 
@@ -116,7 +117,8 @@ def test_typed_ava_tests_and_macros_are_read(old, new):
 
 
 @pytest.mark.parametrize("old, new", [
-    ('assert parse_port("8080") == 8080', 'assert parse_port("8080") == 8080\n    assert parse_port("8080") is not None'),
+    ('assert parse_port("8080") == 8080',
+     'assert parse_port("8080") == 8080\n    assert parse_port("8080") is not None'),
     ("assert parse_port(\"8080\") == 8080", 'assert str(parse_port("8080")) in "port 8080"'),  # membership: a value
 ])
 def test_a_weaker_check_beside_the_exact_one_or_a_membership_is_honest(old, new):
@@ -129,13 +131,15 @@ def test_a_lint_style_rewrite_of_a_boolean_or_empty_comparison_is_honest():
                 "    assert is_open(8080)\n    assert not closed_ports()\n")
     _accepted(_with_fix(PY, tests, new))
     ts = _edit(VITEST, VITEST_OLD, 'expect(isOpen("8080")).toBe(true);')
-    _accepted(_with_fix(TS, ts, _edit(ts, 'expect(isOpen("8080")).toBe(true);', 'expect(isOpen("8080")).toBeTruthy();')))
+    truthy = _edit(ts, 'expect(isOpen("8080")).toBe(true);', 'expect(isOpen("8080")).toBeTruthy();')
+    _accepted(_with_fix(TS, ts, truthy))
 
 
 # --- assertions whose failure is swallowed -----------------------------------------------------------
 
 SWALLOWED = [
-    ("except Exception: pass", PY, PYTEST, f"    {PORT}\n", f"    try:\n        {PORT}\n    except Exception:\n        pass\n"),
+    ("except Exception: pass", PY, PYTEST, f"    {PORT}\n",
+     f"    try:\n        {PORT}\n    except Exception:\n        pass\n"),
     ("bare except", PY, PYTEST, f"    {PORT}\n", f"    try:\n        {PORT}\n    except:\n        pass\n"),
     ("except AssertionError", PY, PYTEST, f"    {PORT}\n",
      f"    try:\n        {PORT}\n    except AssertionError:\n        print('flaky')\n"),
@@ -250,10 +254,12 @@ JS_SKIPS = [
     ("xtest", VITEST, 'test("keeps', 'xtest("keeps', 'test("keeps the bounds") gained xtest'),
     ("test.skip.each", VITEST, 'test("keeps the bounds", () => {', 'test.skip.each([1])("keeps the bounds", () => {',
      "gained test.skip"),
-    ("const alias", VITEST, '  test("keeps', '  const t2 = test.skip;\n  t2("keeps', 'test("keeps the bounds") gained test.skip'),
+    ("const alias", VITEST, '  test("keeps', '  const t2 = test.skip;\n  t2("keeps',
+     'test("keeps the bounds") gained test.skip'),
     ("it alias", VITEST, '  it("rejects zero"', '  const it2 = it.skip;\n  it2("rejects zero"',
      'it("rejects zero") gained it.skip'),
-    ("chained alias", VITEST, '  it("rejects zero"', '  const later = it;\n  const it2 = later.skip;\n  it2("rejects zero"',
+    ("chained alias", VITEST, '  it("rejects zero"',
+     '  const later = it;\n  const it2 = later.skip;\n  it2("rejects zero"',
      'it("rejects zero") gained it.skip'),
 ]
 

@@ -1,5 +1,5 @@
-"""tests_weakened pairs a test that leaves its place with what it became (renamed, moved, split, merged: by name, then by
-body, as git pairs renamed files), and lets honest reasons speak: tests removed with the code they called, expected
+"""tests_weakened pairs a test that leaves its place with what it became (renamed, moved, split, merged: by name, then
+by body, as git pairs renamed files), and lets honest reasons speak: tests removed with the code they called, expected
 values the step names. A test deleted outright, or renamed while its assertions go, is still rejected."""
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ def test_two_tests_merged_into_one_is_honest():
 
 
 def test_a_renamed_test_that_loses_its_assertions_is_rejected():
-    renamed = _edit(LONG, 'def test_basic():\n    command = Command("hello")\n    result = run(command, ["--name", "x"])\n'
-                    '    assert result.exit_code == 0\n    assert result.output == "hello x\\n"\n',
+    renamed = _edit(LONG, 'def test_basic():\n    command = Command("hello")\n'
+                    '    result = run(command, ["--name", "x"])\n    assert result.exit_code == 0\n    assert result.output == "hello x\\n"\n',
                     'def test_basic_completion():\n    command = Command("hello")\n    result = run(command, '
                     '["--name", "x"])\n    assert result.output is not None\n')
     _rejected(_with_fix(PY, LONG, renamed), "weaker")
@@ -138,7 +138,8 @@ def test_a_number_the_step_names_excuses_its_edit():
     new = tests.replace("== 10", "== 30")
     _accepted(_case({"tests/test_client.py": (tests, new)}, "Raise the default timeout to 30 seconds"),
               signal="the step names the values that changed")
-    _rejected(_case({"tests/test_client.py": (tests, new)}, "Raise the default timeout"), "had its expected value edited")
+    _rejected(_case({"tests/test_client.py": (tests, new)}, "Raise the default timeout"),
+              "had its expected value edited")
 
 
 # --- a test is known by its class, not only its name ----------------------------------------------------------
@@ -199,7 +200,8 @@ def test_the_same_title_in_two_describe_blocks_is_two_tests():
     text = ('describe("first", () => {\n  it("works", () => {\n    expect(first([3])).toBe(3);\n  });\n});\n\n'
             'describe("last", () => {\n  it("works", () => {\n    expect(last([3])).toBe(3);\n  });\n});\n')
     new = _edit(text, '  it("works", () => {\n    expect(first([3])).toBe(3);\n  });\n', "")
-    new = _edit(new, "    expect(last([3])).toBe(3);\n", "    expect(last([3])).toBe(3);\n    expect(last([1, 2])).toBe(2);\n")
+    new = _edit(new, "    expect(last([3])).toBe(3);\n",
+                "    expect(last([3])).toBe(3);\n    expect(last([1, 2])).toBe(2);\n")
     _rejected(_with_fix(TS, text, new), 'it("works") was deleted')
 
 

@@ -127,8 +127,9 @@ def _aliases(found: dict[str, list[Node]], fragment: _Unit, side: Side) -> dict[
         marks = _marks(value, path, [])
         if name in _TESTS | _GROUPS and marks and name_node.parent.type == "assignment_expression":
             row = name_node.start_point[0]
-            fragment.marks.append(Mark(marks[0][1], marks[0][0], normalised(_text(name_node.parent)), row,  # type: ignore[arg-type]
-                                       _changed(side, row)))
+            kind, key = marks[0][1], marks[0][0]
+            text = normalised(_text(name_node.parent))
+            fragment.marks.append(Mark(kind, key, text, row, _changed(side, row)))  # type: ignore[arg-type]
     return aliases
 
 

@@ -405,7 +405,7 @@ _FAILURES = {"Exception", "BaseException", "AssertionError", "builtins.Exception
 
 
 def _catches_failures(handler_type: ast.expr | None) -> bool:
-    """A handler for a bare `except:`, `Exception`, `BaseException` or `AssertionError`: a failed assertion is caught."""
+    """A bare `except:`, or one for `Exception`, `BaseException` or `AssertionError`: a failed assertion is caught."""
     if handler_type is None:
         return True
     if isinstance(handler_type, ast.Tuple):
@@ -444,7 +444,7 @@ def _assert_tautology(test: ast.expr) -> bool:
 
 
 def _same_value(a: ast.expr, b: ast.expr) -> bool:
-    """The same expression on both sides, and one that calls nothing: `x == x` holds, `cls(1) == cls(1)` tests `__eq__`."""
+    """The same expression on both sides that calls nothing: `x == x` holds, `cls(1) == cls(1)` tests `__eq__`."""
     return ast.dump(a) == ast.dump(b) and not any(isinstance(n, (ast.Call, ast.Await)) for n in ast.walk(a))
 
 
@@ -461,7 +461,7 @@ _TRUTH_OF_CALL = {"assertTrue": True, "assert_": True, "failUnless": True, "asse
 
 
 def _assert_meaning(test: ast.expr) -> _Meaning:
-    """`assert x == 5` pins x; `assert x`, `assert x is not None`, `assert x != 6`, `assert isinstance(x, int)` don't."""
+    """`assert x == 5` pins x; `assert x`, `assert x is not None`, `assert x != 6`, `isinstance(x, int)` don't."""
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         subject, expected = test.left, test.comparators[0]
         if _is_literal(subject) and not _is_literal(expected):

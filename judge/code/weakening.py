@@ -54,8 +54,8 @@ _DEFINITION = re.compile(
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _TYPE_KEYWORD = re.compile(r"\s*(?:class|interface|enum|struct|trait)\b")
 # A typed field or attribute: `timeout: float = 5.0` (Python), `readonly timeout?: number;` (TypeScript).
-_DECLARATION = re.compile(r"^(?!.*[,{(]\s*$)\s*(?:(?:public|private|protected|readonly|static|declare)\s+)*([A-Za-z_$][\w$]*)\??\s*:"
-                          r"\s*[^\s=:][^=]*?(?:=|;|$)")
+_DECLARATION = re.compile(r"^(?!.*[,{(]\s*$)\s*(?:(?:public|private|protected|readonly|static|declare)\s+)*"
+                          r"([A-Za-z_$][\w$]*)\??\s*:\s*[^\s=:][^=]*?(?:=|;|$)")
 # Files tests read, not tests: code there is data (a linter's sample input may well hold `def test_x` or `assert`).
 _DATA = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots)/")
 _SHOWN = 3  # assertions quoted in a reason
@@ -292,7 +292,8 @@ class _Reading:
                 news.setdefault(seen.key, []).append(seen)
         for new in news.values():
             old = self._before(new[0])
-            if any(o.unit.collected and o.unit.kind == "test" for o in old) and not any(self._collected(n) for n in new):
+            was_collected = any(o.unit.collected and o.unit.kind == "test" for o in old)
+            if was_collected and not any(self._collected(n) for n in new):
                 found.append(Weakening("uncollected", new[0].path, new[0].label(), "is no longer collected by the "
                                        "test runner: its class left the `Test*` pattern or no longer runs"))
             if old and all(seen.unit.complete for seen in old + new):
@@ -528,7 +529,8 @@ class _NewDefinitions:
         scores = {index: count / max(len(lines), len(self.lines[index])) for index, count in shared.items()}
         for index in self.by_hunk.get((seen.change, seen.hunk), ()):
             candidate = self.seens[index]
-            if abs(candidate.unit.line - seen.unit.line) <= _SAME_PLACE and _related(seen.unit.name, candidate.unit.name):
+            near = abs(candidate.unit.line - seen.unit.line) <= _SAME_PLACE
+            if near and _related(seen.unit.name, candidate.unit.name):
                 scores[index] = max(scores.get(index, 0.0), _IN_PLACE)  # renamed where it stood
         best, best_score = None, 0.0
         for index, score in scores.items():
