@@ -64,7 +64,8 @@ def test_two_tests_merged_into_one_is_honest():
 
 def test_a_renamed_test_that_loses_its_assertions_is_rejected():
     renamed = _edit(LONG, 'def test_basic():\n    command = Command("hello")\n'
-                    '    result = run(command, ["--name", "x"])\n    assert result.exit_code == 0\n    assert result.output == "hello x\\n"\n',
+                    '    result = run(command, ["--name", "x"])\n    assert result.exit_code == 0\n'
+                    '    assert result.output == "hello x\\n"\n',
                     'def test_basic_completion():\n    command = Command("hello")\n    result = run(command, '
                     '["--name", "x"])\n    assert result.output is not None\n')
     _rejected(_with_fix(PY, LONG, renamed), "weaker")
