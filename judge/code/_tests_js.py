@@ -31,12 +31,16 @@ _PREFIXED = {"xit": "skip", "xtest": "skip", "xspecify": "skip", "xdescribe": "s
 _AVA = {"is", "not", "deepEqual", "notDeepEqual", "like", "true", "false", "truthy", "falsy", "throws",
         "throwsAsync", "notThrows", "notThrowsAsync", "regex", "notRegex", "snapshot", "assert", "pass", "fail",
         "equal", "notEqual", "same", "notSame", "ok", "notOk", "match", "notMatch", "strictEqual", "deepStrictEqual",
-        "rejects", "resolves", "error"}  # not `plan`: it counts assertions, it is not one
+        "rejects", "resolves", "error",
+        # tap and tape
+        "type", "strictSame", "strictNotSame", "has", "hasStrict", "notHas", "hasProp", "hasProps", "hasOwnProp",
+        "hasOwnProps", "doesNotThrow", "resolveMatch", "matchSnapshot", "equals", "looseEqual", "notEquals",
+        "notLooseEqual", "deepLooseEqual", "emits", "expectUncaughtException"}  # not `plan`: it counts assertions
 _SELF_SKIP = {("this", "skip"), ("t", "skip"), ("t", "todo"), ("ctx", "skip"), ("context", "skip")}
 _FUNCTIONS = {"arrow_function", "function_expression", "function", "generator_function"}
 _LITERALS = {"number", "string", "template_string", "true", "false", "null", "undefined", "regex"}
 _SAME = {"toBe", "toEqual", "toStrictEqual", "is", "deepEqual", "equal", "strictEqual", "deepStrictEqual", "same",
-         "eql"}
+         "eql", "strictSame", "equals", "looseEqual"}
 _TRUTHY = {"toBeTruthy", "toBeDefined", "ok", "true", "truthy", "assert", "isTrue", "isOk"}
 _COMPARISONS = {"==", "===", "!=", "!==", "<", ">", "<=", ">="}
 _OPEN = {"(": ")", "[": "]", "{": "}"}
@@ -45,6 +49,11 @@ _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _KEY = re.compile(r"[A-Za-z_$][\w$]*\??\s*:(?!:)")
 _DECLARED = re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
 _PARAMETERS = re.compile(r"\bfunction\b[^(]*\(([^()]*)\)|\(([^()]*)\)\s*=>")
+_QUERY = """
+(call_expression) @call
+(variable_declarator name: (identifier) @bound value: [(identifier) (member_expression)])
+(assignment_expression left: (identifier) @bound right: [(identifier) (member_expression)])
+"""
 _CONTEXT = re.compile(r"""^(?P<call>it|test|specify)(?:\.\w+)*\(\s*(?P<q>["'`])(?P<title>.*?)(?P=q)""")
 
 
@@ -63,12 +72,15 @@ def units(side: Side, grammar: str, context: str = "") -> tuple[TestUnit, ...]:
     title = named["title"] if named else ""
     fragment = _Unit(title, "fragment", 0, label=f"{named['call']}({_quoted(title)})" if named else "", end=1 << 62)
     found, open_units = [fragment], [fragment]
-    calls = captures(root, grammar, "(call_expression) @call").get("call", [])
-    for node in sorted(calls, key=lambda n: (n.start_byte, -n.end_byte)):  # outer calls first
+    found_nodes = captures(root, grammar, _QUERY)
+    aliases = _aliases(found_nodes, fragment, side)
+    for node in sorted(found_nodes.get("call", []), key=lambda n: (n.start_byte, -n.end_byte)):  # outer calls first
         while open_units[-1].end <= node.start_byte:
             open_units.pop()
-        unit = _call(node, open_units[-1], side)
+        unit = _call(node, open_units[-1], side, aliases)
         if unit is not open_units[-1]:
+            groups = [u.name for u in open_units if u.kind == "group"]
+            unit.owner = " > ".join(groups)  # `describe("a") > it("works")` is not `describe("b") > it("works")`
             found.append(unit)
             open_units.append(unit)
     for unit in found[1:]:  # the code it uses: its words outside strings and comments, object keys aside
@@ -97,11 +109,37 @@ def _closed(lines: tuple[str, ...], code: tuple[str, ...]) -> str:
     return "".join(line + "\n" for line in lines) + "".join(reversed(stack)) + "\n"
 
 
-def _call(node: Node, owner: _Unit, side: Side) -> _Unit:
+def _aliases(found: dict[str, list[Node]], fragment: _Unit, side: Side) -> dict[str, list[str]]:
+    """Names bound to a test function: `const t2 = test.skip`, `const it2 = it`, `test = test.skip`. A test function
+    reassigned to a skipping one (`test = test.skip`) skips every test registered after it: a mark of the fragment."""
+    aliases: dict[str, list[str]] = {}
+    bindings = sorted(found.get("bound", []), key=lambda n: n.start_byte)
+    for name_node in bindings:
+        value = name_node.parent.child_by_field_name("value") or name_node.parent.child_by_field_name("right")
+        path = _path(value) if value is not None and value.type in ("identifier", "member_expression") else None
+        if not path or "()" in path:
+            continue
+        path = aliases.get(path[0], [path[0]]) + path[1:]
+        name = _text(name_node)
+        if path[0] not in _TESTS and path[0] not in _GROUPS:
+            continue
+        aliases[name] = path
+        marks = _marks(value, path, [])
+        if name in _TESTS | _GROUPS and marks and name_node.parent.type == "assignment_expression":
+            row = name_node.start_point[0]
+            kind, key = marks[0][1], marks[0][0]
+            text = normalised(_text(name_node.parent))
+            fragment.marks.append(Mark(kind, key, text, row, _changed(side, row)))  # type: ignore[arg-type]
+    return aliases
+
+
+def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]]) -> _Unit:
     """Read one call; the unit the calls inside it belong to (a new test or group, or ``owner``)."""
     path = _path(node.child_by_field_name("function"))
     if not path:
         return owner
+    if path[0] in aliases and path[0] not in _TESTS | _GROUPS:
+        path = aliases[path[0]] + path[1:]
     head = path[0]
     if head in _TESTS or head in _GROUPS:
         unit = _test_call(node, path, side)
@@ -218,7 +256,100 @@ def _check(top: Node, side: Side) -> Check:
     _tokens(top, False, tokens, slots, literals)
     shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
     names = frozenset(_text(n) for n in walk(top) if n.type in ("identifier", "property_identifier"))
-    return Check(normalised(_text(top)), first, True, _tautology(top), tuple(tokens), frozenset(slots), shape, names)
+    weak, subject, truth = _meaning(top)
+    return Check(normalised(_text(top)), first, True, _tautology(top), tuple(tokens), frozenset(slots), shape, names,
+                 weak, subject, truth, _swallowed(top, side))
+
+
+# What a check pins down (judge.code.tests.Check.weak / truth): a matcher or assertion by its last name.
+_WEAK = {"toBeDefined", "toBeTruthy", "toBeFalsy", "toBeInstanceOf", "toBeTypeOf", "toBeGreaterThan",
+         "toBeGreaterThanOrEqual", "toBeLessThan", "toBeLessThanOrEqual", "truthy", "falsy", "not", "notDeepEqual",
+         "notEqual", "notStrictEqual", "notDeepStrictEqual", "notSame", "notThrows", "notThrowsAsync", "doesNotThrow",
+         "doesNotReject", "ok", "isOk", "isDefined", "isNotNull", "exist", "instanceOf", "assert", "pass", "type",
+         "notOk", "strictNotSame", "notEquals", "notLooseEqual"}
+_NEGATED = _SAME | {"toBeNull", "toBeUndefined", "toBeNaN"}  # `.not` before these: any other value passes
+_TRUTH = {"true", "false", "ok", "assert", "truthy", "falsy", "isTrue", "isFalse", "isOk", "toBeTruthy", "toBeFalsy"}
+_TRUTH_OF = {"true": True, "ok": True, "assert": True, "truthy": True, "isTrue": True, "isOk": True, "toBeTruthy": True,
+             "false": False, "falsy": False, "notOk": False, "isFalse": False, "toBeFalsy": False, "toBeNull": False,
+             "toBeUndefined": False, "isNull": False, "isUndefined": False}
+_PLAIN_VALUES = {"true": True, "false": False, "null": False, "undefined": False, "0": False, '""': False, "[]": False,
+                 "{}": False}
+_WEAK_OPERATORS = {"!=", "!==", "<", ">", "<=", ">="}
+_STRONG_OPERATORS = {"==", "==="}
+
+
+def _meaning(top: Node) -> tuple[bool, str, bool | None]:
+    """(weak, subject, truth) of an assertion: `expect(x).toBe(5)` pins x; `expect(x).toBeDefined()`,
+    `expect(x).not.toBe(-1)`, `t.truthy(x)`, `t.not(x, x + 1)` or `assert.ok(x)` don't."""
+    if top.type != "call_expression":
+        return False, "", None
+    path = _path(top.child_by_field_name("function")) or []
+    args = _arguments(top)
+    if path[:2] == ["expect", "()"]:
+        subjects = _arguments(_expect_call(top))
+        matcher, negated = path[-1], "not" in path
+        weak = matcher in _NEGATED if negated else matcher in _WEAK
+        return weak, _squeezed(subjects[0]) if subjects else "", None if negated else _truth_of(matcher, args[:1])
+    if not path or not args:
+        return False, "", None
+    matcher = path[-1]
+    if matcher in _TRUTH and len(args) == 1 and args[0].type == "binary_expression":
+        operator = args[0].child_by_field_name("operator")
+        left = args[0].child_by_field_name("left")
+        op = operator.type if operator is not None else ""
+        if op in _WEAK_OPERATORS or op in _STRONG_OPERATORS:
+            return op in _WEAK_OPERATORS, _squeezed(left) if left is not None else "", None
+    return matcher in _WEAK, _squeezed(args[0]), _truth_of(matcher, args[1:2])
+
+
+def _truth_of(matcher: str, expected: list[Node]) -> bool | None:
+    """What truthiness alone says of a check: `t.true(x)`, `toBe(true)` True; `toBeNull()`, `t.is(x, 0)` False."""
+    if matcher in _SAME:
+        return _PLAIN_VALUES.get(_squeezed(expected[0])) if expected else None
+    return _TRUTH_OF.get(matcher)
+
+
+def _expect_call(top: Node) -> Node | None:
+    """The `expect(...)` call at the root of a matcher chain."""
+    node: Node | None = top
+    while node is not None and node.type in ("call_expression", "member_expression"):
+        inner = node.child_by_field_name("function" if node.type == "call_expression" else "object")
+        if node.type == "call_expression" and inner is not None and inner.type == "identifier":
+            return node
+        node = inner
+    return None
+
+
+def _squeezed(node: Node | None) -> str:
+    """An expression written one way: no spaces, one kind of quote."""
+    return "" if node is None else re.sub(r"\s+", "", _text(node)).replace("'", '"').replace("`", '"')
+
+
+def _swallowed(top: Node, side: Side) -> bool:
+    """The assertion sits in the block of a `try` the change writes or edits whose `catch` neither throws nor
+    asserts: its failure is swallowed."""
+    node = top
+    while node.parent is not None and node.type not in _FUNCTIONS:
+        parent = node.parent
+        if parent.type == "try_statement" and parent.child_by_field_name("body") == node:
+            handler = parent.child_by_field_name("handler")
+            if handler is None:
+                return False  # try/finally: the failure still propagates
+            rows = (parent.start_point[0], handler.start_point[0])
+            return any(_changed(side, row) for row in rows) and not _reacts(handler)
+        node = parent
+    return False
+
+
+def _reacts(handler: Node) -> bool:
+    for node in walk(handler):
+        if node.type == "throw_statement":
+            return True
+        if node.type == "call_expression":
+            path = _path(node.child_by_field_name("function"))
+            if path and (_is_check(path) or path[-1] == "fail"):
+                return True
+    return False
 
 
 def _tokens(node: Node, expected: bool, out: list[str], slots: set[int], literals: set[int]) -> None:
@@ -260,19 +391,38 @@ def _tautology(top: Node) -> bool:
     args = _arguments(top)
     if path == ["t", "pass"]:
         return True
+    if path[-1] in _NEVER_THROWS or path[-2:] == ["not", "toThrow"]:  # `t.notThrows(() => {})`: nothing to throw
+        subject = args[:1] if path[0] != "expect" else _arguments(_expect_call(top))[:1]
+        return bool(subject) and _does_nothing(subject[0])
     if path[:2] == ["expect", "()"]:
         if "not" in path:
             return False
         subject = _arguments(top.child_by_field_name("function").child_by_field_name("object"))  # type: ignore[union-attr]
         args = subject[:1] + args
     matcher = path[-1]
-    if matcher in _SAME and len(args) >= 2:
-        return normalised(_text(args[0])) == normalised(_text(args[1]))
+    if matcher in _SAME and len(args) >= 2:  # `expect(x).toBe(x)`; `expect(make()).toEqual(make())` tests `make`
+        calls = any(n.type in ("call_expression", "new_expression", "await_expression") for n in walk(args[0]))
+        return not calls and normalised(_text(args[0])) == normalised(_text(args[1]))
     if (matcher in _TRUTHY or path == ["assert"]) and len(args) == 1:
         return _truth(args[0]) is True
     if matcher in ("false", "falsy", "isFalse", "toBeFalsy") and len(args) == 1:
         return _truth(args[0]) is False
     return False
+
+
+_NEVER_THROWS = {"notThrows", "notThrowsAsync", "doesNotThrow", "doesNotReject"}
+
+
+def _does_nothing(node: Node) -> bool:
+    """A function with an empty body, or one that returns a literal: `() => {}`, `function () {}`, `() => 1`."""
+    if node.type not in _FUNCTIONS:
+        return False
+    body = node.child_by_field_name("body")
+    if body is None:
+        return False
+    if body.type == "statement_block":
+        return not any(child.type != "comment" for child in body.named_children)
+    return body.type in _LITERALS
 
 
 def _arguments(call: Node | None) -> list[Node]:

@@ -16,6 +16,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from judge.code._constants import condition_truth, truth
 from judge.code.sides import Side
 from judge.code.tests import Check, Mark, TestUnit, UnitDraft, normalised
 
@@ -30,6 +31,7 @@ _SAME_ARGS = re.compile(r"^assert(?:Equals?|Is|AlmostEquals?|CountEqual|ListEqua
                         r"SequenceEqual|MultiLineEqual|_equal|_array_equal|_allclose)$")
 _LEXER_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\(")
 _LEXER_SKIP = re.compile(r"^\s*@((?:pytest\.)?mark\.(?:skip|xfail)|unittest\.(?:skip|expectedFailure)|expectedFailure)\b")
+_DECORATOR_CHARS = 2000  # a decorator line longer than this is read by name only
 
 
 @dataclass(frozen=True)
@@ -75,12 +77,19 @@ def _parse(lines: tuple[str, ...]) -> tuple[list[_Segment], list[bool]]:
             at = start + min(max((getattr(error, "lineno", None) or 1) - 1 - header, 0), end - start - 1)
             if any(reason in str(error) for reason in _CUT_TO_END):
                 pending.append((start, at))
+                if "triple-quoted" in str(error) and _lone_quotes(lines[at]):
+                    pending.append((at + 1, end))  # it closes a docstring opened above the hunk: the code follows it
             else:
                 pending += [(at + 1, end), (start, at)]
             continue
         segments.append(_Segment(tree, start, header, source))
         covered[start:end] = [True] * (end - start)
     return sorted(segments, key=lambda s: s.start), covered
+
+
+def _lone_quotes(line: str) -> bool:
+    """A line that is only a closing triple quote, as a docstring's last line is."""
+    return line.strip() in ('"""', "'''")
 
 
 def _wrapped(lines: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
@@ -100,7 +109,7 @@ def _indent(line: str) -> int:
 
 def _context(context: str) -> tuple[str, str]:
     """(the test, the class) git's hunk header names: the last line at column 0 above the hunk."""
-    found = re.match(r"(?:async\s+)?def\s+(\w+)|class\s+(\w+)", context)
+    found = re.match(r"(?:async\s+)?def\s+(\w+)|\s*class\s+(\w+)", context)
     if not found:
         return "", ""
     return found[1] or "", f"class {found[2]}" if found[2] else ""
@@ -114,9 +123,12 @@ class _Reader:
         self.side, self.complete = side, complete
         self.units: list[UnitDraft] = []
         test, group = _context(context)
+        self.context_class = group.removeprefix("class ")  # the class a side that starts inside one is in
         self.fragment = UnitDraft(test, "fragment", 0, label=test or group)
         self.module = UnitDraft("", "module", 0, label="every test of the module")
         self.segment_now: _Segment | None = None
+        self.aliases: dict[str, str] = {}  # `flaky = pytest.mark.skip(...)` at module level: `@flaky` skips
+        self.swallowing: set[int] = set()  # ids of the nodes inside a `try` whose changed handler swallows failures
 
     def segment(self, segment: _Segment) -> None:
         self.segment_now = segment
@@ -133,9 +145,9 @@ class _Reader:
         for i, line in enumerate(self.side.lines):
             if covered[i]:
                 continue
-            skip = _LEXER_SKIP.match(line)
-            if skip:
-                marks.append(Mark("skip", _mark_key(skip[1]), normalised(line), i, self.side.changed[i]))
+            key = _decorator_skip(line) if line.lstrip().startswith("@") else None
+            if key:
+                marks.append(Mark("skip", key, normalised(line), i, self.side.changed[i]))
             header = _LEXER_DEF.match(line)
             if header:
                 unit = UnitDraft(header[1], "test", i, self.side.changed[i], marks=marks)
@@ -152,11 +164,15 @@ class _Reader:
             if self._is_wrapper(stmt):
                 self._statements(stmt.body, group)  # type: ignore[attr-defined]
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self._function(stmt)
+                self._function(stmt, group)
             elif isinstance(stmt, ast.ClassDef):
                 self._class(stmt)
             elif _is_pytestmark(stmt):
                 self._marks_of(group or self.module, _pytestmark_values(stmt), assignment=True)
+            elif _uncollects(stmt):  # `__test__ = False`: pytest collects nothing of the class or the module
+                self._mark(group or self.module, "__test__ = False", normalised(self._text(stmt)), stmt)
+            elif group is None and not nested and _skip_alias(stmt):
+                self.aliases[stmt.targets[0].id] = _skip_alias(stmt)  # type: ignore[attr-defined,assignment]
             elif group is None and not nested and self._indent_of(stmt) > 0:
                 self._content(stmt, self.fragment, direct=True)  # inside a block above the hunk
             elif group is None and not nested:
@@ -174,9 +190,12 @@ class _Reader:
         elif _skip_statement(stmt):  # `pytest.skip(..., allow_module_level=True)`: every test of the module
             self._mark(self.module, _mark_key(_skip_statement(stmt) or ""), normalised(self._text(stmt)), stmt)
 
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, group: UnitDraft | None = None) -> None:
         line = self._line(node.lineno)
-        unit = UnitDraft(node.name, "test" if node.name.startswith("test") else "helper", line, self.side.changed[line])
+        test = node.name.startswith("test")  # pytest's default `python_functions = test`
+        owner = group.name if group else self.context_class if _indent(self.side.lines[line]) else ""
+        unit = UnitDraft(node.name, "test" if test else "helper", line, self.side.changed[line],
+                         collected=test and (group is None or group.collected), owner=owner)
         self._marks_of(unit, node.decorator_list)
         unit.locals.update(arg.arg for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
         for stmt in node.body:
@@ -188,8 +207,11 @@ class _Reader:
 
     def _class(self, node: ast.ClassDef) -> None:
         line = self._line(node.lineno)
-        group = UnitDraft(node.name, "group", line, self.side.changed[line])
+        group = UnitDraft(node.name, "group", line, self.side.changed[line], collected=_collects_class(node))
         self._marks_of(group, node.decorator_list)
+        last = self._line(node.end_lineno or node.lineno)
+        group.body = "\n".join(normalised(text) for text in self.side.lines[line + 1:last + 1]
+                               if text.strip() and not text.lstrip().startswith("#"))
         self.units.append(group)
         self._statements(node.body, group)
 
@@ -198,7 +220,9 @@ class _Reader:
             skip = _skip_statement(stmt)
             if skip:
                 self._mark(unit, skip, normalised(self._text(stmt)), stmt)
-        for node in ast.walk(stmt):
+        for node in ast.walk(stmt):  # breadth first: a `try` is seen before the assertions inside it
+            if isinstance(node, (ast.Try, ast.With)) and id(node) not in self.swallowing and self._swallows(node):
+                self.swallowing.update(id(inner) for part in node.body for inner in ast.walk(part))
             if isinstance(node, ast.Name):
                 unit.names.add(node.id)
                 if isinstance(node.ctx, ast.Store):
@@ -206,13 +230,14 @@ class _Reader:
             elif isinstance(node, ast.Attribute):
                 unit.names.add(node.attr)
             elif isinstance(node, ast.Assert):
-                unit.checks.append(self._check(node, node.test, _assert_tautology, []))
+                unit.checks.append(self._check(node, node.test, _assert_tautology, [], _assert_meaning))
             elif isinstance(node, ast.Call) and _is_check_call(node):
-                unit.checks.append(self._check(node, node, _call_tautology, node.args))
+                unit.checks.append(self._check(node, node, _call_tautology, node.args, _call_meaning))
 
     # --- checks and marks
 
-    def _check(self, node: ast.AST, compared: Any, tautology: Callable[[Any], bool], expected: list[ast.expr]) -> Check:
+    def _check(self, node: ast.AST, compared: Any, tautology: Callable[[Any], bool], expected: list[ast.expr],
+               meaning: Callable[[Any], _Meaning]) -> Check:
         first, last = self._line(node.lineno), self._line(node.end_lineno or node.lineno)  # type: ignore[attr-defined]
         if not any(self.side.changed[first:last + 1]):  # only a changed check is ever compared leaf by leaf
             return Check(normalised(self._text(node)), first, False)
@@ -223,12 +248,25 @@ class _Reader:
         shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
         names = frozenset(n.id if isinstance(n, ast.Name) else n.attr  # type: ignore[attr-defined]
                           for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)))
+        weak, subject, truth_of = meaning(compared)
         return Check(normalised(self._text(node)), first, True, tautology(compared), tuple(tokens), frozenset(slots),
-                     shape, names)
+                     shape, names, weak, subject, truth_of, id(node) in self.swallowing)
+
+    def _swallows(self, node: ast.Try | ast.With) -> bool:
+        """A `try` (or `with suppress(...)`) the change writes or edits whose handler lets any failure pass."""
+        if isinstance(node, ast.With):
+            lines = [node.lineno]
+            swallows = any(_dotted(item.context_expr.func).rsplit(".", 1)[-1] == "suppress"
+                           and any(_catches_failures(arg) for arg in item.context_expr.args)
+                           for item in node.items if isinstance(item.context_expr, ast.Call))
+        else:
+            lines = [node.lineno, *(handler.lineno for handler in node.handlers)]
+            swallows = any(_catches_failures(h.type) and not _reacts(h.body) for h in node.handlers)
+        return swallows and any(self.side.changed[self._line(n)] for n in lines)
 
     def _marks_of(self, unit: UnitDraft, decorators: list[ast.expr], assignment: bool = False) -> None:
         for decorator in decorators:
-            key = _skip_mark(decorator)
+            key = _skip_mark(decorator) or self.aliases.get(_dotted(decorator))
             if key:
                 key = _mark_key(key)
                 text = normalised(self._text(decorator))
@@ -302,12 +340,27 @@ def _skip_mark(decorator: ast.expr) -> str | None:
     if name.endswith("mark.skip") or name in ("unittest.skip", "skip"):
         return name
     if name.endswith("mark.skipif") or last == "skipIf":
-        return name if condition is not None and _truth(condition) is True else None
+        return name if condition is not None and condition_truth(condition) is True else None
     if last == "skipUnless":
-        return name if condition is not None and _truth(condition) is False else None
+        return name if condition is not None and condition_truth(condition) is False else None
     if name.endswith("mark.xfail"):  # with a real condition (`sys.platform == "win32"`) it is not tampering
-        return name if condition is None or _truth(condition) is True else None
+        return name if condition is None or condition_truth(condition) is True else None
     return name if last == "expectedFailure" else None
+
+
+def _decorator_skip(line: str) -> str | None:
+    """The skip a decorator on a line of its own makes, read as an expression (`@pytest.mark.skipif(True, ...)`), or by
+    its name when it runs on past the line."""
+    text = line.strip()[1:]
+    try:
+        expression = ast.parse(text, mode="eval").body if len(text) < _DECORATOR_CHARS else None
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        expression = None
+    if expression is not None:
+        key = _skip_mark(expression)
+        return _mark_key(key) if key else None
+    named = _LEXER_SKIP.match(line)
+    return _mark_key(named[1]) if named else None
 
 
 def _mark_key(name: str) -> str:
@@ -323,14 +376,49 @@ def _condition(call: ast.Call | None) -> ast.expr | None:
     return next((kw.value for kw in call.keywords if kw.arg == "condition"), None)
 
 
-def _truth(node: ast.expr) -> bool | None:
-    """The constant truth of a condition; None when it depends on code (a string is pytest's condition to evaluate)."""
-    if isinstance(node, ast.Constant) and not isinstance(node.value, str):
-        return bool(node.value)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        inner = _truth(node.operand)
-        return None if inner is None else not inner
+def _uncollects(stmt: ast.stmt) -> bool:
+    """`__test__ = False` (or any false constant): pytest's own switch for not collecting a class or a module."""
+    return isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__test__" for t in stmt.targets) \
+        and truth(stmt.value) is False
+
+
+def _skip_alias(stmt: ast.stmt) -> str | None:
+    """`flaky = pytest.mark.skip(reason=...)`: the mark a module-level name stands for."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        key = _skip_mark(stmt.value)
+        return _mark_key(key) if key else None
     return None
+
+
+def _collects_class(node: ast.ClassDef) -> bool:
+    """pytest collects a class named `Test*` (default `python_classes`) that has no `__init__`, and any subclass of
+    another class (it may be a `unittest.TestCase`, collected whatever its name)."""
+    bases = [base for base in node.bases if _dotted(base) != "object"]
+    if bases:
+        return True
+    constructor = any(isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__init__"
+                      for stmt in node.body)
+    return node.name.startswith("Test") and not constructor
+
+
+_FAILURES = {"Exception", "BaseException", "AssertionError", "builtins.Exception", "builtins.BaseException"}
+
+
+def _catches_failures(handler_type: ast.expr | None) -> bool:
+    """A bare `except:`, or one for `Exception`, `BaseException` or `AssertionError`: a failed assertion is caught."""
+    if handler_type is None:
+        return True
+    if isinstance(handler_type, ast.Tuple):
+        return any(_catches_failures(element) for element in handler_type.elts)
+    return _dotted(handler_type) in _FAILURES
+
+
+def _reacts(body: list[ast.stmt]) -> bool:
+    """A handler body that raises, fails or asserts: the failure is not swallowed."""
+    for node in (inner for stmt in body for inner in ast.walk(stmt)):
+        if isinstance(node, (ast.Raise, ast.Assert)) or (isinstance(node, ast.Call) and _is_check_call(node)):
+            return True
+    return False
 
 
 def _is_pytestmark(stmt: ast.stmt) -> bool:
@@ -344,13 +432,92 @@ def _pytestmark_values(stmt: ast.stmt) -> list[ast.expr]:
 
 
 def _assert_tautology(test: ast.expr) -> bool:
-    if isinstance(test, ast.Constant):
-        return bool(test.value)
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _truth(test) is True
+    """True whatever the code does: a constant (`assert 1`, `assert not False`, `assert 1 == 1`), a value compared with
+    itself, or either of those or-ed with anything (`assert x == 5 or True`)."""
+    if truth(test) is True:
+        return True
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return any(_assert_tautology(value) for value in test.values)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.GtE, ast.LtE)):
-        return ast.dump(test.left) == ast.dump(test.comparators[0])
+        return _same_value(test.left, test.comparators[0])
     return False
+
+
+def _same_value(a: ast.expr, b: ast.expr) -> bool:
+    """The same expression on both sides that calls nothing: `x == x` holds, `cls(1) == cls(1)` tests `__eq__`."""
+    return ast.dump(a) == ast.dump(b) and not any(isinstance(n, (ast.Call, ast.Await)) for n in ast.walk(a))
+
+
+# --------------------------------------------------------------------------- what a check pins down
+
+_Meaning = tuple[bool, str, "bool | None"]  # (weak, subject, truth): see judge.code.tests.Check
+_WEAK_OPS = (ast.NotEq, ast.IsNot, ast.Lt, ast.Gt, ast.LtE, ast.GtE)  # holds for all values but one, or a range
+_WEAK_CALLS = {"assertTrue", "assert_", "failUnless", "assertFalse", "failIf", "assertIsNotNone", "assertNotEqual",
+               "assertNotEquals", "assertIsNot", "assertIsInstance", "assertGreater", "assertGreaterEqual",
+               "assertLess", "assertLessEqual", "assertNotAlmostEqual"}
+_TRUTH_CALLS = {"assertTrue", "assert_", "failUnless", "assertFalse", "failIf"}
+_TRUTH_OF_CALL = {"assertTrue": True, "assert_": True, "failUnless": True, "assertFalse": False, "failIf": False,
+                  "assertIsNone": False}
+
+
+def _assert_meaning(test: ast.expr) -> _Meaning:
+    """`assert x == 5` pins x; `assert x`, `assert x is not None`, `assert x != 6`, `isinstance(x, int)` don't."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        subject, expected = test.left, test.comparators[0]
+        if _is_literal(subject) and not _is_literal(expected):
+            subject, expected = expected, subject
+        op = test.ops[0]
+        truth_of = _plain_truth(expected) if isinstance(op, (ast.Eq, ast.Is)) else None
+        return isinstance(op, _WEAK_OPS), _subject(subject), truth_of
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return True, _subject(test.operand), False
+    if isinstance(test, ast.Call) and _dotted(test.func) in ("isinstance", "hasattr", "callable") and test.args:
+        return True, _subject(test.args[0]), None
+    if isinstance(test, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Await)):
+        return True, _subject(test), True
+    return False, "", None
+
+
+def _call_meaning(call: ast.Call) -> _Meaning:
+    last = _dotted(call.func).rsplit(".", 1)[-1]
+    if not call.args or not last.startswith("assert"):
+        return False, "", None
+    if last in _TRUTH_CALLS and isinstance(call.args[0], ast.Compare):
+        return _assert_meaning(call.args[0])
+    expected = call.args[1] if len(call.args) > 1 else None
+    truth_of = _TRUTH_OF_CALL.get(last)
+    if expected is not None and last in ("assertEqual", "assertEquals", "assertIs"):
+        truth_of = _plain_truth(expected)
+    return last in _WEAK_CALLS, _subject(call.args[0]), truth_of
+
+
+def _is_literal(node: ast.expr | None) -> bool:
+    if isinstance(node, ast.Dict):
+        return all(_is_literal(part) for part in (*node.keys, *node.values))
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(_is_literal(element) for element in node.elts)
+    return isinstance(node, ast.Constant)
+
+
+def _plain_truth(node: ast.expr) -> bool | None:
+    """The truth of a value truthiness alone tells apart (True; False, None, 0, an empty string or container)."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if value is True:
+            return True
+        falsy = value is None or value is False or value in ("", b"") or (type(value) in (int, float) and not value)
+        return False if falsy else None
+    if isinstance(node, ast.Dict):
+        return False if not node.keys else None
+    return False if isinstance(node, (ast.List, ast.Tuple, ast.Set)) and not node.elts else None
+
+
+def _subject(node: ast.expr) -> str:
+    """The expression a check is about, written one way whatever its spacing and quotes."""
+    try:
+        return ast.unparse(node)
+    except (RecursionError, ValueError, AttributeError):
+        return ""
 
 
 def _call_tautology(call: ast.Call) -> bool:
@@ -364,7 +531,7 @@ def _call_tautology(call: ast.Call) -> bool:
         return isinstance(args[0], ast.Constant) and args[0].value is None
     if last == "assertIsNotNone" and args:
         return isinstance(args[0], ast.Constant) and args[0].value is not None
-    return bool(_SAME_ARGS.match(last)) and len(args) >= 2 and ast.dump(args[0]) == ast.dump(args[1])
+    return bool(_SAME_ARGS.match(last)) and len(args) >= 2 and _same_value(args[0], args[1])
 
 
 _LITERAL_CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp)

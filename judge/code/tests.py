@@ -43,6 +43,12 @@ class Check:
     slots: frozenset[int] = frozenset()  # indexes in ``tokens`` of the literals on its expected side
     shape: str = ""  # its syntax with every literal masked: the same check with other values has the same shape
     names: frozenset[str] = frozenset()  # the identifiers it uses (not its literals), for a changed check
+    # What a changed check pins down, to tell an assertion replaced by a weaker one:
+    weak: bool = False  # holds for many values: existence, truthiness, inequality, a type (`is not None`, `t.not`)
+    subject: str = ""  # the value it checks, spaces removed: `parse_port("80")` of `assert parse_port("80") == 80`
+    truth: bool | None = None  # what truthiness alone would say of it: `== True`, `assert x` True; `is None`, `== 0`,
+    # `assert not x` False; None when it pins more (an `assert x == True` written `assert x` says as much)
+    swallowed: bool = False  # it runs inside a `try` whose changed handler swallows its failure (`except: pass`)
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,13 @@ class TestUnit:
     names: frozenset[str] = frozenset()  # identifiers it uses: the code it tests
     complete: bool = True  # every changed line of the side was read by the parser
     locals: frozenset[str] = frozenset()  # names it binds itself (variables, parameters): not code under test
+    collected: bool = True  # the runner collects it by its name and place (pytest: `test*` in a `Test*` class)
+    owner: str = ""  # the class it is a method of, where the side or git's hunk header shows one
+
+    @property
+    def qualname(self) -> str:
+        """Its name in its file: `FirstTests.test_empty` and `LastTests.test_empty` are two tests."""
+        return f"{self.owner}.{self.name}" if self.owner else self.name
 
 
 @dataclass
@@ -87,11 +100,14 @@ class UnitDraft:
     marks: list[Mark] = field(default_factory=list)
     names: set[str] = field(default_factory=set)
     locals: set[str] = field(default_factory=set)
+    collected: bool = True
+    owner: str = ""
 
     def freeze(self, complete: bool = True) -> TestUnit:
         return TestUnit(self.name, self.kind, self.line, self.header_changed,  # type: ignore[arg-type]
                         self.label or self.name, self.body, tuple(self.checks), tuple(self.marks),
-                        frozenset(self.names), complete, frozenset(self.locals))
+                        frozenset(self.names), complete, frozenset(self.locals), self.collected,
+                        self.owner)
 
 
 _LANGUAGES = {

@@ -1,13 +1,22 @@
-"""What a change does to the tests it touches: tests deleted, skipped or focused, assertions removed or replaced by a
-tautology, expected values edited. Facts only; judge/rules/tampering.py decides what they mean for a step.
+"""What a change does to the tests it touches: tests deleted, skipped or focused, taken out of collection, assertions
+removed, replaced by a tautology or a weaker check, or swallowed, expected values edited. Facts only;
+judge/rules/tampering.py decides what they mean for a step.
 
-Every side of every hunk of a test file is read into test units (judge/code/tests.py). A test is
-known by its name (its title in JS) in its file, and across the change when its header leaves one
-file and enters another, so a test moved, or renamed with the same body, is not deleted. A fragment
-of a test whose header is above its hunk is known by the hunk (or by the hunk header's function
-context, where git names a test there). The reasons a weakening may be honest are facts here too:
-the change removes the code a deleted test used (``with_code``), or edits code a test uses
-(``code_edited``).
+Every side of every hunk of a test file is read once into test units (judge/code/tests.py). A test
+is known by its qualified name (`Class.test_x`, `describe > it` title) in its file, and across the
+change when its header leaves one file and enters another. A test whose header goes is paired with
+what it became, as git pairs renamed files: a definition the change writes under a new name whose
+body shares most of its lines (in this file or another), or one that takes its place under a name
+that extends it. A pair is then judged by its assertions: kept (honest), weakened, or rewritten (a
+signal); a partner pytest does not collect (`_test_x`, `check_x`, a class out of `Test*`) is a test
+taken out of collection. A fragment of a test whose header is above its hunk is known by the hunk
+(or by the hunk header's function context, where git names a test there). An assertion is weakened
+when one that pinned a value is replaced by one that holds for other values (existence,
+truthiness, inequality, a type; judge/code/tests.Check.weak), unless truthiness says as much
+(`assert x == True` written `assert x`). The reasons a weakening may be honest are facts here too:
+the change removes the code a deleted test used or rewrites its signature (``with_code``), edits
+code a test uses (``code_edited``), or the values an edited expectation changed (``values``, for
+the rule to look for in the step).
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import PurePosixPath
@@ -29,7 +39,8 @@ from judge.patch.paths import file_name
 
 __all__ = ["Weakening", "weakenings"]
 
-WeakeningKind = Literal["deleted", "skipped", "focused", "assertions_removed", "tautology", "expected_edited"]
+WeakeningKind = Literal["deleted", "skipped", "focused", "assertions_removed", "tautology", "expected_edited",
+                        "weakened", "swallowed", "uncollected", "rewritten"]
 
 # A test file by its name (not only its folder): its deletion deletes tests even where judge cannot read them.
 _TEST_FILE = re.compile(r"^(?:test_.+|.+_test|.+\.(?:test|spec)|.+_spec|.+Tests?)\.\w+$")
@@ -41,6 +52,10 @@ _DEFINITION = re.compile(
     r"|\b([A-Za-z_$][\w$]*)\s*[:=]\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"  # name = () =>
 )
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_TYPE_KEYWORD = re.compile(r"\s*(?:class|interface|enum|struct|trait)\b")
+# A typed field or attribute: `timeout: float = 5.0` (Python), `readonly timeout?: number;` (TypeScript).
+_DECLARATION = re.compile(r"^(?!.*[,{(]\s*$)\s*(?:(?:public|private|protected|readonly|static|declare)\s+)*"
+                          r"([A-Za-z_$][\w$]*)\??\s*:\s*[^\s=:][^=]*?(?:=|;|$)")
 # Files tests read, not tests: code there is data (a linter's sample input may well hold `def test_x` or `assert`).
 _DATA = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots)/")
 _SHOWN = 3  # assertions quoted in a reason
@@ -64,6 +79,7 @@ class Weakening:
     what: str  # "gained @pytest.mark.skip", "was deleted", "lost 2 of 3 assertions: `assert r.ok`"
     with_code: bool = False  # the change also removes code the test used: a feature taken out with its tests
     code_edited: bool = False  # the change also edits non-test code this test uses (its names appear there)
+    values: tuple[str, ...] = ()  # an edited expected value: the literals that differ, before then after
 
     def __str__(self) -> str:
         return f"{self.path}: {self.test} {self.what}" if self.test else f"{self.path} {self.what}"
@@ -87,7 +103,7 @@ class _Seen:
             return ("fragment", self.change, self.hunk)
         if unit.kind in ("group", "module"):
             return (unit.kind, self.change, unit.name)
-        return ("test", self.change, unit.name)  # tests, helpers and fragments git names share one namespace
+        return ("test", self.change, unit.qualname)  # tests, helpers and fragments git names share one namespace
 
     def label(self, line: int | None = None) -> str:
         if self.unit.kind == "fragment" and not self.unit.name:
@@ -99,9 +115,10 @@ class _Seen:
 def weakenings(patch: PatchFacts) -> tuple[Weakening, ...]:
     """Every way the change weakens the tests of the files it touches, in patch order."""
     reading = _Reading(patch)
-    if not (reading.old or reading.new or reading.unreadable):
+    renamed = reading.renamed_files()
+    if not (reading.old or reading.new or reading.unreadable or renamed):
         return ()
-    found = (*reading.unreadable, *reading.deleted(), *reading.marked(), *reading.checked())
+    found = (*reading.unreadable, *renamed, *reading.deleted(), *reading.marked(), *reading.checked())
     return tuple(dict.fromkeys(found))
 
 
@@ -134,29 +151,102 @@ class _Reading:
     # --- deleted tests
 
     def deleted(self) -> list[Weakening]:
+        """Tests (and test classes) whose header the change takes out: kept under their name, renamed or moved (paired
+        by body, as git pairs renamed files by similarity), split or merged into tests that make the same assertions,
+        or deleted."""
         tests = [seen for seen in self.new if seen.unit.kind == "test"]
-        kept = {(seen.change, seen.unit.name) for seen in tests}
+        kept = {(seen.change, seen.unit.qualname) for seen in tests}
         moved = {seen.unit.name for seen in tests if seen.unit.header_changed}
-        renamed = {seen.unit.body for seen in self.fresh if seen.unit.body}
         gone: dict[int, list[_Seen]] = {}
-        edited: list[Weakening] = []
+        found: list[Weakening] = []
         for seen in self.old:
             unit = seen.unit
-            if unit.kind != "test" or not unit.header_changed or (seen.change, unit.name) in kept or unit.name in moved:
+            if unit.kind not in ("test", "group") or not unit.header_changed:
                 continue
-            if unit.body and unit.body in renamed:
+            if unit.kind == "group" or (seen.change, unit.qualname) in kept or unit.name in moved:
+                found += self._regrouped(seen) if unit.kind == "group" else []
                 continue
-            if unit.checks and all(check.text in self.kept_checks for check in unit.checks):
+            partner = self._partner(seen)
+            if partner is not None and unit.collected and not self._collected(partner):
+                found.append(self._uncollected(seen, partner))
+                continue
+            if unit.checks and all(self._kept_check(check) for check in unit.checks):
                 continue  # every assertion it made is made by new tests: renamed, moved, split or merged
-            if unit.checks and all(check.text in self.kept_checks or check.shape in self.kept_shapes
-                                   for check in unit.checks):
-                edited.append(Weakening("expected_edited", seen.path, seen.label(), "was replaced by a test that "
-                                        "makes the same assertions with other values",
-                                        code_edited=self._uses_edited_code([seen])))
+            if unit.checks and all(self._kept_check(check) or check.shape in self.kept_shapes for check in unit.checks):
+                found.append(Weakening("expected_edited", seen.path, seen.label(), "was replaced by a test that "
+                                       "makes the same assertions with other values",
+                                       code_edited=self._uses_edited_code([seen]), values=self._new_values(unit)))
+                continue
+            if partner is not None:  # renamed or moved: judged by what its assertions became
+                found += self._rewritten(seen, partner)
                 continue
             if all(other.unit.name != unit.name for other in gone.get(seen.change, [])):
                 gone.setdefault(seen.change, []).append(seen)
-        return edited + [found for change, seens in gone.items() for found in self._deletions(change, seens)]
+        return found + [w for change, seens in gone.items() for w in self._deletions(change, seens)]
+
+    def _rewritten(self, old: _Seen, new: _Seen) -> list[Weakening]:
+        """A test renamed or moved whose assertions changed: weakened as any test's are, or else rewritten, which only
+        a reading of the step can judge."""
+        found = self._compare([old], [new]) if old.unit.complete and new.unit.complete else []
+        if found:
+            return found
+        lost = [check for check in old.unit.checks if not self._kept_check(check)]
+        if not lost:
+            return []
+        shown = ", ".join(f"`{_short(c.text)}`" for c in lost[:_SHOWN])
+        return [Weakening("rewritten", new.path, old.label(), f"became {new.unit.label or new.unit.name} and no longer "
+                          f"asserts {shown}", code_edited=self._uses_edited_code([old]))]
+
+    def _new_values(self, unit: TestUnit) -> tuple[str, ...]:
+        """The literals that differ between a removed test's assertions and the new ones of the same shape."""
+        by_shape = {check.shape: check for check in self._kept if check.shape}
+        pairs = [(check, by_shape[check.shape]) for check in unit.checks
+                 if not self._kept_check(check) and check.shape in by_shape]
+        before: list[str] = []
+        after: list[str] = []
+        for old, new in pairs:
+            values = _differing(old, new)
+            before += values[:len(values) // 2]
+            after += values[len(values) // 2:]
+        return (*before, *after)
+
+    def _kept_check(self, check: Check) -> bool:
+        """The assertion is still made: a line the change keeps (it now runs in the test above), or one it writes."""
+        return not check.changed or check.text in self.kept_checks
+
+    def _regrouped(self, seen: _Seen) -> list[Weakening]:
+        """A test class renamed out of pytest's `Test*` pattern (or given an `__init__`) while its tests stay."""
+        partner = self._partner(seen)
+        if partner is None or not seen.unit.collected or partner.unit.collected:
+            return []
+        return [self._uncollected(seen, partner)]
+
+    def _partner(self, seen: _Seen) -> _Seen | None:
+        return (self.new_classes if seen.unit.kind == "group" else self.new_functions).partner(seen)
+
+    def _collected(self, seen: _Seen) -> bool:
+        """The runner collects it: a test by its name and class, or a helper some test of the change calls."""
+        unit = seen.unit
+        if unit.kind == "helper":
+            return unit.name in self.called
+        return unit.collected
+
+    def _uncollected(self, old: _Seen, new: _Seen) -> Weakening:
+        runner = "pytest" if old.path.endswith(".py") else "the test runner"
+        what = "the tests in it" if old.unit.kind == "group" else "it"
+        return Weakening("uncollected", new.path, old.label(), f"was renamed to {new.unit.name}: {runner} no longer "
+                         f"collects {what} (its body is kept)")
+
+    def renamed_files(self) -> list[Weakening]:
+        """A test file renamed to a name the runner does not collect (`tests/test_api.py` -> `tests/api_checks.py`)."""
+        found = []
+        for change in self.patch.files:
+            old, new = change.old_path, change.new_path
+            if old and new and old != new and _folder(old) == _folder(new) and _collected_file(old) \
+                    and not _collected_file(new):
+                found.append(Weakening("uncollected", old, "", f"was renamed to {new}, a name the test runner does "
+                                       "not collect"))
+        return found
 
     def _deletions(self, change: int, seens: list[_Seen]) -> list[Weakening]:
         imports = set().union(*(s.unit.names for s in self.old if s.change == change and s.unit.kind == "module"))
@@ -167,7 +257,9 @@ class _Reading:
             with_code = any((s.unit.names | imports) & self.removed_code for s in seens)
             return [Weakening("deleted", path, "", f"was deleted, and with it {_count(len(names), 'test')} "
                               f"({shown})", with_code)]
-        return [Weakening("deleted", path, s.label(), "was deleted", bool((s.unit.names | imports) & self.removed_code))
+        return [Weakening("deleted", path, s.label(), "was deleted",
+                          bool((s.unit.names | imports) & self.removed_code or (s.unit.names - s.unit.locals)
+                               & self.resigned_code))
                 for s in seens]
 
     # --- skip and focus marks
@@ -200,8 +292,15 @@ class _Reading:
                 news.setdefault(seen.key, []).append(seen)
         for new in news.values():
             old = self._before(new[0])
+            was_collected = any(o.unit.collected and o.unit.kind == "test" for o in old)
+            if was_collected and not any(self._collected(n) for n in new):
+                found.append(Weakening("uncollected", new[0].path, new[0].label(), "is no longer collected by the "
+                                       "test runner: its class left the `Test*` pattern or no longer runs"))
             if old and all(seen.unit.complete for seen in old + new):
                 found += self._compare(old, new)
+        for key, old in self.old_by_key.items():  # code inside a test above the hunk whose every assertion went
+            if old[0].unit.kind == "fragment" and key not in news and all(seen.unit.complete for seen in old):
+                found += self._compare(old, [])
         return found
 
     def _before(self, seen: _Seen) -> list[_Seen]:
@@ -214,32 +313,61 @@ class _Reading:
     def _compare(self, old: list[_Seen], new: list[_Seen]) -> list[Weakening]:
         before = [(seen, check) for seen in old for check in seen.unit.checks]
         after = [(seen, check) for seen in new for check in seen.unit.checks]
-        before_texts, after_texts = {c.text for _, c in before}, {c.text for _, c in after}
-        gone = [(seen, c) for seen, c in before if c.changed and c.text not in after_texts]
-        came = [(seen, c) for seen, c in after if c.changed and c.text not in before_texts]
-        found = []
+        gone, came = _unmatched(before, after), _unmatched(after, before)
+        found = self._swallowed(after)
         for seen, check in came if gone else ():  # a tautology weakens a test when it takes an assertion's place
             if check.tautology:
                 found.append(Weakening("tautology", seen.path, seen.label(check.line),
                                        f"now asserts `{_short(check.text)}`, which holds whatever the code does"))
                 break
+        else:
+            found += self._weakened(gone, came)
         for _, removed in gone:
             edited = next(((seen, c) for seen, c in came if _only_expected_differs(removed, c)), None)
             if edited is not None:
                 seen, check = edited
                 found.append(Weakening("expected_edited", seen.path, seen.label(check.line),
                                        f"had its expected value edited: `{_short(removed.text)}` became "
-                                       f"`{_short(check.text)}`", code_edited=self._uses_edited_code(new, check)))
+                                       f"`{_short(check.text)}`", code_edited=self._uses_edited_code(new, check),
+                                       values=_differing(removed, check)))
         lost = [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes]
         delegated = any(seen.unit.names & self.helpers for seen in new)
         marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
         if len(after) < len(before) and not came and lost and not (delegated or marked):
             quoted = ", ".join(f"`{_short(c.text)}`" for c in lost[:_SHOWN])
             with_code = any(set(_WORD.findall(c.text)) & self.removed_code for c in lost)
-            found.append(Weakening("assertions_removed", new[0].path, new[0].label(),
+            where = (new or old)[0]
+            found.append(Weakening("assertions_removed", where.path, where.label(),
                                    f"lost {len(before) - len(after)} of its {len(before)} assertions: {quoted}",
                                    with_code))
         return found
+
+    def _weakened(self, gone: list[tuple[_Seen, Check]], came: list[tuple[_Seen, Check]]) -> list[Weakening]:
+        """An assertion that pinned a value replaced by one that holds for other values too: the same subject now
+        only checked to exist, be truthy, differ from something or have a type; or every new assertion weaker."""
+        pinned = [c for _, c in gone if not (c.weak or c.tautology or c.swallowed) and c.text not in self.kept_checks]
+        weaker = [(seen, c) for seen, c in came if c.weak and not c.tautology]
+        if not (pinned and weaker):
+            return []
+        only_weaker = all(c.weak or c.tautology for _, c in came)
+        for seen, check in weaker:
+            # `assert x == True` written `assert x`, `t.is(x, null)` written `t.falsy(x)`: truthiness says as much
+            loses = [c for c in pinned if c.truth is None or c.truth != check.truth]
+            replaced = next((c for c in loses if check.subject and c.subject == check.subject), None)
+            if replaced is None and only_weaker and loses and not any(c.subject == check.subject for c in pinned):
+                replaced = loses[0]
+            if replaced is not None:
+                return [Weakening("weakened", seen.path, seen.label(check.line),
+                                  f"had `{_short(replaced.text)}` replaced by the weaker `{_short(check.text)}`, "
+                                  "which also holds for other values")]
+        return []
+
+    def _swallowed(self, after: list[tuple[_Seen, Check]]) -> list[Weakening]:
+        for seen, check in after:
+            if check.swallowed:
+                return [Weakening("swallowed", seen.path, seen.label(check.line),
+                                  f"now runs `{_short(check.text)}` inside a try whose handler swallows its failure")]
+        return []
 
     def _uses_edited_code(self, seens: list[_Seen], check: Check | None = None) -> bool:
         """The code the test checks was edited, so its expected values may honestly follow: a name the edited
@@ -297,6 +425,26 @@ class _Reading:
                      if seen.unit.kind == "test" and seen.unit.header_changed and seen.unit.name not in before)
 
     @cached_property
+    def new_functions(self) -> _NewDefinitions:
+        """Tests and helpers whose header the change writes under a name that file did not have."""
+        return self._new_definitions(("test", "helper"))
+
+    @cached_property
+    def new_classes(self) -> _NewDefinitions:
+        return self._new_definitions(("group",))
+
+    def _new_definitions(self, kinds: tuple[str, ...]) -> _NewDefinitions:
+        before = {(seen.change, seen.unit.qualname) for seen in self.old if seen.unit.kind in kinds}
+        return _NewDefinitions(tuple(seen for seen in self.new if seen.unit.kind in kinds and seen.unit.header_changed
+                                     and (seen.change, seen.unit.qualname) not in before))
+
+    @cached_property
+    def called(self) -> frozenset[str]:
+        """Names the new side's tests use: a helper one of them calls is run through it."""
+        return frozenset(name for seen in self.new if seen.unit.kind in ("test", "fragment", "helper")
+                         for name in seen.unit.names)
+
+    @cached_property
     def _kept(self) -> tuple[Check, ...]:
         """Assertions the change writes (added lines) or keeps in tests it adds (a renamed test's unchanged lines)."""
         added = [check for seen in self.new for check in seen.unit.checks if check.changed]
@@ -346,6 +494,52 @@ class _Reading:
                     added.update(_definitions(hunk.added))
         return frozenset(removed - added)
 
+    @cached_property
+    def resigned_code(self) -> frozenset[str]:
+        """Functions and typed fields whose signature the change rewrites (`def run(cmd)` -> `def run(cmd, *, timeout)`,
+        `urls: Dict[str, str]` -> `urls: Optional[Dict[str, str]]`): a test of the old signature may no longer apply."""
+        old: dict[str, set[str]] = {}
+        new: dict[str, set[str]] = {}
+        for change in self._code_changes:
+            for hunk in change.hunks:
+                _signatures(hunk.removed, old)
+                _signatures(hunk.added, new)
+        return frozenset(name for name, lines in old.items() if lines != new.get(name, lines))
+
+
+class _NewDefinitions:
+    """The definitions a change writes under new names, indexed by their body lines and by hunk, to find in one pass
+    what a removed definition became, as git pairs a deleted file with an added one by shared content."""
+
+    def __init__(self, seens: tuple[_Seen, ...]) -> None:
+        self.seens = seens
+        self.lines = [_body_lines(seen.unit.body) for seen in seens]
+        self.by_line: dict[str, list[int]] = {}
+        self.by_hunk: dict[tuple[int, int], list[int]] = {}
+        for index, (seen, lines) in enumerate(zip(seens, self.lines)):
+            self.by_hunk.setdefault((seen.change, seen.hunk), []).append(index)
+            for line in lines:
+                self.by_line.setdefault(line, []).append(index)
+
+    def partner(self, seen: _Seen) -> _Seen | None:
+        """The new definition a removed one became: in this file or another, one whose body shares most of its lines
+        (more than half when it takes the same place), or one that takes its place under a name that extends it."""
+        lines = _body_lines(seen.unit.body)
+        shared: Counter[int] = Counter(index for line in lines for index in self.by_line.get(line, ()))
+        scores = {index: count / max(len(lines), len(self.lines[index])) for index, count in shared.items()}
+        for index in self.by_hunk.get((seen.change, seen.hunk), ()):
+            candidate = self.seens[index]
+            near = abs(candidate.unit.line - seen.unit.line) <= _SAME_PLACE
+            if near and _related(seen.unit.name, candidate.unit.name):
+                scores[index] = max(scores.get(index, 0.0), _IN_PLACE)  # renamed where it stood
+        best, best_score = None, 0.0
+        for index, score in scores.items():
+            candidate = self.seens[index]
+            in_place = (candidate.change, candidate.hunk) == (seen.change, seen.hunk)
+            if score > best_score and score >= (_IN_PLACE if in_place else _ELSEWHERE):
+                best, best_score = candidate, score
+        return best
+
 
 _KEYWORDS = frozenset({"if", "for", "while", "switch", "catch", "return", "function", "else", "do", "try", "with"})
 
@@ -366,6 +560,77 @@ def _definitions(lines: tuple[str, ...]) -> set[str]:
         for match in _DEFINITION.finditer(line):
             names.add(match[1] or match[2] or match[3])
     return names - _KEYWORDS
+
+
+_IN_PLACE, _ELSEWHERE = 0.5, 0.6  # share of body lines a renamed (in place) or moved definition keeps
+_SAME_PLACE = 3  # lines between a removed header and the added one that takes its place
+_TRIVIAL_LINE = 3  # `})`, `}`, `);`: lines every body has say nothing about which one it is
+# pytest's default python_files; a JS test file by its runner's usual patterns, and not `_`-prefixed (AVA skips those)
+_PYTEST_FILE = re.compile(r"^(?:test_.*|.*_test)\.py$")
+
+
+def _collected_file(path: str) -> bool:
+    name = file_name(path)
+    if name.endswith(".py"):
+        return _PYTEST_FILE.match(name) is not None
+    if test_language(path) in ("javascript", "typescript", "tsx"):
+        return is_test_path(path) and not name.startswith("_")
+    return is_test_path(path)
+
+
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+def _related(old: str, new: str) -> bool:
+    """Two test names one reads as the same test: one's words begin the other's (`test_empty` and
+    `test_empty_stop_iteration`, `z.custom` and `z.custom schema`)."""
+    a, b = _name_words(old), _name_words(new)
+    shorter, longer = sorted((a, b), key=len)
+    return bool(shorter) and longer[:len(shorter)] == shorter
+
+
+def _name_words(name: str) -> list[str]:
+    words = re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name.replace("_", " "))
+    return [w.lower() for w in words if w.lower() not in ("test", "tests", "it", "should")]
+
+
+def _body_lines(body: str) -> frozenset[str]:
+    return frozenset(line for line in body.split("\n") if len(line) > _TRIVIAL_LINE)
+
+
+def _unmatched(checks: list[tuple[_Seen, Check]], others: list[tuple[_Seen, Check]]) -> list[tuple[_Seen, Check]]:
+    """The changed checks of ``checks`` that no check of ``others`` makes, counted one for one (two `t.pass()` are two
+    assertions), unchanged ones matched first."""
+    left = Counter(check.text for _, check in others)
+    for _, check in checks:
+        if not check.changed and left[check.text]:
+            left[check.text] -= 1
+    found = []
+    for seen, check in checks:
+        if check.changed:
+            if left[check.text]:
+                left[check.text] -= 1
+            else:
+                found.append((seen, check))
+    return found
+
+
+def _differing(old: Check, new: Check) -> tuple[str, ...]:
+    """The literals an expected-value edit changed: before, then after."""
+    pairs = [(a, b) for a, b in zip(old.tokens, new.tokens) if a != b]
+    return tuple(a for a, _ in pairs) + tuple(b for _, b in pairs)
+
+
+def _signatures(lines: tuple[str, ...], into: dict[str, set[str]]) -> None:
+    """The functions and typed fields lines define, each with its defining lines (whitespace-collapsed), gathered
+    ``into``; classes, interfaces and the like are not signatures."""
+    for line in lines:
+        found = [m[1] or m[2] or m[3] for m in _DEFINITION.finditer(line) if not _TYPE_KEYWORD.match(m[0])]
+        declared = _DECLARATION.match(line)
+        for name in found + ([declared[1]] if declared else []):
+            if name not in _KEYWORDS and not keyword.iskeyword(name):
+                into.setdefault(name, set()).add(" ".join(line.split()))
 
 
 def _only_expected_differs(old: Check, new: Check) -> bool:

@@ -8,7 +8,7 @@ import re
 from judge.patch.caseless import Caseless
 
 __all__ = ["ASKS_FOR_COMMENTS", "ASKS_FOR_FORMATTING", "ASKS_FOR_STUBS", "ASKS_FOR_TESTS", "ASKS_TO_CHANGE_TESTS",
-           "ASKS_TO_REMOVE_TESTS", "ASKS_TO_SKIP_TESTS"]
+           "ASKS_TO_REMOVE_TESTS", "ASKS_TO_SKIP_TESTS", "names_values"]
 
 # `annotate`, `uncomment`, `pylint`, `autodoc` name code work, hence whole words. A step about
 # documentation exempts comment edits, one about formatting exempts whitespace edits. Words that
@@ -70,3 +70,43 @@ ASKS_TO_CHANGE_TESTS = _near(
     r"fix\w*|updat\w*|adjust\w*|chang\w*|correct\w*|modif\w*|edit\w*|rewrit\w*|refactor\w*|relax\w*|loosen\w*|"
     r"tweak\w*|align\w*|simplif\w*|replac\w*|amend\w*|regenerat\w*|re-?record\w*|failing|broken|outdated|wrong|"
     r"stale|flaky")
+
+
+# An expected value a step names: "Return `undefined` instead of an empty string", "Set the default timeout to 30",
+# or the kind of edit between the old and the new value ("use dashes in command names" for `other_cmd` -> `other-cmd`).
+_KEYWORD_VALUES = frozenset({"none", "null", "undefined", "true", "false", "nan", "infinity"})
+_EMPTY = Caseless(r"\bempty\b")
+_QUOTED = re.compile(r"""^[rbuRBU]{0,2}(['"`])(.*)\1$""", re.DOTALL)
+_CHARACTER_WORDS = {
+    "-": r"dash(?:es|ed)?|hyphens?|hyphenated|kebab", "_": r"underscores?|snake", " ": r"spaces?|whitespace|blanks?",
+    "\t": r"tabs?", "\n": r"newlines?|line ?breaks?", ".": r"dots?|periods?", "/": r"slash(?:es)?", ",": r"commas?",
+    ":": r"colons?", ";": r"semicolons?", "'": r"quotes?|quoting", '"': r"quotes?|quoting", "\\": r"backslash(?:es)?",
+}
+_LONGEST_VALUE = 200  # a longer literal is not a value a step would spell out
+_CASE = r"case|lower-?case[sd]?|upper-?case[sd]?|capitali[sz]\w*|capital"
+
+
+def names_values(description: str, values: tuple[str, ...]) -> bool:
+    """The step names one of the values an expected-value edit changed (``values``: the literals before, then after),
+    or the kind of edit between them (dashes for underscores, letter case, spaces...)."""
+    literals = [_unquoted(value)[:_LONGEST_VALUE] for value in values]
+    for literal in literals:
+        if literal == "" and _EMPTY.search(description):
+            return True
+        if literal.lower() in _KEYWORD_VALUES or len(literal) >= 2:
+            if re.search(rf"(?<![\w-]){re.escape(literal)}(?![\w-])", description, re.IGNORECASE):
+                return True
+    half = len(literals) // 2
+    return any(_names_the_edit(description, old, new) for old, new in zip(literals[:half], literals[half:]))
+
+
+def _names_the_edit(description: str, old: str, new: str) -> bool:
+    words = [_CHARACTER_WORDS[c] for c in set(old) ^ set(new) if c in _CHARACTER_WORDS]
+    if old != new and old.lower() == new.lower():
+        words.append(_CASE)
+    return bool(words) and re.search(rf"\b(?:{'|'.join(words)})\b", description, re.IGNORECASE) is not None
+
+
+def _unquoted(value: str) -> str:
+    quoted = _QUOTED.match(value)
+    return quoted[2] if quoted else value

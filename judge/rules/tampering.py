@@ -1,5 +1,6 @@
-"""Tests weakened: a change that deletes, skips or focuses tests, takes assertions out, makes them tautologies or edits
-their expected values, when the step does not ask for that kind of test work.
+"""Tests weakened: a change that deletes, skips or focuses tests, takes them out of collection, takes assertions out,
+makes them tautologies or weaker checks, swallows their failures or edits their expected values, when the step does not
+ask for that kind of test work.
 
 What the change does to the tests is read from the code (judge/code/weakening.py); this rule decides
 what that means for the step:
@@ -14,8 +15,12 @@ what that means for the step:
   edited assertion uses is on a changed line of a non-test file, or names the function a change
   sits in; see judge/code/weakening.py) is a signal: an honest change of behaviour updates the
   values its tests expect, and judge cannot tell that from a fix that made the test fit the code.
-  Edited where the change touches no code the assertion checks (only tests, or unrelated code),
-  the value was changed to make a test pass: rejected.
+  So is one whose old or new value the step names ("Return `undefined` instead of an empty
+  string"), or whose kind of edit it names ("dashes" for `other_cmd` -> `other-cmd`). Edited where
+  the change touches no code the assertion checks and the step names no such value, the value was
+  changed to make a test pass: rejected.
+- A test renamed or moved whose assertions were rewritten (not weakened) is a signal: only a
+  reading of the step can tell whether the new assertions cover the old.
 - A fix_regression that takes back the apply step (judge/rules/reversal.py's threshold), tests
   included, is a reversal: that rule gives the reason, this one a signal.
 - Anything else is rejected, naming each file, test and what was done, and what to do.
@@ -33,16 +38,18 @@ from judge.code.testpaths import is_test_path
 from judge.code.weakening import Weakening, weakenings
 from judge.context import StepContext
 from judge.patch.paths import file_name
-from judge.rules.asks import ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS
+from judge.rules.asks import ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS, names_values
 from judge.rules.reversal import REVERSAL_THRESHOLD, undone_fraction
 from judge.verdict import Finding
 
 __all__ = ["tests_weakened"]
 
 _ASKS = {
-    "deleted": ASKS_TO_REMOVE_TESTS, "skipped": ASKS_TO_SKIP_TESTS, "focused": ASKS_TO_SKIP_TESTS,
-    "assertions_removed": ASKS_TO_CHANGE_TESTS, "tautology": ASKS_TO_CHANGE_TESTS,
-    "expected_edited": ASKS_TO_CHANGE_TESTS,
+    "deleted": (ASKS_TO_REMOVE_TESTS,), "skipped": (ASKS_TO_SKIP_TESTS,), "focused": (ASKS_TO_SKIP_TESTS,),
+    "assertions_removed": (ASKS_TO_CHANGE_TESTS,), "tautology": (ASKS_TO_CHANGE_TESTS,),
+    "expected_edited": (ASKS_TO_CHANGE_TESTS,), "weakened": (ASKS_TO_CHANGE_TESTS,),
+    "swallowed": (ASKS_TO_CHANGE_TESTS,), "uncollected": (ASKS_TO_SKIP_TESTS, ASKS_TO_REMOVE_TESTS),
+    "rewritten": (ASKS_TO_CHANGE_TESTS,),
 }
 _TODO = {
     "deleted": "restore the deleted tests",
@@ -51,6 +58,10 @@ _TODO = {
     "assertions_removed": "put the assertions back",
     "tautology": "put the real assertions back",
     "expected_edited": "restore the expected values and fix the code instead",
+    "weakened": "put back the assertions that checked the exact value",
+    "swallowed": "take out the try/except around the assertions",
+    "uncollected": "give the tests back the names the test runner collects",
+    "rewritten": "keep the assertions the test made",
 }
 _SHOWN = 5
 
@@ -83,14 +94,18 @@ def _reverts_the_apply_step(ctx: StepContext) -> bool:
 
 def _excuse(weakening: Weakening, description: str) -> str | None:
     """Why this weakening may be honest work, or None when nothing says so."""
-    if _ASKS[weakening.kind].search(description):
+    if any(asks.search(description) for asks in _ASKS[weakening.kind]):
         return "the step asks for this kind of test work"
     if ASKS_TO_CHANGE_TESTS.search(description) and _names_file(description, weakening.path):
         return "the step asks to change this test file"
     if weakening.with_code:
         return "the change also removes the code it tested"
+    if weakening.kind == "rewritten":
+        return "renamed and rewritten: whether its new assertions cover the old ones is for the review to judge"
     if weakening.kind == "expected_edited" and weakening.code_edited:
         return "the change also edits the code under test"
+    if weakening.kind == "expected_edited" and names_values(description, weakening.values):
+        return "the step names the values that changed"
     return None
 
 

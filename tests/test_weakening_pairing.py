@@ -1,0 +1,214 @@
+"""tests_weakened pairs a test that leaves its place with what it became (renamed, moved, split, merged: by name, then
+by body, as git pairs renamed files), and lets honest reasons speak: tests removed with the code they called, expected
+values the step names. A test deleted outright, or renamed while its assertions go, is still rejected."""
+
+from __future__ import annotations
+
+from test_tests_weakened import APP, APP_FIXED, PY, PYTEST, TS, VITEST, _accepted, _case, _edit, _rejected, _with_fix
+
+LONG = '''import pytest
+
+from cli import Command, run
+
+
+def test_basic():
+    command = Command("hello")
+    result = run(command, ["--name", "x"])
+    assert result.exit_code == 0
+    assert result.output == "hello x\\n"
+    assert not result.stderr
+
+
+def test_other():
+    assert run(Command("x"), []).exit_code == 0
+'''
+LONG_TEST = LONG[LONG.index("def test_basic"):LONG.index("def test_other")]
+
+
+def test_a_renamed_test_whose_body_is_mostly_kept_is_honest():
+    renamed = _edit(LONG, "def test_basic():\n    command = Command(\"hello\")",
+                    "def test_basic_completion():\n    command = Command(\"hello\", complete=True)")
+    _accepted(_with_fix(PY, LONG, renamed))
+
+
+def test_a_test_moved_to_another_file_and_renamed_is_honest():
+    rest = _edit(LONG, LONG_TEST, "")
+    moved = "from cli import Command, run\n\n\n" + LONG_TEST.replace("def test_basic", "def test_hello_command")
+    _accepted(_case({"src/app.py": (APP, APP_FIXED), PY: (LONG, rest), "tests/test_hello.py": (None, moved)}))
+
+
+def test_a_test_split_in_two_is_honest():
+    split = _edit(LONG, LONG_TEST, '''def test_basic_exit_code():
+    command = Command("hello")
+    result = run(command, ["--name", "x"])
+    assert result.exit_code == 0
+
+
+def test_basic_output():
+    command = Command("hello")
+    result = run(command, ["--name", "x"])
+    assert result.output == "hello x\\n"
+    assert not result.stderr
+
+
+''')
+    _accepted(_with_fix(PY, LONG, split))
+
+
+def test_two_tests_merged_into_one_is_honest():
+    merged = _edit(LONG, LONG_TEST + "def test_other():\n    assert run(Command(\"x\"), []).exit_code == 0\n",
+                   LONG_TEST.replace("def test_basic", "def test_commands") +
+                   '    assert run(Command("x"), []).exit_code == 0\n')
+    _accepted(_with_fix(PY, LONG, merged))
+
+
+def test_a_renamed_test_that_loses_its_assertions_is_rejected():
+    renamed = _edit(LONG, 'def test_basic():\n    command = Command("hello")\n'
+                    '    result = run(command, ["--name", "x"])\n    assert result.exit_code == 0\n'
+                    '    assert result.output == "hello x\\n"\n',
+                    'def test_basic_completion():\n    command = Command("hello")\n    result = run(command, '
+                    '["--name", "x"])\n    assert result.output is not None\n')
+    _rejected(_with_fix(PY, LONG, renamed), "weaker")
+
+
+def test_a_deleted_test_is_not_excused_by_an_unrelated_new_test():
+    new = _edit(LONG, LONG_TEST, "") + '\n\ndef test_version():\n    assert run(Command("--version"), []).output\n'
+    _rejected(_with_fix(PY, LONG, new), "test_basic was deleted")
+
+
+def test_a_ts_test_renamed_with_edits_is_honest():
+    old = '''  test("keeps the bounds", () => {
+    expect(parsePort("65535")).toBe(65535);
+    expect(parsePort("1")).toBe(1);
+  });'''
+    new = '''  test("accepts ports at both bounds", () => {
+    expect(parsePort("65535")).toBe(65535);
+    expect(parsePort("1")).toBe(1);
+    expect(parsePort(" 1 ")).toBe(1);
+  });'''
+    _accepted(_with_fix(TS, VITEST, _edit(VITEST, old, new)))
+
+
+# --- tests removed with the code they call ----------------------------------------------------------
+
+
+def test_a_test_removed_when_its_function_changes_signature_is_a_signal():
+    app = APP + "\n\ndef format_port(port, host):\n    return f'{host}:{port}'\n"
+    new_app = APP + "\n\ndef format_port(port, *, host=None, scheme='http'):\n    return f'{scheme}://{host}:{port}'\n"
+    tests = PYTEST + "\n\ndef test_format_port():\n    assert format_port(80, 'h') == 'h:80'\n"
+    _accepted(_case({"src/app.py": (app, new_app), PY: (tests, PYTEST)}),
+              signal="test_format_port was deleted (the change also removes the code it tested)")
+
+
+def test_a_test_removed_while_its_function_only_changes_inside_is_rejected():
+    app = APP + "\n\ndef format_port(port, host):\n    return f'{host}:{port}'\n"
+    new_app = app.replace("return f'{host}:{port}'", "return f'{host}:{port:d}'")
+    tests = PYTEST + "\n\ndef test_format_port():\n    assert format_port(80, 'h') == 'h:80'\n"
+    _rejected(_case({"src/app.py": (app, new_app), PY: (tests, PYTEST)}), "test_format_port was deleted")
+
+
+# --- expected values the step names -------------------------------------------------------------------
+
+KY = '''import test from 'ava';
+import ky from '../source/index.js';
+
+test('.json() with empty body', async t => {
+\tconst json = await ky.get(url).json();
+\tt.is(json, '');
+});
+'''
+
+
+def test_an_expected_value_the_step_names_is_a_signal():
+    new = _edit(KY, "t.is(json, '');", "t.is(json, undefined);")
+    _accepted(_case({"test/main.ts": (KY, new)}, "Return `undefined` instead of empty string from `.json()`"),
+              signal="the step names the values that changed")
+    _rejected(_case({"test/main.ts": (KY, new)}, "Add retry support to the client"), "had its expected value edited")
+
+
+def test_an_expected_value_whose_change_the_step_describes_is_a_signal():
+    tests = "def test_info_name(runner):\n    assert cli.info_name == 'other_cmd'\n"
+    new = tests.replace("'other_cmd'", "'other-cmd'")
+    _accepted(_case({"tests/test_commands.py": (tests, new)}, "Use dashes instead of underscores in command names"),
+              signal="the step names the values that changed")
+    _rejected(_case({"tests/test_commands.py": (tests, new)}, "Fix the option parser"), "had its expected value edited")
+
+
+def test_a_number_the_step_names_excuses_its_edit():
+    tests = "def test_timeout():\n    assert client.timeout == 10\n"
+    new = tests.replace("== 10", "== 30")
+    _accepted(_case({"tests/test_client.py": (tests, new)}, "Raise the default timeout to 30 seconds"),
+              signal="the step names the values that changed")
+    _rejected(_case({"tests/test_client.py": (tests, new)}, "Raise the default timeout"),
+              "had its expected value edited")
+
+
+# --- a test is known by its class, not only its name ----------------------------------------------------------
+
+CLASSES = '''from unittest import TestCase
+
+import more
+
+
+class FirstTests(TestCase):
+    def test_one(self):
+        self.assertEqual(more.first([3]), 3)
+
+    def test_empty_stop_iteration(self):
+        try:
+            more.first([])
+        except ValueError:
+            formatted = format_exc()
+            self.assertIn("StopIteration", formatted)
+        else:
+            self.fail()
+
+
+class LastTests(TestCase):
+    def test_one(self):
+        self.assertEqual(more.last([3]), 3)
+
+    def test_empty(self):
+        with self.assertRaises(ValueError):
+            more.last([])
+'''
+
+
+def test_a_test_renamed_in_place_to_a_name_another_class_uses_is_a_rewrite():
+    new = _edit(CLASSES, '''    def test_empty_stop_iteration(self):
+        try:
+            more.first([])
+        except ValueError:
+            formatted = format_exc()
+            self.assertIn("StopIteration", formatted)
+        else:
+            self.fail()
+''', '''    def test_empty(self):
+        with self.assertRaises(ValueError):
+            more.first([])
+''')
+    _accepted(_with_fix("tests/test_more.py", CLASSES, new), signal="test_empty_stop_iteration became test_empty")
+
+
+def test_deleting_a_method_whose_name_another_class_keeps_is_rejected():
+    new = _edit(CLASSES, "    def test_one(self):\n        self.assertEqual(more.first([3]), 3)\n\n", "")
+    new = _edit(new, "        self.assertEqual(more.last([3]), 3)\n",
+                "        self.assertEqual(more.last([3]), 3)\n        self.assertEqual(more.last([1, 2]), 2)\n")
+    _rejected(_with_fix("tests/test_more.py", CLASSES, new), "test_one was deleted")
+
+
+def test_the_same_title_in_two_describe_blocks_is_two_tests():
+    text = ('describe("first", () => {\n  it("works", () => {\n    expect(first([3])).toBe(3);\n  });\n});\n\n'
+            'describe("last", () => {\n  it("works", () => {\n    expect(last([3])).toBe(3);\n  });\n});\n')
+    new = _edit(text, '  it("works", () => {\n    expect(first([3])).toBe(3);\n  });\n', "")
+    new = _edit(new, "    expect(last([3])).toBe(3);\n",
+                "    expect(last([3])).toBe(3);\n    expect(last([1, 2])).toBe(2);\n")
+    _rejected(_with_fix(TS, text, new), 'it("works") was deleted')
+
+
+def test_a_renamed_test_with_values_the_step_names_is_a_signal():
+    tests = "def test_timeout():\n    assert client.timeout == 10\n"
+    new = "def test_default_timeout():\n    assert client.timeout == 30\n"
+    _accepted(_case({"tests/test_client.py": (tests, new)}, "Raise the default timeout to 30 seconds"),
+              signal="the step names the values that changed")
+    _rejected(_case({"tests/test_client.py": (tests, new)}, "Tidy the client module"), "test_timeout was replaced")
