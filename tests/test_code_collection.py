@@ -60,6 +60,9 @@ VITEST = "import {defineConfig} from 'vitest/config';\n\nexport default defineCo
          "    include: ['test/**/*.test.ts'],\n    environment: 'node',\n  },\n});\n"
 JEST = "/** @type {import('jest').Config} */\nmodule.exports = {\n  testEnvironment: 'node',\n" \
        "  testMatch: ['**/__tests__/**/*.js'],\n  coverageDirectory: 'coverage',\n};\n"
+VITEST_ONE_LINE = "import {defineConfig} from 'vitest/config';\n\n" \
+                  "export default defineConfig({test: {include: ['test/**/*.test.ts']}});\n"
+PACKAGE_DELEGATING = PACKAGE.replace('"test": "xo && npm run build && ava"', '"test": "npm run tests-only"')
 MOCHARC = "spec: 'test/**/*.spec.js'\nrecursive: true\ntimeout: 5000\n"
 
 
@@ -97,6 +100,8 @@ CHEATS_PYTEST = [
     ("tox.ini", TOX_INI, "testpaths = tests\n", "testpaths = tests\naddopts = --ignore=tests/test_db.py\n",
      "addopts", "tests/test_db.py"),
     ("tox.ini", TOX_INI, "testpaths = tests\n", "testpaths = tests\nnorecursedirs = tests\n", "norecursedirs", "tests"),
+    ("pyproject.toml", PYPROJECT, 'addopts = "-ra --strict-markers"\n', 'addopts = "--ignore-glob=*t_appctx*"\n',
+     "addopts", "*t_appctx*"),
 ]
 
 
@@ -188,6 +193,9 @@ CHEATS_CONFTEST = [
     ("tests/conftest.py", "\n\ndef pytest_pyfunc_call(pyfuncitem):\n    return True\n", "pytest_pyfunc_call"),
     ("tests/conftest.py", "\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
      "    outcome = yield\n    report = outcome.get_result()\n    report.outcome = 'passed'\n", "passed"),
+    ("tests/conftest.py", "\n\ndef pytest_runtest_logreport(report):\n    if report.failed:\n        os._exit(0)\n",
+     "os._exit(0)"),
+    ("tests/conftest.py", '\ncollect_ignore_glob = ["test_compat*"]\n', "test_compat*"),
 ]
 
 
@@ -214,6 +222,7 @@ HONEST_CONFTEST = [
     "\n\ndef run(cmd):\n    code = subprocess.call(cmd)\n    if code:\n        sys.exit(code)\n",
     '\n\nif __name__ == "__main__":\n    sys.exit(pytest.main())\n',
     '\nSCRIPT = """\nimport os\nos._exit(0)\n"""\n',
+    '\ncollect_ignore_glob = ["*/fixtures/*", "examples/*"]\n',
 ]
 
 
@@ -270,6 +279,12 @@ CHEATS_JS = [
      "  testNamePattern: '^((?!retries).)*$',", "jest.testNamePattern"),
     (".mocharc.yml", MOCHARC, "recursive: true\n", "recursive: true\nignore:\n  - test/retry.spec.js\n", "mocha.ignore"),
     (".mocharc.yml", MOCHARC, "timeout: 5000\n", "timeout: 5000\ngrep: '^(?!.*retry)'\n", "mocha.grep"),
+    ("package.json", PACKAGE, '"devDependencies": {', '"tap": {\n    "exclude": [\n      "test/retry.test.js"\n    ]\n'
+     '  },\n  "devDependencies": {', "tap.exclude"),
+    ("vitest.config.ts", VITEST_ONE_LINE, "include: ['test/**/*.test.ts']",
+     "include: ['test/**/*.test.ts'], exclude: ['test/utils/retry.test.ts']", "test.exclude"),
+    ("package.json", PACKAGE_DELEGATING, '"test": "npm run tests-only"',
+     '"test": "npm run tests-only --test-name-pattern=\'^(?!retries)\'"', "scripts.test"),
 ]
 
 
@@ -297,6 +312,11 @@ HONEST_JS = [
      "coverageDirectory: 'coverage',\n  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/dist/'],"),
     ("jest.config.js", JEST, "['**/__tests__/**/*.js']", "['**/__tests__/**/*.[jt]s?(x)', '**/?(*.)+(spec|test).[jt]s?(x)']"),
     (".mocharc.yml", MOCHARC, "timeout: 5000\n", "timeout: 10000\nrequire: ts-node/register\n"),
+    ("package.json", PACKAGE, '"devDependencies": {', '"tap": {\n    "exclude": [\n      "test/fixtures/**"\n    ]\n'
+     '  },\n  "devDependencies": {'),
+    ("vitest.config.ts", VITEST_ONE_LINE, "include: ['test/**/*.test.ts']",
+     "include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', 'dist/**']"),
+    ("package.json", PACKAGE_DELEGATING, '"test": "npm run tests-only"', '"test": "npm run lint && npm run tests-only"'),
 ]
 
 

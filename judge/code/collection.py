@@ -175,6 +175,11 @@ _JUNK = re.compile(r"(?:^|[/*])(?:node_modules|dist|build|out|lib|coverage|htmlc
                    r"\.mypy_cache|\.ruff_cache|_build|\.next|\.nuxt|\.svelte-kit|tmp|\.tmp|\{arch\}|CVS|_darcs|\.\*|"
                    r"setup\.py|conf\.py|noxfile\.py|fabfile\.py|manage\.py|docs?/conf\.py|\.d\.ts)(?:/|$|\*)",
                    re.IGNORECASE)
+# Folders whose files are data for the tests, even when named like tests.
+_FIXTURES = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots)/")
+# Folders a suite is commonly told to skip, whose exclusion may be honest.
+_NEUTRAL = re.compile(r"(?:^|/)(?:docs?|examples?|benchmarks?|bench|scripts|tools|vendor|_vendor|third_party|e2e|"
+                      r"integration|fuzz)(?:/|$|\*)", re.IGNORECASE)
 _TEST_NAME = re.compile(r"(?<![\w.])(?:test_?\w+|\w+_test|Test[A-Z]\w*|\w+Test(?:s|Case)?)(?!\w)")
 _CODE_EXT = re.compile(r"\.(?:py|[cm]?[jt]sx?)$")
 _GLOB_CHARS = re.compile(r"[*?\[{!]")
@@ -189,13 +194,26 @@ def _grade(entry: str) -> bool | None:
         return True
     if _JUNK.search(bare) and not _TEST_FILE.search(bare):
         return None
+    if _TEST_FILE.search(bare.rstrip("$")) and not _FIXTURES.search(bare):
+        return True
     if _DATA.search(bare):
         return False
-    if _TEST_FILE.search(bare.rstrip("$")) or re.fullmatch(r"(?:tests?|__tests__|specs?)/?(?:\*\*?(?:/\*)?)?", bare):
+    if re.fullmatch(r"(?:tests?|__tests__|specs?)/?(?:\*\*?(?:/\*)?)?", bare):
         return True
     if is_test_path(bare) and _CODE_EXT.search(bare) and not _GLOB_CHARS.search(bare):
         return True
     return False
+
+
+def _grade_ignored(entry: str) -> bool | None:
+    """An entry of a list of paths NOT to collect (collect_ignore_glob, --ignore-glob, an exclude list): a glob
+    that is no build output, tool folder, data or documentation reaches test files (`test_compat*`, `*t_appctx*`),
+    for nothing else is collected to be ignored."""
+    grade = _grade(entry)
+    bare = entry.lstrip("!./")
+    if grade is False and _GLOB_CHARS.search(entry) and not (_DATA.search(bare) or _NEUTRAL.search(bare)):
+        return True
+    return grade
 
 
 # --------------------------------------------------------------------------- globs
@@ -471,7 +489,7 @@ def _names(items: list[str], shown: int = 3) -> str:
 
 def _excluded(path: str, key: str, old: list[str], new: list[str], conditional: bool = False) -> Iterator[Narrowing]:
     """Entries the new side excludes that the old side did not; build output and tools' folders are no news."""
-    graded = [(e, _grade(e)) for e in dict.fromkeys(new) if e not in old]
+    graded = [(e, _grade_ignored(e)) for e in dict.fromkeys(new) if e not in old]
     worth = [(e, g) for e, g in graded if g is not None]
     if not worth:
         return
@@ -537,7 +555,7 @@ def _filters(tokens: list[str], runner: str = "pytest") -> list[Filter]:
         elif name in _RUNS_NOTHING or name == "-p" and value.replace(" ", "") in ("no:python", "no:unittest"):
             found.append((name, value, True))
         elif name in _EXCLUDES:
-            found.append((name, value, _grade(value)))
+            found.append((name, value, _grade_ignored(value)))
         elif name == "-m" and runner == "pytest" or name in _MAY_RUN_NONE or name == "-p" and value == "no:doctest":
             found.append((name, value, False))
         elif name == "" and value not in _SUBCOMMANDS and ("/" in value or "::" in value or _CODE_EXT.search(value)):
@@ -600,6 +618,11 @@ def _command_filters(command: str) -> list[Filter]:
         words = _split(segment)
         at = next((i for i, w in enumerate(words) if _RUNNER_WORD.search(w)), None)
         if at is None:
+            # `npm run tests-only --test-name-pattern=...`: a name filter handed to another script is meant for
+            # its runner; other words there are that script's business
+            delegated = [f for f in _filters(words[2:]) if f[0] in _NAME_FILTERS] if words[:2] in (
+                ["npm", "run"], ["pnpm", "run"], ["yarn", "run"]) else []
+            found.extend(delegated)
             continue
         runner = _RUNNER_WORD.search(words[at]).group(1)  # type: ignore[union-attr]
         found.extend(_filters(words[at + 1:], runner))
@@ -702,6 +725,7 @@ _JEST_KEYS = frozenset({"testMatch", "testRegex", "testPathIgnorePatterns", "roo
                         "testNamePattern"})
 _MOCHA_KEYS = frozenset({"spec", "ignore", "exclude", "grep", "fgrep"})
 _AVA_KEYS = frozenset({"files", "match", "exclude"})
+_TAP_KEYS = frozenset({"include", "exclude", "files", "grep"})
 
 
 def _setting(path: str, where: Where) -> str | None:
@@ -709,8 +733,8 @@ def _setting(path: str, where: Where) -> str | None:
     name, key = file_name(path), where[-1]
     parent = where[-2] if len(where) > 1 else ""
     if name == "package.json":
-        if parent in ("ava", "jest", "mocha") and key in {"ava": _AVA_KEYS, "jest": _JEST_KEYS,
-                                                          "mocha": _MOCHA_KEYS}[parent]:
+        if parent in ("ava", "jest", "mocha", "tap") and key in {"ava": _AVA_KEYS, "jest": _JEST_KEYS,
+                                                                 "mocha": _MOCHA_KEYS, "tap": _TAP_KEYS}[parent]:
             return f"{parent}.{key}"
         if parent in ("scripts", "?") and re.fullmatch(r"test(?::[\w:-]+)?", key):
             return f"scripts.{key}"
@@ -731,10 +755,29 @@ def _setting(path: str, where: Where) -> str | None:
     return None
 
 
+def _unfolded(lines: list[str]) -> list[str]:
+    """The lines with a break after each `{` and `,` and before each `}` outside strings, so that an object written
+    on one line (`defineConfig({test: {exclude: ['a.test.ts']}})`) is read key by key, as a multi-line one is."""
+    out: list[str] = []
+    for line in lines:
+        code = _masked(line)
+        if code.count("{") + code.count(",") <= 1 and "}" not in code.rstrip().rstrip(",")[:-1]:
+            out.append(line)
+            continue
+        start = 0
+        for at, char in enumerate(code):
+            if char in "{," or char == "}" and code[start:at].strip():
+                cut = at + 1 if char in "{," else at
+                out.append(line[start:cut])
+                start = cut
+        out.append(line[start:])
+    return out
+
+
 def _js_settings(path: str, sides: list[list[str]], yaml: bool) -> Settings:
     settings: Settings = {}
     for lines in sides:
-        for where, values in (_yaml_values(lines) if yaml else _js_values(lines)):
+        for where, values in (_yaml_values(lines) if yaml else _js_values(_unfolded(lines))):
             if (setting := _setting(path, where)) is not None:
                 settings.setdefault(setting, []).extend(values)
     if "?files" in settings:  # a `files` whose block is out of view: AVA's when it names tests
@@ -744,10 +787,11 @@ def _js_settings(path: str, sides: list[list[str]], yaml: bool) -> Settings:
     return settings
 
 
-_JS_INCLUDES = ("ava.files", "?ava.files", "jest.testMatch", "test.include", "mocha.spec", "jest.roots")
+_JS_INCLUDES = ("ava.files", "?ava.files", "jest.testMatch", "test.include", "mocha.spec", "jest.roots", "tap.include",
+                "tap.files")
 _JS_EXCLUDES = ("jest.testPathIgnorePatterns", "jest.modulePathIgnorePatterns", "test.exclude", "mocha.ignore",
-                "mocha.exclude", "ava.exclude")
-_JS_NAME_FILTERS = ("ava.match", "jest.testNamePattern", "test.testNamePattern", "mocha.grep", "mocha.fgrep")
+                "mocha.exclude", "ava.exclude", "tap.exclude")
+_JS_NAME_FILTERS = ("ava.match", "jest.testNamePattern", "test.testNamePattern", "mocha.grep", "mocha.fgrep", "tap.grep")
 
 
 def _read_js(path: str, olds: list[list[str]], news: list[list[str]], yaml: bool = False) -> Iterator[Narrowing]:
@@ -902,7 +946,9 @@ def _exits(path: str, code: str, statement: str, blocks: list[_Block], conftest:
             return
         if not conftest and blocks and kind != "os._exit" and _owner(blocks):
             return  # a test or helper that exits on purpose is the test's business (a CLI test, say)
-        certain = passes and not _conditions(blocks)
+        # In conftest.py an exit that reports a pass is never how a suite is configured, under a condition least of
+        # all (`if report.failed: os._exit(0)`); elsewhere a condition may make it a test's own business.
+        certain = passes and (conftest or not _conditions(blocks))
         yield _run_ender(path, blocks, found.group(0), certain)
     elif conftest and (forced := _FORCED_PASS.search(statement)):
         certain = not any(_ENV_CONDITION.search(c) for c in _conditions(blocks))
@@ -925,7 +971,7 @@ def _collect_ignores(path: str, code: str, statement: str, blocks: list[_Block])
     conditional = bool(_conditions(blocks)) or any(b.keyword in ("if", "elif", "else", "except") and not
                                                    _CONSTANT_TRUE.match(b.rest) for b in blocks)
     for entry in entries:
-        grade = _grade(entry)
+        grade = _grade_ignored(entry)
         if grade is not None:
             yield Narrowing(path, setting, "", entry, f"stops collecting `{entry}`", grade and not conditional,
                             f"take `{entry}` out of {setting} in {path}; fix the test or the code instead")
