@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from judge.code.change import ChangeModel
 from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
 from judge.errors import MalformedPatch
 from judge.patch.model import PatchFacts, fact
@@ -109,6 +110,13 @@ class StepContext:
             return self.patch
         files = tuple(change for change in self.git.work.files if not all(map(_is_evidence, change.paths)))
         return PatchFacts(files) if files else None
+
+    @fact
+    def changes(self) -> ChangeModel | None:
+        """The work read once for every code detector: each file's hunk sides, whole texts (with a workspace) and
+        what they define (judge/code/change.py). None when there is no change to judge."""
+        work = self.work
+        return ChangeModel(work, self.texts if self.git is not None else None) if work is not None else None
 
     @fact
     def _texts(self) -> dict[str, tuple[str | None, str | None]]:

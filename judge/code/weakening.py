@@ -30,11 +30,10 @@ from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Literal
 
-from judge.code.sides import side_of
+from judge.code.change import ChangeModel, FileView
 from judge.code.testpaths import is_test_path
-from judge.code.tests import Check, TestUnit, test_language, test_units
-from judge.patch.grammar import HUNK_HEADER
-from judge.patch.model import FileChange, PatchFacts
+from judge.code.tests import Check, TestUnit, test_language
+from judge.patch.model import FileChange
 from judge.patch.paths import file_name
 
 __all__ = ["Weakening", "weakenings"]
@@ -112,9 +111,9 @@ class _Seen:
         return self.unit.label or self.unit.name
 
 
-def weakenings(patch: PatchFacts) -> tuple[Weakening, ...]:
+def weakenings(model: ChangeModel) -> tuple[Weakening, ...]:
     """Every way the change weakens the tests of the files it touches, in patch order."""
-    reading = _Reading(patch)
+    reading = _Reading(model)
     renamed = reading.renamed_files()
     if not (reading.old or reading.new or reading.unreadable or renamed):
         return ()
@@ -123,30 +122,25 @@ def weakenings(patch: PatchFacts) -> tuple[Weakening, ...]:
 
 
 class _Reading:
-    def __init__(self, patch: PatchFacts) -> None:
-        self.patch = patch
+    def __init__(self, model: ChangeModel) -> None:
+        self.patch = model.patch
         self.old: list[_Seen] = []
         self.new: list[_Seen] = []
         self.unreadable: list[Weakening] = []
-        for index, change in enumerate(patch.files):
-            if any(is_test_path(path) and not _DATA.search(path) for path in change.paths):
-                self._read(index, change)
+        for file in model.files:
+            if any(is_test_path(path) and not _DATA.search(path) for path in file.change.paths):
+                self._read(file)
 
-    def _read(self, index: int, change: FileChange) -> None:
+    def _read(self, file: FileView) -> None:
+        change = file.change
         if change.is_deleted and (test_language(change.path) is None or not change.hunks):
             if _TEST_FILE.match(file_name(change.path)):
                 self.unreadable.append(Weakening("deleted", change.path, "", "(a test file) was deleted"))
             return
-        for number, hunk in enumerate(change.hunks):
-            header = HUNK_HEADER.match(hunk.header)
-            context = (header[5] or "") if header else ""
-            old_start, new_start = (int(header[1]), int(header[3])) if header else (1, 1)
-            if change.old_path is not None and not change.is_added:
-                for unit in test_units(side_of(hunk, "old"), change.old_path, context):
-                    self.old.append(_Seen(index, number, change.old_path, old_start, unit))
-            if change.new_path is not None:
-                for unit in test_units(side_of(hunk, "new"), change.new_path, context):
-                    self.new.append(_Seen(index, number, change.new_path, new_start, unit))
+        for which, seen in (("old", self.old), ("new", self.new)):
+            path = file.path_on(which)  # type: ignore[arg-type]
+            for hunk, unit in file.tests(which):  # type: ignore[arg-type]
+                seen.append(_Seen(file.index, hunk.number, path, hunk.start(which), unit))  # type: ignore[arg-type]
 
     # --- deleted tests
 

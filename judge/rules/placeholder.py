@@ -12,9 +12,9 @@ import re
 from typing import Iterator
 
 from judge import rule_ids as ids
-from judge.code.sides import side_of, writes_code
+from judge.code.change import FileView
+from judge.code.sides import writes_code
 from judge.context import StepContext
-from judge.patch.model import FileChange
 from judge.patch.shape import logical_lines, syntax_for
 from judge.rules.asks import ASKS_FOR_COMMENTS
 from judge.rules.phrasing import names
@@ -33,8 +33,8 @@ def placeholder_only(ctx: StepContext) -> Iterator[Finding]:
     if not (ctx.result.success and work and work.added_count):
         return
     notes: list[str] = []
-    for change in work.files:
-        found = _notes(change, ctx.step.description)
+    for file in ctx.changes.files:  # type: ignore[union-attr]  # work is there, so the model is
+        found = _notes(file, ctx.step.description)
         if found is None:
             return  # this file changes code (or is not code): not a placeholder
         notes += found
@@ -54,15 +54,16 @@ def placeholder_only(ctx: StepContext) -> Iterator[Finding]:
     )
 
 
-def _notes(change: FileChange, description: str) -> list[str] | None:
+def _notes(file: FileView, description: str) -> list[str] | None:
     """The kinds of note the file gains; None when it changes code or is not a code file."""
+    change = file.change
     syntax = syntax_for(change.path)
     if change.changes_without_lines and not change.is_added or not syntax.knows_tokens or not syntax.line_comments \
             and syntax.block_comment is None:
         return None
     notes = []
-    for hunk in change.hunks:
-        old, new = side_of(hunk, "old"), side_of(hunk, "new")
+    for hunk in file.hunks:
+        old, new = hunk.old, hunk.new
         if writes_code(old, change.path, docstrings_are_notes=False) or writes_code(new, change.path):
             return None
         docstring_lines = {i for line in logical_lines(new.lines, syntax) if line.code

@@ -70,7 +70,7 @@ def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
     work = ctx.work
     if not (ctx.result.success and work and any(is_test_path(path) for path in work.paths)):
         return
-    found = weakenings(work)
+    found = weakenings(ctx.changes)  # type: ignore[arg-type]  # work is there, so the model is
     if not found:
         return
     description = ctx.step.description

@@ -1,0 +1,116 @@
+"""The change model: one step's change, read once for every code detector.
+
+Per changed file it holds each hunk's two sides (judge/code/sides.py) with where they start and git's
+function context, the file's whole text before and after when a workspace gives it, and, computed on
+first read and then shared, what each side defines: its test units (judge/code/tests.py) and its
+functions (judge/code/functions.py). The detectors pair these definitions old to new and classify what
+happened to each (judge/code/weakening.py for tests, judge/rules/stubs.py for functions); none of them
+splits, lexes or parses a side that another has already read in the same validation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+from judge.code.functions import Function, functions_in
+from judge.code.sides import Side, side_of
+from judge.code.testpaths import is_test_path
+from judge.code.tests import TestUnit, test_units
+from judge.patch.model import FileChange, Hunk, PatchFacts, fact
+
+__all__ = ["ChangeModel", "FileView", "HunkView", "Texts"]
+
+Which = Literal["old", "new"]
+# A changed file's whole text at base and after the change, by path; None on a side judge cannot see.
+Texts = Callable[[str], "tuple[str | None, str | None]"]
+
+
+@dataclass(frozen=True)
+class HunkView:
+    """One hunk with its two sides, made once."""
+
+    hunk: Hunk
+    number: int  # its index in the file's hunks
+
+    @fact
+    def old(self) -> Side:
+        return side_of(self.hunk, "old")
+
+    @fact
+    def new(self) -> Side:
+        return side_of(self.hunk, "new")
+
+    def side(self, which: Which) -> Side:
+        return self.old if which == "old" else self.new
+
+    def start(self, which: Which) -> int:
+        """The file's line number of the side's first line."""
+        return self.hunk.old_start if which == "old" else self.hunk.new_start
+
+
+@dataclass(frozen=True)
+class FileView:
+    """One changed file of the step, and what its sides define."""
+
+    index: int  # its place in the patch
+    change: FileChange
+    texts: tuple[str | None, str | None] = (None, None)  # whole text before and after; None where unseen
+
+    @property
+    def path(self) -> str:
+        return self.change.path
+
+    @fact
+    def is_test(self) -> bool:
+        return any(map(is_test_path, self.change.paths))
+
+    @fact
+    def hunks(self) -> tuple[HunkView, ...]:
+        return tuple(HunkView(hunk, number) for number, hunk in enumerate(self.change.hunks))
+
+    def path_on(self, which: Which) -> str | None:
+        """The file's path on that side: None for the old side of a new file, the new side of a deleted one."""
+        return self.change.old_path if which == "old" else self.change.new_path
+
+    def tests(self, which: Which) -> tuple[tuple[HunkView, TestUnit], ...]:
+        """The test units each hunk's side holds, with their hunk, in order."""
+        return self._tests_old if which == "old" else self._tests_new
+
+    def functions(self, which: Which, hunk: HunkView) -> tuple[Function, ...]:
+        """The functions a hunk's side defines (a whole new or deleted file read as one)."""
+        found = self._functions.get((which, hunk.number))
+        if found is None:
+            whole = self.change.is_added if which == "new" else self.change.is_deleted
+            found = self._functions[(which, hunk.number)] = tuple(
+                functions_in(hunk.side(which), self.path_on(which) or self.path, whole=whole))
+        return found
+
+    @fact
+    def _functions(self) -> dict[tuple[Which, int], tuple[Function, ...]]:
+        return {}
+
+    @fact
+    def _tests_old(self) -> tuple[tuple[HunkView, TestUnit], ...]:
+        return self._read_tests("old")
+
+    @fact
+    def _tests_new(self) -> tuple[tuple[HunkView, TestUnit], ...]:
+        return self._read_tests("new")
+
+    def _read_tests(self, which: Which) -> tuple[tuple[HunkView, TestUnit], ...]:
+        path = self.path_on(which)
+        if path is None or which == "old" and self.change.is_added:
+            return ()
+        return tuple((hunk, unit) for hunk in self.hunks
+                     for unit in test_units(hunk.side(which), path, hunk.hunk.section))
+
+
+class ChangeModel:
+    """The work of one step (git's diff with a workspace, else the patch), file by file."""
+
+    def __init__(self, patch: PatchFacts, texts: Texts | None = None) -> None:
+        self.patch = patch
+        self.texts = texts
+        self.files = tuple(FileView(index, change, texts(change.path) if texts is not None else (None, None))
+                           for index, change in enumerate(patch.files))
