@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import judge
+from builders import make_case, text_diff
 
 from test_tests_weakened import AVA, PY, PYTEST, TS, UNITTEST, VITEST, _accepted, _case, _edit, _rejected, _with_fix
 
@@ -286,6 +287,7 @@ DOCSTRING_TEST = '''import zlib
 import pytest
 
 import judge
+from builders import make_case, text_diff
 
 
 def test_deflate():
@@ -350,3 +352,24 @@ def test_hostile_conditions_and_aliases_never_crash():
     ts = _edit(VITEST, '  it("rejects zero"', f"  const a0 = it.skip;\n{chain}  a500(\"rejects zero\"")
     verdict = judge.validate(*_with_fix(TS, VITEST, ts))
     assert (verdict.valid, verdict.rule) == (False, "tests_weakened"), verdict.reason
+
+
+def test_an_assertion_replaced_by_one_comparing_a_call_with_itself_is_weakened():
+    """`assert dec == want_bytes(value)` written `assert want_bytes(value) == want_bytes(value)`: the expected side
+    copied over the subject holds whatever the code does (the call aside)."""
+    old = "def test_base64(value):\n    dec = base64_decode(enc)\n    assert dec == want_bytes(value)\n"
+    new = "def test_base64(value):\n    dec = base64_decode(enc)\n    assert want_bytes(value) == want_bytes(value)\n"
+    verdict = judge.validate(*make_case(text_diff("tests/test_encoding.py", old, new),
+                                        step={"description": "Speed up base64 decoding"},
+                                        filesWritten=["tests/test_encoding.py"], filesTouched=["tests/test_encoding.py"]))
+    assert not verdict.valid and verdict.findings[0].rule == "tests_weakened"
+
+
+def test_a_new_test_of_equality_between_two_equal_constructions_stays_valid():
+    """`cls(1) == cls(1)` in a new test checks `__eq__` (attrs' own tests do): nothing was replaced."""
+    old = "def test_eq():\n    assert C(1) != C(2)\n"
+    new = old + "\n\ndef test_eq_same():\n    assert C(1) == C(1)\n"
+    verdict = judge.validate(*make_case(text_diff("tests/test_cmp.py", old, new),
+                                        step={"description": "Test equality of equal instances"},
+                                        filesWritten=["tests/test_cmp.py"], filesTouched=["tests/test_cmp.py"]))
+    assert verdict.valid, verdict.reason

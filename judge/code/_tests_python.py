@@ -468,7 +468,10 @@ def _assert_meaning(test: ast.expr) -> _Meaning:
             subject, expected = expected, subject
         op = test.ops[0]
         truth_of = _plain_truth(expected) if isinstance(op, (ast.Eq, ast.Is)) else None
-        return isinstance(op, _WEAK_OPS), _subject(subject), truth_of
+        # `f(x) == f(x)` pins nothing of f(x) but that it is equal to itself (a tautology when it calls nothing):
+        # weak, and so a weakening where it takes the place of an assertion that pinned a value
+        itself = isinstance(op, (ast.Eq, ast.Is)) and ast.dump(subject) == ast.dump(expected)
+        return isinstance(op, _WEAK_OPS) or itself, _subject(subject), truth_of
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return True, _subject(test.operand), False
     if isinstance(test, ast.Call) and _dotted(test.func) in ("isinstance", "hasattr", "callable") and test.args:
