@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from judge.code import treesitter
+from judge.code.fragments import js_tree, python_lines
 from judge.code.sides import Side
 from judge.patch.caseless import Caseless
 from judge.patch.shape import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
@@ -75,11 +76,11 @@ def _js_statements_at(side: Side, path: str, rows: set[int], kind: str) -> list:
     grammar = treesitter.grammar_for(path)
     if grammar is None:
         return []
-    root = treesitter.parse(side.text, grammar)
+    tree = js_tree(side, grammar)
     found = []
     for row in sorted(rows):
-        column = len(side.lines[row]) - len(side.lines[row].lstrip())
-        node = root.named_descendant_for_point_range((row, column), (row, column))
+        point = tree.point(row, len(side.lines[row]) - len(side.lines[row].lstrip()))
+        node = tree.root.named_descendant_for_point_range(point, point)
         while node is not None and node.type != kind and node.start_point[0] == row:
             node = node.parent
         if node is not None and node.type == kind and node.start_point[0] == row:
@@ -212,7 +213,7 @@ def _is_python(path: str) -> bool:
 
 
 def _python_lines(side: Side) -> list[LogicalLine]:
-    return [line for line in logical_lines(side.lines, syntax_for("x.py")) if line.code]
+    return [line for line in python_lines(side) if line.code]
 
 
 def _has_code_under(lines: list[LogicalLine], index: int) -> bool:
