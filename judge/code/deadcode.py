@@ -108,9 +108,30 @@ def commented_out(old: Side, new: Side, path: str) -> list[str]:
                 if new.changed[line.first] and line.comment and not line.code}
     if not comments:
         return []
+    grammar = treesitter.grammar_for(path)
     return [old.lines[line.first].strip() for line in logical_lines(old.lines, syntax)
             if old.changed[line.first] and len(_squeeze(line.code)) >= _MIN_CODE
-            and _squeeze(old.lines[line.first]) in comments]
+            and _squeeze(old.lines[line.first]) in comments
+            and not (grammar and _declares_types_only(old.lines[line.first], grammar))]
+
+
+def _declares_types_only(text: str, grammar: str) -> bool:
+    """A line that only declares types (``id: string;`` in an interface, ``export type T = ...``): commenting it
+    out switches no behaviour off."""
+    root = treesitter.parse(text.strip(), grammar)
+    return not root.has_error and bool(root.named_children) and all(
+        _js_type_only(node) for node in root.named_children)
+
+
+def _js_type_only(node) -> bool:
+    if node.type == "export_statement":
+        declaration = node.child_by_field_name("declaration")
+        return declaration is not None and declaration.type in _JS_TYPE_DECLARATIONS
+    if node.type == "labeled_statement":  # `id: string;` read alone: a property signature of a type
+        body = node.child_by_field_name("body")
+        return body is not None and body.type == "expression_statement" and bool(body.named_children) \
+            and body.named_children[0].type in ("identifier", "member_expression")
+    return node.type in _JS_TYPE_DECLARATIONS or node.type == "comment"
 
 
 _NEVER_HINT = re.compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
@@ -191,6 +212,8 @@ def _is_python_code(text: str) -> bool:
 
 
 def _js_does_something(node) -> bool:
+    if _js_type_only(node):
+        return False
     if node.type == "expression_statement":
         expression = node.named_children[0] if node.named_children else None
         return expression is not None and expression.type in _JS_ACTIVE_EXPRESSIONS
@@ -204,6 +227,8 @@ _JS_ACTIONS = frozenset({"lexical_declaration", "variable_declaration", "return_
                          "if_statement", "for_statement", "for_in_statement", "while_statement", "do_statement",
                          "try_statement", "import_statement", "export_statement", "function_declaration",
                          "class_declaration"})
+_JS_TYPE_DECLARATIONS = frozenset({"type_alias_declaration", "interface_declaration", "ambient_declaration",
+                                   "abstract_class_declaration", "enum_declaration"})
 _JS_ACTIVE_EXPRESSIONS = frozenset({"call_expression", "assignment_expression", "augmented_assignment_expression",
                                     "update_expression", "await_expression", "new_expression"})
 

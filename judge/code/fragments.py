@@ -45,15 +45,16 @@ def opens_in_docstring(side: Side) -> bool:
 
 def _python_reading(side: Side) -> tuple[tuple[LogicalLine, ...], bool]:
     plain = logical_lines(side.lines, _PY)
-    if _covers_end(plain, side.lines) or not _TRIPLE.search(side.text) or not _first_quotes_close(side.lines):
-        return plain, False  # read whole, or cut inside a docstring at its end only
-    repaired = _read_from_docstring(side.lines)
-    return (repaired, True) if repaired is not None else (plain, False)
+    closes = _first_quotes_close(side.lines) if _TRIPLE.search(side.text) else False
+    if closes is False or closes is None and _covers_end(plain, side.lines):
+        return plain, False  # no docstring cut at the start (a side may end inside one)
+    return _read_from_docstring(side.lines), True
 
 
-def _first_quotes_close(lines: tuple[str, ...]) -> bool:
+def _first_quotes_close(lines: tuple[str, ...]) -> bool | None:
     '''The side's first triple quotes end a string: ``text."""`` closes, ``"""Text`` and ``x = """`` open; lone
-    quotes open a docstring right under a ``def``/``class`` line and close one anywhere else.'''
+    quotes open a docstring right under a ``def``/``class`` line and close one after other text; None: lone quotes
+    on the side's first line, which could do either.'''
     for index, line in enumerate(lines):
         found = _TRIPLE.search(line)
         if not found:
@@ -65,17 +66,15 @@ def _first_quotes_close(lines: tuple[str, ...]) -> bool:
         if stripped != found.group(0):
             return False  # `"""Summary` or a one-line string
         above = next((ln.strip() for ln in reversed(lines[:index]) if ln.strip()), "")
-        return not above.endswith(":")
+        return None if not above else not above.endswith(":")
     return False
 
 
-def _read_from_docstring(lines: tuple[str, ...]) -> tuple[LogicalLine, ...] | None:
+def _read_from_docstring(lines: tuple[str, ...]) -> tuple[LogicalLine, ...]:
     first = next(i for i, line in enumerate(lines) if _TRIPLE.search(line))
     quote = _TRIPLE.search(lines[first]).group(0)  # type: ignore[union-attr]
     indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
     read = logical_lines((indent + quote,) + lines, _PY)
-    if not _covers_end(read, ("",) + lines):
-        return None
     return tuple(dataclasses.replace(line, first=max(line.first - 1, 0), last=line.last - 1) for line in read)
 
 
@@ -105,7 +104,9 @@ class JsTree:
 
 def js_tree(side: Side, grammar: str) -> JsTree:
     """The syntax tree of the side; when tree-sitter sees an error there, of the side given what it lacks at its
-    start: the comment opener of a comment it closes, and openers of the brackets it closes."""
+    start: the comment opener of a comment it closes, openers of the brackets it closes (the outermost brace a
+    class's, when that reads without error: a side cut inside a class body shows methods) and closers of those
+    it leaves open."""
     root = treesitter.parse(side.text, grammar)
     if not root.has_error:
         return JsTree(root)
@@ -113,12 +114,22 @@ def js_tree(side: Side, grammar: str) -> JsTree:
     closes = text.find("*/")
     at = closes + 2 if closes >= 0 and not 0 <= text.find("/*") < closes else 0  # the side opens in a comment
     prefix, suffix = _missing_brackets(text, at)
-    if not (prefix or suffix or at):
-        return JsTree(root)
-    repaired = ("/*" if at else "") + text[:at] + prefix + text[at:] + suffix
     row = text.count("\n", 0, at)
-    shift = len(prefix) + (2 if at and row == 0 else 0)
-    return JsTree(treesitter.parse(repaired, grammar), row, shift)
+    best = None
+    for opening, closing in ((prefix, suffix), *_in_a_class(prefix, suffix)):
+        tree = treesitter.parse(("/*" if at else "") + text[:at] + opening + text[at:] + closing, grammar)
+        if best is None or not tree.has_error:
+            best = JsTree(tree, row, len(opening) + (2 if at and row == 0 else 0))
+        if not tree.has_error:
+            break
+    return best  # type: ignore[return-value]
+
+
+def _in_a_class(prefix: str, suffix: str) -> list[tuple[str, str]]:
+    """The repair read again as inside a class body: methods outside one are errors."""
+    if prefix.startswith("{"):
+        return [(f"class {UNSEEN} " + prefix, suffix)]
+    return [(f"class {UNSEEN} {{" + prefix, suffix + "\n}")]
 
 
 def _missing_brackets(text: str, start: int) -> tuple[str, str]:
