@@ -22,6 +22,7 @@ __all__ = ["Disabled", "commented_code", "commented_out", "disabled_blocks", "un
 class Disabled:
     line: int  # index in the side of the line that switches the code off
     text: str  # that line, stripped: `if False:`, `return`
+    left: str | None = None  # for a return: why the code after it is only dead code left behind, not code cut off
 
 
 def disabled_blocks(side: Side, path: str) -> list[Disabled]:
@@ -48,7 +49,12 @@ def disabled_blocks(side: Side, path: str) -> list[Disabled]:
 
 
 def unreachable_code(side: Side, path: str) -> list[Disabled]:
-    """``return`` statements the change wrote with more code after them in the same block."""
+    """``return`` statements the change wrote with more code after them in the same block.
+
+    ``left`` tells code cut off from dead code left behind: the code after the return repeats lines just
+    above it (a ``return None`` or an ``if ...: return`` block pasted twice), or is the one ``return`` the
+    new one replaces (the old ``return x`` left under the new ``return y``).
+    """
     if "return" not in side.text:  # the first look
         return []
     rows = {row for row, line in enumerate(side.lines) if side.changed[row] and _RETURN_HINT.match(line)}
@@ -56,7 +62,8 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
         return []
     if _is_python(path):
         lines = _python_lines(side)
-        return [Disabled(line.first, side.lines[line.first].strip()) for index, line in enumerate(lines)
+        return [Disabled(line.first, side.lines[line.first].strip(), _python_left(side, lines, index))
+                for index, line in enumerate(lines)
                 if line.first in rows and _PY_RETURN.match(line.code) and _next_in_block(lines, index) is not None]
     found = []
     for node in _js_statements_at(side, path, rows, "return_statement"):
@@ -67,8 +74,47 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
             continue  # the side is cut there (a `}` closing a body not in view): what follows is another block
         # `program`: a fragment cut inside a function body reads as top-level statements
         if following is not None and node.parent is not None and node.parent.type in _JS_BLOCKS:
-            found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip()))
+            found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip(), _js_left(side, node)))
     return found
+
+
+def _python_left(side: Side, lines: list[LogicalLine], index: int) -> str | None:
+    indent = lines[index].indent
+    dead = []
+    for line in lines[index + 1 :]:
+        if line.indent < indent or line.indent == indent and _PY_DEFINITION.match(line.code):
+            break
+        dead.append(line)
+    above = lines[max(0, index + 1 - len(dead) - _LOOK_ABOVE) : index + 1]
+    replaced = len(dead) == 1 and not side.changed[dead[0].first] and bool(_PY_RETURN.match(dead[0].code))
+    return _left([(ln.indent, ln.code) for ln in dead], [(ln.indent, ln.code) for ln in above], replaced)
+
+
+def _js_left(side: Side, node) -> str | None:
+    dead, above = [], [node]
+    following, previous = node.next_named_sibling, node.prev_named_sibling
+    while following is not None:
+        if following.type != "comment":
+            dead.append(following)
+        following = following.next_named_sibling
+    while previous is not None and len(above) < len(dead) + _LOOK_ABOVE:
+        if previous.type != "comment":
+            above.insert(0, previous)
+        previous = previous.prev_named_sibling
+    replaced = len(dead) == 1 and dead[0].type == "return_statement" and not side.changed[dead[0].start_point[0]]
+    return _left([(0, _squeeze(_text(n))) for n in dead], [(0, _squeeze(_text(n))) for n in above], replaced)
+
+
+def _left(dead: list[tuple[int, str]], above: list[tuple[int, str]], replaced: bool) -> str | None:
+    """Why the dead statements were left behind, or None when they are code the return cuts off."""
+    if replaced:
+        return "is the return it replaces"
+    if dead and any(above[i : i + len(dead)] == dead for i in range(len(above) - len(dead) + 1)):
+        return "repeats the lines above it"
+    return None
+
+
+_LOOK_ABOVE = 3  # statements above the copy that a pasted block may start after
 
 
 def _js_statements_at(side: Side, path: str, rows: set[int], kind: str) -> list:
