@@ -154,7 +154,7 @@ _HEADING_FUNCTION = re.compile(r"\b(?:def|function\s*\*?)\s+([A-Za-z_$][\w$]*)")
 _HEADING_CLASS = re.compile(r"\bclass\s+([A-Za-z_$][\w$]*)")
 _NOT_DONE = frozenset({"raise NotImplementedError", 'throw "not implemented"'})
 # Methods a protocol or a framework asks for, where doing nothing is often the whole job.
-_HOOKS = re.compile(r"^(?:__\w+__|close|aclose|flush|reset|setup|setUp|teardown|tearDown|start|stop|open|connect|"
+_HOOKS = re.compile(r"^(?:__(?:a?exit|a?enter|del|init_subclass|set_name|post_init)__|close|aclose|flush|reset|setup|setUp|teardown|tearDown|start|stop|open|connect|"
                     r"disconnect|dispose|destroy|cleanup|clear|release|shutdown|cancel|finalize|refresh|"
                     r"on[A-Z_]\w*|handle\w*|visit\w*|before\w*|after\w*|will\w*|did\w*)$")
 _BEHAVIOUR = Caseless(r"\b(?:that|which|so (?:that|it)|should|must|returns?|returning|raises?|raising|throws?|"
