@@ -564,9 +564,11 @@ def _quoted(text: str) -> str:
     return "`" + (text if len(text) <= _QUOTED else text[:_QUOTED] + "…") + "`"
 
 
-def _added_conditions(change: FileChange) -> Iterator[tuple[_Line, str]]:
-    """Each added line of the file that opens a branch or loop, with its condition (comments out, strings kept)."""
-    if not _ANY_CONDITION.search(_added_text(change)):
+def _added_conditions(change: FileChange, hint: re.Pattern[str] = re.compile("")) -> Iterator[tuple[_Line, str]]:
+    """Each added line of the file that opens a branch or loop, with its condition (comments out, strings kept);
+    the file is lexed only when its added text holds ``hint`` and a branch."""
+    text = _added_text(change)
+    if not (_ANY_CONDITION.search(text) and hint.search(text)):
         return
     for line in _changed(change, "+"):
         found = _CONDITION.match(line.text) if _MAYBE_CONDITION.match(line.code.lstrip("}")) else None
@@ -594,6 +596,9 @@ _FAR_DATE = re.compile(r"(?:date|time|Date|now|year|Year)[^\n]*\b(?:2[1-9]\d\d|2
                        r"\b(?:2[1-9]\d\d|20[89]\d)\b[^\n]*(?:date|time|Date|now|year|Year)")
 _NEGATED_CONSTANT = re.compile(r"^\(?\s*(?:not\s+(?:True|1)\b|!\s*(?:true|1)\b)|"
                                r"\b(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|\s(?:and|&&)\s*(?:False|false)\b")
+_MAYBE_NEVER = re.compile("|".join(p.pattern for p in (_ENV_READ, _LITERALS_COMPARED, _FAR_DATE)) +
+                          r"|\bnot\s+(?:True|1)\b|!\s*(?:true|1)\b|\b(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
+                          r"\s(?:and|&&)\s*(?:False|false)\b")
 _WELL_KNOWN_ENV = frozenset({"CI", "DEBUG", "HOME", "PATH", "USER", "TERM", "NODE_ENV", "PYTHONPATH", "LANG", "TZ",
                              "GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR", "VIRTUAL_ENV", "SHELL", "TMPDIR", "PWD"})
 
@@ -621,7 +626,7 @@ def guard_never_true(ctx: StepContext) -> Iterator[Finding]:
     files: list[str] = []
     patch_text = ""
     for change in _judged_code(work):
-        for line, condition in _added_conditions(change):
+        for line, condition in _added_conditions(change, _MAYBE_NEVER):
             patch_text = patch_text or "\n".join(line for c in work.files for h in c.hunks for line in h.body)
             why = _never_true(condition, patch_text)
             if why:
