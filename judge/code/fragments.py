@@ -86,6 +86,7 @@ def _covers_end(read: tuple[LogicalLine, ...], lines: tuple[str, ...]) -> bool:
 
 # --- JavaScript / TypeScript ---------------------------------------------------------------------------------
 
+_MOST_REPAIRED = 400  # characters of openers and closers given to one side
 _OPENERS = {")": "(", "]": "[", "}": "{"}
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
 _BODY_AFTER_PARENTHESIS = re.compile(r"\s*(?::[^{}=]*)?\{")  # `) {`, `): Promise<R> {` (not `) => {`)
@@ -114,6 +115,8 @@ def js_tree(side: Side, grammar: str) -> JsTree:
     closes = text.find("*/")
     at = closes + 2 if closes >= 0 and not 0 <= text.find("/*") < closes else 0  # the side opens in a comment
     prefix, suffix = _missing_brackets(text, at)
+    if len(prefix) + len(suffix) > _MOST_REPAIRED:
+        return JsTree(root)  # no hunk of hand-written code is cut inside that many brackets: hostile or generated
     row = text.count("\n", 0, at)
     best = None
     for opening, closing in ((prefix, suffix), *_in_a_class(prefix, suffix)):
@@ -158,5 +161,5 @@ def _code_brackets(text: str, start: int) -> Iterator[tuple[int, str]]:
     """The brackets of the code, strings and comments skipped (regular expressions are rare enough to ignore)."""
     for match in _TOKENS.finditer(text, start):
         token = match.group(0)
-        if len(token) == 1:
+        if len(token) == 1 and token in "()[]{}":
             yield match.start(), token
