@@ -66,8 +66,16 @@ def _first_quotes_close(lines: tuple[str, ...]) -> bool | None:
         if stripped != found.group(0):
             return False  # `"""Summary` or a one-line string
         above = next((ln.strip() for ln in reversed(lines[:index]) if ln.strip()), "")
-        return None if not above else not above.endswith(":")
+        if above:
+            return not above.endswith(":")
+        below = next((ln.strip() for ln in lines[index + 1 :] if ln.strip()), "")
+        return True if _CODE_START.match(below) else None  # code under it: the docstring ended there
     return False
+
+
+# A line that starts a comment or a statement, as docstring prose rarely does.
+_CODE_START = re.compile(r"#|(?:if|for|while|with|try|return|raise|import|from|def|class|assert|yield|del|pass|"
+                         r"async|await|@)\b|[\w.]+\s*(?:=[^=]|\(|\[|\+=|-=)")
 
 
 def _read_from_docstring(lines: tuple[str, ...]) -> tuple[LogicalLine, ...]:
@@ -129,10 +137,13 @@ def js_tree(side: Side, grammar: str) -> JsTree:
 
 
 def _in_a_class(prefix: str, suffix: str) -> list[tuple[str, str]]:
-    """The repair read again as inside a class body: methods outside one are errors."""
+    """The repair read again as inside a class body (methods outside one are errors): the outermost brace the
+    side closes is the class's, or a method's that the class goes on after."""
+    in_class = [(f"class {UNSEEN} {{" + prefix, suffix + "\n}")]
     if prefix.startswith("{"):
-        return [(f"class {UNSEEN} " + prefix, suffix)]
-    return [(f"class {UNSEEN} {{" + prefix, suffix + "\n}")]
+        in_class += [(f"class {UNSEEN} " + prefix, suffix),
+                     (f"class {UNSEEN} {{ {UNSEEN}() " + prefix, suffix + "\n}")]
+    return in_class
 
 
 def _missing_brackets(text: str, start: int) -> tuple[str, str]:

@@ -103,10 +103,12 @@ def _python_functions(side: Side, whole: bool) -> list[Function]:
         else:
             continue  # a one-line `def f(): ...` has no body block to judge
         body, complete = _block_after(lines, index, whole)
+        complete = complete or bool(body) and _dedent_follows(side.lines, body[-1].last, line.indent)
         if body:
             found.append(_python_function(side, name, line.first, body, complete, tuple(_decorators(lines, index))))
-    if lines and lines[0].indent > 0 and opens_in_docstring(side):
+    if lines and lines[0].indent > 0 and (opens_in_docstring(side) or _is_docstring(lines[0].code)):
         body, complete = _block_under(lines, 0, lines[0].indent - 1, whole)
+        complete = complete or len(body) > 1 and _dedent_follows(side.lines, body[-1].last, lines[0].indent - 1)
         if len(body) > 1:
             found.append(_python_function(side, UNSEEN, 0, body, complete, ()))
     return found
@@ -175,6 +177,19 @@ def _block_under(lines: Sequence[LogicalLine], start: int, indent: int, whole: b
     while body and not body[-1].code:
         body.pop()  # trailing comment lines may belong to whatever follows
     return body, complete
+
+
+def _dedent_follows(lines: tuple[str, ...], last: int, indent: int) -> bool:
+    """A line after ``lines[last]`` starts a statement out at ``indent`` or less: the block ended there, even when
+    the reading could not close that statement (``def f(`` with its parameters cut by the hunk's end)."""
+    for line in lines[last + 1 :]:
+        stripped = line.lstrip()
+        if stripped and len(line) - len(stripped) <= indent:
+            return bool(_STATEMENT_START.match(stripped))
+    return False
+
+
+_STATEMENT_START = re.compile(r"(?:@|(?:async\s+)?def\s|class\s|[A-Za-z_]\w*\b)")
 
 
 def _decorators(lines: Sequence[LogicalLine], index: int) -> list[str]:
