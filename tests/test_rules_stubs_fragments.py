@@ -257,3 +257,40 @@ def test_a_no_op_whose_behaviour_the_step_names_is_a_stub():
 def test_a_new_helper_the_step_names_left_as_pass_is_a_stub():
     new = CLIENT + "\n    def _set_timeout(self, request):\n        pass\n"
     _rejected(_judge("src/client.py", CLIENT, new, "Add `Client._set_timeout` to src/client.py"), "_set_timeout()")
+
+
+# --- code written as comments: notes beside live code --------------------------------------------------------
+
+ERRORS_JS = '''\
+function format(issue) {
+  for (const el of issue.path) {
+    if (!terminal) {
+      curr[el] = curr[el] || { _errors: [] };
+    }
+    curr = curr[el];
+  }
+  return fieldErrors;
+}
+'''
+
+
+def test_a_note_in_another_languages_syntax_around_a_live_line_is_not_code_switched_off():
+    # zod 3.22.4's compiled lib/ZodError.js keeps the TypeScript alternative its source left as a comment
+    note = ('      // if (typeof el === "string") {\n      //   curr[el] = curr[el] || { _errors: [] };\n'
+            '      // } else if (typeof el === "number") {\n      //   const errorArray: any = [];\n'
+            '      //   errorArray._errors = [];\n      // }\n')
+    new = ERRORS_JS.replace("      curr[el] = curr[el] || { _errors: [] };\n",
+                            "      curr[el] = curr[el] || { _errors: [] };\n" + note)
+    _not_a_stub(_judge("lib/ZodError.js", ERRORS_JS, new))
+
+
+def test_a_words_only_comment_is_a_note_not_code():
+    # zod 3.22.4's lib/types.js: `// return invalid` tells what the lines under it do
+    new = ERRORS_JS.replace("  return fieldErrors;\n", "  // return invalid\n  return fieldErrors;\n")
+    _not_a_stub(_judge("lib/ZodError.js", ERRORS_JS, new))
+
+
+def test_a_commented_block_that_is_code_stays_code_switched_off_though_it_repeats_live_lines():
+    new = ERRORS_JS.replace("  return fieldErrors;\n", "  // if (issue.message !== undefined) {\n"
+                            "    // curr = curr[el];\n    // return fieldErrors;\n  // }\n  return fieldErrors;\n")
+    _rejected(_judge("lib/ZodError.js", ERRORS_JS, new), "written as a comment")

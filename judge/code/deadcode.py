@@ -198,7 +198,9 @@ def commented_code(new: Side, path: str) -> list[str]:
     A run is read whole first (``// if (x) {`` ... ``// }``), then line by line; a line counts when it
     parses as a statement that does something (a call, an assignment, a return, a raise or throw, a
     branch or loop header), never as a bare word, a label or a type annotation (``# Example: f(1)``),
-    and tool directives (``# type: ignore``, ``// eslint-disable``) are never code.
+    and tool directives (``# type: ignore``, ``// eslint-disable``) are never code. A run whose code lines
+    mostly repeat live code of the side is a copy kept beside the code it mirrors (an old or alternative
+    version left as a note, as zod's sources keep), not the step's code switched off.
     """
     python = _is_python(path)
     grammar = None if python else treesitter.grammar_for(path)
@@ -208,15 +210,26 @@ def commented_code(new: Side, path: str) -> list[str]:
     if marker not in new.text or not any(changed and line.lstrip().startswith(marker) for line, changed in zip(new.lines, new.changed)):
         return []
     found = []
+    live: set[str] | None = None
     for run in _comment_runs(new, marker):
-        texts = [text for text in run if not (_DIRECTIVE.search(text) or _PROSE.match(text))]
+        texts = [text for text in run if not (_DIRECTIVE.search(text) or _PROSE.match(text) or _WORDS.match(text))]
         if not texts:
             continue
         if _is_code("\n".join(texts), python, grammar):
             found.append(texts[0])
-        else:
+            continue
+        live = live if live is not None else {_squeeze(line) for line in new.lines if not line.lstrip().startswith(marker)}
+        if not _mirrors(texts, live):
             found += [text for text in texts if _is_code(text, python, grammar)]
     return found
+
+
+def _mirrors(texts: list[str], live: set[str]) -> bool:
+    """Half the run's lines long enough to tell are live lines of the side too, or one is in a run of three lines
+    or more: an alternative written around a line the code keeps (``// if (...) {`` ``//   <the live line>``)."""
+    telling = [_squeeze(text) for text in texts if len(_squeeze(text)) >= _MIN_CODE]
+    mirrored = sum(text in live for text in telling)
+    return mirrored > 0 and (2 * mirrored >= len(telling) or len(texts) >= 3)
 
 
 def _comment_runs(side: Side, marker: str) -> list[list[str]]:
@@ -266,6 +279,7 @@ def _js_does_something(node) -> bool:
     return node.type in _JS_ACTIONS
 
 
+_WORDS = re.compile(r"^[A-Za-z][A-Za-z ]*$")  # `return invalid`, `add issues`: words only, a note on what follows
 _PROSE = Caseless(r"e\.\s?g\.|i\.\s?e\.|cf\.|(?:eg|ie|see|note|example|usage)\b")
 _PY_ACTIONS = (ast.Assign, ast.AugAssign, ast.Return, ast.Raise, ast.If, ast.For, ast.While, ast.With, ast.Try,
                ast.Delete, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
