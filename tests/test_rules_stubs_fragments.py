@@ -294,3 +294,16 @@ def test_a_commented_block_that_is_code_stays_code_switched_off_though_it_repeat
     new = ERRORS_JS.replace("  return fieldErrors;\n", "  // if (issue.message !== undefined) {\n"
                             "    // curr = curr[el];\n    // return fieldErrors;\n  // }\n  return fieldErrors;\n")
     _rejected(_judge("lib/ZodError.js", ERRORS_JS, new), "written as a comment")
+
+
+def test_code_added_under_an_old_return_is_unreachable():
+    # git may align an inserted `return` with an old one: the added line is the code the return cuts off
+    old = "export function f(req: Request) {\n  if (isFile(req)) {\n    return\n  }\n\n  applyStrategy(req)\n}\n"
+    new = "export function f(req: Request) {\n  if (!isAsset(req)) {\n    return\n    applyStrategy(req)\n  }\n}\n"
+    _rejected(_judge("src/f.ts", old, new), "unreachable")
+
+
+def test_a_new_guard_under_an_old_guard_is_not_unreachable_code():
+    old = "def f(x):\n    if x is None:\n        return\n    run(x)\n"
+    new = "def f(x):\n    if x is None:\n        return\n    if not x.ready:\n        return\n    run(x)\n"
+    _not_a_stub(_judge("src/f.py", old, new))

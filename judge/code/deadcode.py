@@ -49,7 +49,8 @@ def disabled_blocks(side: Side, path: str) -> list[Disabled]:
 
 
 def unreachable_code(side: Side, path: str) -> list[Disabled]:
-    """``return`` statements the change wrote with more code after them in the same block.
+    """``return`` statements with more code after them in the same block, where the change wrote the return or
+    the code right after it (``applyStrategy(strategy)`` added under an old ``return``).
 
     ``left`` tells code cut off from dead code left behind: the code after the return repeats lines just
     above it (a ``return None`` or an ``if ...: return`` block pasted twice), or is the one ``return`` the
@@ -57,14 +58,18 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
     """
     if "return" not in side.text:  # the first look
         return []
-    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and _RETURN_HINT.match(line)}
+    rows = {row for row, line in enumerate(side.lines) if _RETURN_HINT.match(line) and
+            (side.changed[row] or _changed_next(side, row))}
     if not rows:
         return []
     if _is_python(path):
         lines = _python_lines(side)
-        return [Disabled(line.first, side.lines[line.first].strip(), _python_left(side, lines, index))
-                for index, line in enumerate(lines)
-                if line.first in rows and _PY_RETURN.match(line.code) and _next_in_block(lines, index) is not None]
+        found = []
+        for index, line in enumerate(lines):
+            following = _next_in_block(lines, index) if line.first in rows and _PY_RETURN.match(line.code) else None
+            if following is not None and (side.changed[line.first] or side.changed[following.first]):
+                found.append(Disabled(line.first, side.lines[line.first].strip(), _python_left(side, lines, index)))
+        return found
     found = []
     for node in _js_statements_at(side, path, rows, "return_statement"):
         following = node.next_named_sibling
@@ -72,10 +77,20 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
             following = following.next_named_sibling
         if following is not None and (following.type == "ERROR" or following.has_error):
             continue  # the side is cut there (a `}` closing a body not in view): what follows is another block
+        if following is None or not (side.changed[node.start_point[0]] or side.changed[following.start_point[0]]):
+            continue  # dead code the change did not write is not the change's
         # `program`: a fragment cut inside a function body reads as top-level statements
-        if following is not None and node.parent is not None and node.parent.type in _JS_BLOCKS:
+        if node.parent is not None and node.parent.type in _JS_BLOCKS:
             found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip(), _js_left(side, node)))
     return found
+
+
+def _changed_next(side: Side, row: int) -> bool:
+    """The first line after ``row`` that is not blank is one the change wrote: code added under an old return."""
+    for after in range(row + 1, len(side.lines)):
+        if side.lines[after].strip():
+            return side.changed[after]
+    return False
 
 
 def _python_left(side: Side, lines: list[LogicalLine], index: int) -> str | None:
