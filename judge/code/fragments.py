@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator
 
 from judge.code import treesitter
@@ -117,9 +118,13 @@ def js_tree(side: Side, grammar: str) -> JsTree:
     class's, when that reads without error: a side cut inside a class body shows methods) and closers of those
     it leaves open."""
     root = treesitter.parse(side.text, grammar)
-    if not root.has_error:
-        return JsTree(root)
-    text = side.text
+    return JsTree(root) if not root.has_error else _repaired(side.text, grammar)
+
+
+@lru_cache(maxsize=64)
+def _repaired(text: str, grammar: str) -> JsTree:
+    """js_tree of a side tree-sitter reads with an error; cached, since every detector asks for the same sides."""
+    root = treesitter.parse(text, grammar)
     closes = text.find("*/")
     at = closes + 2 if closes >= 0 and not 0 <= text.find("/*") < closes else 0  # the side opens in a comment
     prefix, suffix = _missing_brackets(text, at)

@@ -567,13 +567,15 @@ def _quoted(text: str) -> str:
 def _added_conditions(change: FileChange, hint: re.Pattern[str] = re.compile("")) -> Iterator[tuple[_Line, str]]:
     """Each added line of the file that opens a branch or loop, with its condition (comments out, strings kept);
     the file is lexed only when its added text holds ``hint`` and a branch."""
-    text = _added_text(change)
-    if not (_ANY_CONDITION.search(text) and hint.search(text)):
-        return
-    for line in _changed(change, "+"):
-        found = _CONDITION.match(line.text) if _MAYBE_CONDITION.match(line.code.lstrip("}")) else None
-        if found and found.group("condition"):
-            yield line, found.group("condition")
+    syntax = syntax_for(change.path)
+    for hunk in change.hunks:
+        text = "\n".join(hunk.added)
+        if not (_ANY_CONDITION.search(text) and hint.search(text)):
+            continue  # only a hunk that may hold such a condition is lexed
+        for line in _side(hunk, "+", syntax):
+            found = _CONDITION.match(line.text) if line.changed and _MAYBE_CONDITION.match(line.code.lstrip("}")) else None
+            if found and found.group("condition"):
+                yield line, found.group("condition")
 
 
 def _judged_code(work: PatchFacts) -> Iterator[FileChange]:
