@@ -69,6 +69,13 @@ def test_code_under_a_condition_probably_never_true_is_signalled_with_the_line(p
                                     "    return normalise"))],
     [("src/load.ts", TS, TS.replace("  return normalise", "  if (data.kind === 'yaml') {\n    upgrade(data);\n  }\n"
                                     "  return normalise"))],
+    # a chained comparison and a zero tested beside another condition
+    [("src/load.py", PY, PY.replace("    return normalise", "    if not 1 <= data.port <= 65535:\n"
+                                    "        raise ValueError(data.port)\n    return normalise"))],
+    [("src/load.py", PY, PY.replace("    return normalise", "    if data.count == 0 and not data.items:\n"
+                                    "        return {}\n    return normalise"))],
+    [("src/load.ts", TS, TS.replace("  return normalise", "  if (count === 0 && !items.length) {\n    return {};\n  }\n"
+                                    "  return normalise"))],
     # a test may pin a constant condition: test files are not judged
     [("tests/test_load.py", "def test_load():\n    assert load('a')\n",
       "def test_load():\n    if 1 == 2:\n        pass\n    assert load('a')\n")],

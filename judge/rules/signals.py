@@ -596,8 +596,13 @@ _LITERAL = r"""(?:-?\d+(?:\.\d+)?|"[^"\\]*"|'[^'\\]*'|True|False|None|true|false
 _LITERALS_COMPARED = re.compile(rf"(?<![\w.\])]){_LITERAL}\s*(?:===?|!==?|<=?|>=?|\bis\b(?:\s+not)?)\s*{_LITERAL}(?![\w.(\[])")
 _FAR_DATE = re.compile(r"(?:date|time|Date|now|year|Year)[^\n]*\b(?:2[1-9]\d\d|20[89]\d)\b|"
                        r"\b(?:2[1-9]\d\d|20[89]\d)\b[^\n]*(?:date|time|Date|now|year|Year)")
-_NEGATED_CONSTANT = re.compile(r"^\(?\s*(?:not\s+(?:True|1)\b|!\s*(?:true|1)\b)|"
-                               r"\b(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|\s(?:and|&&)\s*(?:False|false)\b")
+# The constant is a whole operand: `not True`, `False and x`, `x && false` — never `not 1 <= port`, `n == 0 and x`.
+_OPERAND_START = r"(?:^|\(|\b(?:and|or)\s|&&|\|\|)\s*"
+_OPERAND_END = r"\s*(?=$|\)|\b(?:and|or)\b|&&|\|\|)"
+_NEGATED_CONSTANT = re.compile(
+    rf"{_OPERAND_START}(?:not\s+(?:True|1)|!\s*(?:true|1)){_OPERAND_END}|"
+    rf"{_OPERAND_START}(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
+    rf"\s(?:and|&&)\s*(?:False|false|0|None|null|undefined){_OPERAND_END}")
 _MAYBE_NEVER = re.compile("|".join(p.pattern for p in (_ENV_READ, _LITERALS_COMPARED, _FAR_DATE)) +
                           r"|\bnot\s+(?:True|1)\b|!\s*(?:true|1)\b|\b(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
                           r"\s(?:and|&&)\s*(?:False|false)\b")
