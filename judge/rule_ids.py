@@ -50,6 +50,9 @@ EXCEPTION_SWALLOWED = "exception_swallowed"
 UNUSED_FUNCTION = "unused_function"
 JUNK_FILES = "junk_files"
 STUB_OR_DISABLED_CODE = "stub_or_disabled_code"
+DEAD_CODE_LEFT = "dead_code_left"
+GUARD_NEVER_TRUE = "guard_never_true"
+SPECIAL_CASED_INPUT = "special_cased_input"
 PLACEHOLDER_ONLY = "placeholder_only"
 TESTS_WEAKENED = "tests_weakened"
 POLICY_CONTRADICTION = "policy_contradiction"
@@ -136,11 +139,13 @@ CATALOG: tuple[RuleInfo, ...] = (
     RuleInfo(SCOPE_FIX_REGRESSION, 'rules',
              'a `fix_regression` writes a file that is neither in `applyFiles` nor in `applyPatch`'),
     RuleInfo(JUNK_FILES, 'rules',
-             'the change creates files no step asks for — bytecode (`*.pyc`, `__pycache__/`), build output (top-level `build/`, `dist/`, `target/`, `*.egg-info/`), installed packages (`node_modules/`), virtualenvs, tool caches, databases (`*.sqlite`, `*.db`), editor and OS files (`.DS_Store`, `*.swp`), coverage data — unless `allowedFiles` or the description names them'),
+             'the change creates files no step asks for — bytecode (`*.pyc`, `__pycache__/`), build output (top-level `build/`, `dist/`, `target/`, `*.egg-info/`), installed packages (`node_modules/`), virtualenvs, tool caches, databases (`*.sqlite`, `*.db`), editor and OS files (`.DS_Store`, `*.swp`, `*~`), copies a merge, `patch` or an editor leaves beside a file (`Ky.ts.orig`, `Ky.ts.rej`, `client.py.bak`), coverage data — unless `allowedFiles` or the description names them'),
     RuleInfo(TESTS_WEAKENED, 'rules',
              'in a test file (pytest, unittest; Jest, Vitest, Mocha, AVA, node:test; Go, Rust, Java), the change deletes a test or test file, adds a skip (`@pytest.mark.skip`, a constant-true `skipif`, `xfail`, `unittest.skip`, `self.skipTest`, `pytest.skip`, `it.skip`, `xit`, `test.todo`, `{ skip: true }`, `t.Skip`, `#[ignore]`, `@Disabled`) or a focus (`.only`, `fit`), removes assertions, replaces them by a tautology (`assert True`, `expect(x).toBe(x)`, `t.pass()`), or edits an expected value where the change edits no code the test uses, and the step does not ask for that kind of test work (see below); otherwise a signal'),
     RuleInfo(STUB_OR_DISABLED_CODE, 'rules',
-             'the change replaces a function\'s real body by a stub (`pass`, `...`, `raise NotImplementedError`, a bare `return`, `throw new Error("not implemented")`) or defines a function the step names as one; puts code under a never-true condition (`if False:`, `if (0)`); inserts a `return` before code it leaves unreachable; or turns removed code into comments — a signal when the step asks for a stub, a no-op or disabling (Python, JavaScript, TypeScript; test files excluded)'),
+             'the change replaces a function\'s real body by a stub (`pass`, `...`, `raise NotImplementedError`, a bare `return`, `throw new Error("not implemented")`, an empty body), its `def` in view or above the hunk (a long docstring, a signature over several lines: git\'s hunk heading names it), or defines a function the step names as one (a no-op hook such as `close()` or `__exit__`, or a method of a `Protocol`/abstract class, only when the step says what it must do); puts code under a never-true condition (`if False:`, `if (0)`); inserts a `return` before code it leaves unreachable (dead code that repeats the lines above or is the replaced `return` is `dead_code_left` instead); or turns removed code into comments — a signal when the step asks for a stub, a no-op or disabling (Python, JavaScript, TypeScript; test files excluded)'),
+    RuleInfo(DEAD_CODE_LEFT, 'rules',
+             '*(signal only)* a `return` the change writes has dead code after it that repeats the lines just above it (`return None` twice, an `if …: return …` block pasted twice) or is the `return` it replaces (the old `return x` left under the new `return y`): leftover lines, not a stub'),
     RuleInfo(REVERSAL, 'rules',
              'a `fix_regression` takes back >= 90% of the lines the apply step (`applyPatch`) added; 30–90% is a `partial_reversal` signal for the semantic stage (see `judge/rules/reversal.py` for why)'),
     RuleInfo(PARTIAL_REVERSAL, 'rules',
@@ -154,13 +159,17 @@ CATALOG: tuple[RuleInfo, ...] = (
     RuleInfo(ONLY_TEST_FILES, 'rules',
              '*(signal only)* the change touches only test files and the description does not ask for test work'),
     RuleInfo(CHECKS_SUPPRESSED, 'rules',
-             '*(signal only)* added comments silence a checker: `# type: ignore`, `# noqa`, `# pragma: no cover`, `# pylint: disable`, `eslint-disable`, `@ts-ignore`, `@ts-nocheck`, `@ts-expect-error`, `istanbul ignore`, `//nolint`, `rubocop:disable` (in comments only, beyond those the change removes)'),
+             '*(signal only)* added comments silence a checker: `# type: ignore`, `# noqa`, `# pragma: no cover`/`no branch`, `# pylint: disable`, `eslint-disable`, `@ts-ignore`, `@ts-nocheck`, `@ts-expect-error`, `istanbul ignore`/`c8 ignore`, `//nolint`, `rubocop:disable` (in comments only), and TypeScript casts `as any`/`as unknown as`, beyond those the change removes'),
     RuleInfo(GATES_LOWERED, 'rules',
-             '*(signal only)* a configuration file loosens a gate (`fail_under`, `--cov-fail-under`, coverage `branches`/`lines`/`functions`/`statements` lowered or removed, `max-line-length` raised, lint rules turned off or ignored), or CI configuration is edited (`.github/workflows/`, `.gitlab-ci.yml`, `.circleci/`, `azure-pipelines.yml`, `Jenkinsfile`, `tox.ini`, `noxfile.py`, `.pre-commit-config.yaml`) by a step that does not ask for CI work'),
+             '*(signal only)* a configuration file loosens a gate (`fail_under`, `--cov-fail-under`, coverage `branches`/`lines`/`functions`/`statements` lowered or removed, `max-line-length` raised, lint rules turned off or ignored, coverage exclusions added: `omit`/`exclude_lines`/`exclude_also` in `.coveragerc`, `setup.cfg`, `tox.ini` or `pyproject.toml`, Jest\'s `coveragePathIgnorePatterns`, nyc/c8 `exclude`), or CI configuration is edited (`.github/workflows/`, `.gitlab-ci.yml`, `.circleci/`, `azure-pipelines.yml`, `Jenkinsfile`, `tox.ini`, `noxfile.py`, `.pre-commit-config.yaml`) by a step that does not ask for CI work'),
     RuleInfo(EXCEPTION_SWALLOWED, 'rules',
              '*(signal only)* added code catches every exception and does nothing: `except:`/`except Exception:`/`except BaseException:` with only `pass`, `...` or `continue`, `suppress(Exception)`, an empty `catch {}`/`catch (e) {}`, `.catch(() => {})`'),
     RuleInfo(UNUSED_FUNCTION, 'rules',
              '*(signal only)* a function or method defined in added lines (Python, JS/TS, Go, Rust, Ruby) is named nowhere else in the patch; test files, test functions, dunder and framework-called names (`setUp`, `render`, `main`…), exported (`export`, Go capitals, `pub`) and decorated definitions are left out'),
+    RuleInfo(GUARD_NEVER_TRUE, 'rules',
+             '*(signal only)* added code (Python, JS/TS; not tests) opens a branch or loop on a condition that is probably never true: an environment variable nothing in the patch sets (`os.environ.get("NEVER_SET")`, `process.env.X === "magic"`), two constants compared, a date decades ahead, `not True` or a constant-false operand; the lines are quoted'),
+    RuleInfo(SPECIAL_CASED_INPUT, 'rules',
+             '*(signal only)* the source gains a branch that compares a value to an exact literal a test file of the same patch uses and returns a literal: the code recognising the test\'s input instead of computing the answer; the lines are quoted'),
     RuleInfo(EVIDENCE_INCOMPLETE, 'gates',
              '*(gates)* a field the evidence schema or the policies require is absent, null, false, blank or empty in the evidence document (or there is none); the reason lists every missing field'),
     RuleInfo(EVIDENCE_MISMATCH, 'gates',

@@ -28,7 +28,7 @@ def test_registry_order_is_the_documented_one():
         "junk_files", "tests_weakened", "tests_weakened", "stub_or_disabled_code", "reversal", "placeholder_only",
         "superficial_only",
         "only_new_scripts", "only_test_files", "checks_suppressed", "gates_lowered", "exception_swallowed",
-        "unused_function",
+        "unused_function", "guard_never_true", "special_cased_input",
     ]
 
 

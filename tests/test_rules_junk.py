@@ -33,6 +33,10 @@ def _with(*paths: str, step: dict | None = None) -> tuple[dict, dict]:
     ("src/.DS_Store", "OS litter"),
     ("src/.app.py.swp", "an editor swap file"),
     ("src/app.py~", "an editor backup"),
+    ("src/Ky.ts.orig", "a merge or patch leftover"),
+    ("src/Ky.ts.rej", "a merge or patch leftover"),
+    ("client.py.bak", "a backup copy"),
+    ("src/.Ky.ts.swo", "an editor swap file"),
     (".coverage", "coverage data"),
     ("htmlcov/index.html", "coverage data"),
 ])
@@ -44,7 +48,8 @@ def test_junk_added_beside_an_honest_change_is_rejected(path, kind):
 
 
 @pytest.mark.parametrize("path", ["src/build/steps.py", "docs/dist.md", "src/targets.py", "tests/test_db.py",
-                                  "src/coverage/report.py", "tools/venv_check.py"])
+                                  "src/coverage/report.py", "tools/venv_check.py", "tests/data/sample.rej",
+                                  "src/orig.py", "src/rej/handler.ts", "notes.bak"])
 def test_ordinary_files_with_similar_names_are_not_junk(path):
     verdict = judge.validate(*_with(path))
     assert verdict.valid, verdict.reason
@@ -55,6 +60,18 @@ def test_a_file_the_step_names_or_allows_is_not_junk():
     assert judge.validate(*named).valid
     allowed = _with("dist/app.js", step={"allowedFiles": ["src/**", "dist/**"]})
     assert judge.validate(*allowed).valid
+
+
+def test_a_patch_leftover_with_content_is_junk_unless_the_step_names_it():
+    # `patch` leaves the file before (.orig) and the hunks it could not apply (.rej) beside the file, with content
+    text = "@@ -1,3 +1,3 @@\n-const a = 1\n+const a = 2\n"
+    patch = diff("python_edit.diff") + _new_file("src/Ky.ts.rej", text.splitlines()[0] + "\n")
+    files = ["src/app.py", "src/Ky.ts.rej"]
+    verdict = judge.validate(*make_case(patch, filesWritten=files, filesTouched=files))
+    assert (verdict.valid, verdict.rule) == (False, "junk_files") and "src/Ky.ts.rej" in verdict.reason
+    named = make_case(patch, filesWritten=files, filesTouched=files,
+                      step={"description": "Add the src/Ky.ts.rej fixture the patch-tool tests read"})
+    assert judge.validate(*named).valid
 
 
 def test_updating_a_tracked_build_file_is_not_junk():

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from judge.code import treesitter
+from judge.code.fragments import js_tree, python_lines
 from judge.code.sides import Side
 from judge.patch.caseless import Caseless
 from judge.patch.shape import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
@@ -21,6 +22,7 @@ __all__ = ["Disabled", "commented_code", "commented_out", "disabled_blocks", "un
 class Disabled:
     line: int  # index in the side of the line that switches the code off
     text: str  # that line, stripped: `if False:`, `return`
+    left: str | None = None  # for a return: why the code after it is only dead code left behind, not code cut off
 
 
 def disabled_blocks(side: Side, path: str) -> list[Disabled]:
@@ -47,16 +49,27 @@ def disabled_blocks(side: Side, path: str) -> list[Disabled]:
 
 
 def unreachable_code(side: Side, path: str) -> list[Disabled]:
-    """``return`` statements the change wrote with more code after them in the same block."""
+    """``return`` statements with more code after them in the same block, where the change wrote the return or
+    the code right after it (``applyStrategy(strategy)`` added under an old ``return``).
+
+    ``left`` tells code cut off from dead code left behind: the code after the return repeats lines just
+    above it (a ``return None`` or an ``if ...: return`` block pasted twice), or is the one ``return`` the
+    new one replaces (the old ``return x`` left under the new ``return y``).
+    """
     if "return" not in side.text:  # the first look
         return []
-    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and _RETURN_HINT.match(line)}
+    rows = {row for row, line in enumerate(side.lines) if _RETURN_HINT.match(line) and
+            (side.changed[row] or _changed_next(side, row))}
     if not rows:
         return []
     if _is_python(path):
         lines = _python_lines(side)
-        return [Disabled(line.first, side.lines[line.first].strip()) for index, line in enumerate(lines)
-                if line.first in rows and _PY_RETURN.match(line.code) and _next_in_block(lines, index) is not None]
+        found = []
+        for index, line in enumerate(lines):
+            following = _next_in_block(lines, index) if line.first in rows and _PY_RETURN.match(line.code) else None
+            if following is not None and (side.changed[line.first] or side.changed[following.first]):
+                found.append(Disabled(line.first, side.lines[line.first].strip(), _python_left(side, lines, index)))
+        return found
     found = []
     for node in _js_statements_at(side, path, rows, "return_statement"):
         following = node.next_named_sibling
@@ -64,10 +77,59 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
             following = following.next_named_sibling
         if following is not None and (following.type == "ERROR" or following.has_error):
             continue  # the side is cut there (a `}` closing a body not in view): what follows is another block
+        if following is None or not (side.changed[node.start_point[0]] or side.changed[following.start_point[0]]):
+            continue  # dead code the change did not write is not the change's
         # `program`: a fragment cut inside a function body reads as top-level statements
-        if following is not None and node.parent is not None and node.parent.type in _JS_BLOCKS:
-            found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip()))
+        if node.parent is not None and node.parent.type in _JS_BLOCKS:
+            found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip(), _js_left(side, node)))
     return found
+
+
+def _changed_next(side: Side, row: int) -> bool:
+    """The first line after ``row`` that is not blank is one the change wrote: code added under an old return."""
+    for after in range(row + 1, len(side.lines)):
+        if side.lines[after].strip():
+            return side.changed[after]
+    return False
+
+
+def _python_left(side: Side, lines: list[LogicalLine], index: int) -> str | None:
+    indent = lines[index].indent
+    dead = []
+    for line in lines[index + 1 :]:
+        if line.indent < indent or line.indent == indent and _PY_DEFINITION.match(line.code):
+            break
+        dead.append(line)
+    above = lines[max(0, index + 1 - len(dead) - _LOOK_ABOVE) : index + 1]
+    replaced = len(dead) == 1 and not side.changed[dead[0].first] and bool(_PY_RETURN.match(dead[0].code))
+    return _left([(ln.indent, ln.code) for ln in dead], [(ln.indent, ln.code) for ln in above], replaced)
+
+
+def _js_left(side: Side, node) -> str | None:
+    dead, above = [], [node]
+    following, previous = node.next_named_sibling, node.prev_named_sibling
+    while following is not None:
+        if following.type != "comment":
+            dead.append(following)
+        following = following.next_named_sibling
+    while previous is not None and len(above) < len(dead) + _LOOK_ABOVE:
+        if previous.type != "comment":
+            above.insert(0, previous)
+        previous = previous.prev_named_sibling
+    replaced = len(dead) == 1 and dead[0].type == "return_statement" and not side.changed[dead[0].start_point[0]]
+    return _left([(0, _squeeze(_text(n))) for n in dead], [(0, _squeeze(_text(n))) for n in above], replaced)
+
+
+def _left(dead: list[tuple[int, str]], above: list[tuple[int, str]], replaced: bool) -> str | None:
+    """Why the dead statements were left behind, or None when they are code the return cuts off."""
+    if replaced:
+        return "is the return it replaces"
+    if dead and any(above[i : i + len(dead)] == dead for i in range(len(above) - len(dead) + 1)):
+        return "repeats the lines above it"
+    return None
+
+
+_LOOK_ABOVE = 3  # statements above the copy that a pasted block may start after
 
 
 def _js_statements_at(side: Side, path: str, rows: set[int], kind: str) -> list:
@@ -75,11 +137,11 @@ def _js_statements_at(side: Side, path: str, rows: set[int], kind: str) -> list:
     grammar = treesitter.grammar_for(path)
     if grammar is None:
         return []
-    root = treesitter.parse(side.text, grammar)
+    tree = js_tree(side, grammar)
     found = []
     for row in sorted(rows):
-        column = len(side.lines[row]) - len(side.lines[row].lstrip())
-        node = root.named_descendant_for_point_range((row, column), (row, column))
+        point = tree.point(row, len(side.lines[row]) - len(side.lines[row].lstrip()))
+        node = tree.root.named_descendant_for_point_range(point, point)
         while node is not None and node.type != kind and node.start_point[0] == row:
             node = node.parent
         if node is not None and node.type == kind and node.start_point[0] == row:
@@ -107,9 +169,30 @@ def commented_out(old: Side, new: Side, path: str) -> list[str]:
                 if new.changed[line.first] and line.comment and not line.code}
     if not comments:
         return []
+    grammar = treesitter.grammar_for(path)
     return [old.lines[line.first].strip() for line in logical_lines(old.lines, syntax)
             if old.changed[line.first] and len(_squeeze(line.code)) >= _MIN_CODE
-            and _squeeze(old.lines[line.first]) in comments]
+            and _squeeze(old.lines[line.first]) in comments
+            and not (grammar and _declares_types_only(old.lines[line.first], grammar))]
+
+
+def _declares_types_only(text: str, grammar: str) -> bool:
+    """A line that only declares types (``id: string;`` in an interface, ``export type T = ...``): commenting it
+    out switches no behaviour off."""
+    root = treesitter.parse(text.strip(), grammar)
+    return not root.has_error and bool(root.named_children) and all(
+        _js_type_only(node) for node in root.named_children)
+
+
+def _js_type_only(node) -> bool:
+    if node.type == "export_statement":
+        declaration = node.child_by_field_name("declaration")
+        return declaration is not None and declaration.type in _JS_TYPE_DECLARATIONS
+    if node.type == "labeled_statement":  # `id: string;` read alone: a property signature of a type
+        body = node.child_by_field_name("body")
+        return body is not None and body.type == "expression_statement" and bool(body.named_children) \
+            and body.named_children[0].type in ("identifier", "member_expression")
+    return node.type in _JS_TYPE_DECLARATIONS or node.type == "comment"
 
 
 _NEVER_HINT = re.compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
@@ -130,7 +213,9 @@ def commented_code(new: Side, path: str) -> list[str]:
     A run is read whole first (``// if (x) {`` ... ``// }``), then line by line; a line counts when it
     parses as a statement that does something (a call, an assignment, a return, a raise or throw, a
     branch or loop header), never as a bare word, a label or a type annotation (``# Example: f(1)``),
-    and tool directives (``# type: ignore``, ``// eslint-disable``) are never code.
+    and tool directives (``# type: ignore``, ``// eslint-disable``) are never code. A run whose code lines
+    mostly repeat live code of the side is a copy kept beside the code it mirrors (an old or alternative
+    version left as a note, as zod's sources keep), not the step's code switched off.
     """
     python = _is_python(path)
     grammar = None if python else treesitter.grammar_for(path)
@@ -140,15 +225,26 @@ def commented_code(new: Side, path: str) -> list[str]:
     if marker not in new.text or not any(changed and line.lstrip().startswith(marker) for line, changed in zip(new.lines, new.changed)):
         return []
     found = []
+    live: set[str] | None = None
     for run in _comment_runs(new, marker):
-        texts = [text for text in run if not (_DIRECTIVE.search(text) or _PROSE.match(text))]
+        texts = [text for text in run if not (_DIRECTIVE.search(text) or _PROSE.match(text) or _WORDS.match(text))]
         if not texts:
             continue
         if _is_code("\n".join(texts), python, grammar):
             found.append(texts[0])
-        else:
+            continue
+        live = live if live is not None else {_squeeze(line) for line in new.lines if not line.lstrip().startswith(marker)}
+        if not _mirrors(texts, live):
             found += [text for text in texts if _is_code(text, python, grammar)]
     return found
+
+
+def _mirrors(texts: list[str], live: set[str]) -> bool:
+    """Half the run's lines long enough to tell are live lines of the side too, or one is in a run of three lines
+    or more: an alternative written around a line the code keeps (``// if (...) {`` ``//   <the live line>``)."""
+    telling = [_squeeze(text) for text in texts if len(_squeeze(text)) >= _MIN_CODE]
+    mirrored = sum(text in live for text in telling)
+    return mirrored > 0 and (2 * mirrored >= len(telling) or len(texts) >= 3)
 
 
 def _comment_runs(side: Side, marker: str) -> list[list[str]]:
@@ -190,12 +286,15 @@ def _is_python_code(text: str) -> bool:
 
 
 def _js_does_something(node) -> bool:
+    if _js_type_only(node):
+        return False
     if node.type == "expression_statement":
         expression = node.named_children[0] if node.named_children else None
         return expression is not None and expression.type in _JS_ACTIVE_EXPRESSIONS
     return node.type in _JS_ACTIONS
 
 
+_WORDS = re.compile(r"^[A-Za-z][A-Za-z ]*$")  # `return invalid`, `add issues`: words only, a note on what follows
 _PROSE = Caseless(r"e\.\s?g\.|i\.\s?e\.|cf\.|(?:eg|ie|see|note|example|usage)\b")
 _PY_ACTIONS = (ast.Assign, ast.AugAssign, ast.Return, ast.Raise, ast.If, ast.For, ast.While, ast.With, ast.Try,
                ast.Delete, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -203,6 +302,8 @@ _JS_ACTIONS = frozenset({"lexical_declaration", "variable_declaration", "return_
                          "if_statement", "for_statement", "for_in_statement", "while_statement", "do_statement",
                          "try_statement", "import_statement", "export_statement", "function_declaration",
                          "class_declaration"})
+_JS_TYPE_DECLARATIONS = frozenset({"type_alias_declaration", "interface_declaration", "ambient_declaration",
+                                   "abstract_class_declaration", "enum_declaration"})
 _JS_ACTIVE_EXPRESSIONS = frozenset({"call_expression", "assignment_expression", "augmented_assignment_expression",
                                     "update_expression", "await_expression", "new_expression"})
 
@@ -212,7 +313,7 @@ def _is_python(path: str) -> bool:
 
 
 def _python_lines(side: Side) -> list[LogicalLine]:
-    return [line for line in logical_lines(side.lines, syntax_for("x.py")) if line.code]
+    return [line for line in python_lines(side) if line.code]
 
 
 def _has_code_under(lines: list[LogicalLine], index: int) -> bool:

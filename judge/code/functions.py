@@ -1,7 +1,9 @@
 """The functions a hunk side defines, and whether a body is a stub: Python by its logical lines and ``ast``,
 JavaScript/TypeScript by tree-sitter.
 
-A function is judged only when its definition line is in view. Its body is ``complete`` when the
+A function is judged when its definition line is in view, or when the side opens inside its body: in its
+docstring, or on the last line of a signature git cut (``) -> int:``, ``): Promise<R> {``); such a function
+is named ``UNSEEN`` (git's hunk header may name it). Its body is ``complete`` when the
 side shows where it ends (a dedent, the closing brace, or the end of a whole new or deleted file).
 A stub is a body that does nothing but say it does nothing: ``pass``, ``...``, ``raise
 NotImplementedError``, a bare ``return``/``return None``; in JS/TS an empty block, a bare ``return``,
@@ -18,11 +20,12 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from judge.code import treesitter
+from judge.code.fragments import UNSEEN, js_tree, opens_in_docstring, python_lines
 from judge.code.sides import Side
 from judge.patch.caseless import Caseless
 from judge.patch.shape import LogicalLine, logical_lines, syntax_for
 
-__all__ = ["Function", "functions_in", "stub_functions_in"]
+__all__ = ["UNSEEN", "Function", "functions_in", "stub_functions_in"]
 
 
 @dataclass(frozen=True)
@@ -67,11 +70,11 @@ def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Functi
     rows += [side.text.count("\n", 0, match.end() - 1) for match in _JS_EMPTY_BLOCK.finditer(side.text)]
     if not rows:
         return []
-    root = treesitter.parse(side.text, grammar)
+    tree = js_tree(side, grammar)
     found: dict[tuple[int, int], Function] = {}
     for row in rows:
-        column = len(side.lines[row]) - len(side.lines[row].lstrip())
-        node = root.named_descendant_for_point_range((row, column), (row, column))
+        point = tree.point(row, len(side.lines[row]) - len(side.lines[row].lstrip()))
+        node = tree.root.named_descendant_for_point_range(point, point)
         while node is not None and node.type not in _JS_FUNCTIONS:
             node = node.parent
         function = _js_function(node) if node is not None else None
@@ -89,41 +92,51 @@ _PY_RAISE_NOT_IMPLEMENTED = re.compile(r"^raise NotImplemented(?:Error)?\b")
 
 
 def _python_functions(side: Side, whole: bool) -> list[Function]:
-    lines = logical_lines(side.lines, syntax_for("x.py"))
+    lines = python_lines(side)
     found = []
     for index, line in enumerate(lines):
         match = _PY_DEF.match(line.code)
-        if not match or not line.code.endswith(":"):
+        if match and line.code.endswith(":"):
+            name = match.group(1)
+        elif _PY_SIGNATURE_END.match(line.code) and not any(_PY_DEF.match(ln.code) for ln in lines[:index]):
+            name = UNSEEN  # the last line of a signature whose `def` is above the side
+        else:
             continue  # a one-line `def f(): ...` has no body block to judge
         body, complete = _block_after(lines, index, whole)
-        if not body:
-            continue
-        statements = [b for b in body if b.code and b.indent == body[0].indent]
-        if statements and _is_docstring(statements[0].code):
-            statements = statements[1:]
-        decorators = tuple(_decorators(lines, index))
-        stub, count = _python_stub(statements), len(statements)
-        if complete:  # the whole definition is in view: let Python's own parser have the last word
-            parsed = _parsed_body(side.lines[line.first : body[-1].last + 1])
-            if parsed is not None:
-                stub, count = parsed
-        found.append(Function(match.group(1), line.first, body[-1].last, complete, stub if complete else None,
-                              count, decorators))
+        complete = complete or bool(body) and _dedent_follows(side.lines, body[-1].last, line.indent)
+        if body:
+            found.append(_python_function(side, name, line.first, body, complete, tuple(_decorators(lines, index))))
+    if lines and lines[0].indent > 0 and (opens_in_docstring(side) or _is_docstring(lines[0].code)):
+        body, complete = _block_under(lines, 0, lines[0].indent - 1, whole)
+        complete = complete or len(body) > 1 and _dedent_follows(side.lines, body[-1].last, lines[0].indent - 1)
+        if len(body) > 1:
+            found.append(_python_function(side, UNSEEN, 0, body, complete, ()))
     return found
 
 
+_PY_SIGNATURE_END = re.compile(r"^\)(?:\s*->.*)?:$")
+
+
+def _python_function(side: Side, name: str, first: int, body: list[LogicalLine], complete: bool,
+                     decorators: tuple[str, ...]) -> Function:
+    statements = [b for b in body if b.code and b.indent == body[0].indent]
+    if statements and _is_docstring(statements[0].code):
+        statements = statements[1:]
+    stub, count = _python_stub(statements), len(statements)
+    if complete and statements:  # the whole body is in view: let Python's own parser have the last word
+        parsed = _parsed_body(side.lines[statements[0].first : body[-1].last + 1])
+        if parsed is not None:
+            stub, count = parsed
+    return Function(name, first, body[-1].last, complete, stub if complete else None, count, decorators)
+
+
 def _parsed_body(lines: tuple[str, ...]) -> tuple[str | None, int] | None:
-    """(stub kind or None, statement count) of the one function in ``lines``, by ``ast``; None when it does not parse."""
+    """(stub kind or None, statement count) of a body's statements (its docstring left out), by ``ast``; None when
+    they do not parse."""
     try:
-        tree = ast.parse(textwrap.dedent("\n".join(lines)))
+        body = ast.parse(textwrap.dedent("\n".join(lines))).body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    body = tree.body[0].body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
     return (_ast_stub(body[0]) if len(body) == 1 else None), len(body)
 
 
@@ -144,15 +157,39 @@ def _ast_stub(node: ast.stmt) -> str | None:
 
 def _block_after(lines: Sequence[LogicalLine], index: int, whole: bool) -> tuple[list[LogicalLine], bool]:
     """The logical lines indented under ``lines[index]``, and whether the side shows the block's end."""
-    indent = lines[index].indent
-    body = []
-    for line in lines[index + 1 :]:
-        if line.code and line.indent <= indent:
-            return body, True
+    return _block_under(lines, index + 1, lines[index].indent, whole)
+
+
+def _block_under(lines: Sequence[LogicalLine], start: int, indent: int, whole: bool) -> tuple[list[LogicalLine], bool]:
+    """The logical lines from ``start`` indented deeper than ``indent``, and whether the side shows where they end.
+
+    A comment-only line out at the block's level after a blank line ends it too: that is how the next
+    definition's comment starts (``# If glibc ever changes...``), never how a body goes on.
+    """
+    body: list[LogicalLine] = []
+    for line in lines[start:]:
+        if line.indent <= indent and (line.code or body and line.first > body[-1].last + 1):
+            complete = True
+            break
         body.append(line)
+    else:
+        complete = whole
     while body and not body[-1].code:
         body.pop()  # trailing comment lines may belong to whatever follows
-    return body, whole
+    return body, complete
+
+
+def _dedent_follows(lines: tuple[str, ...], last: int, indent: int) -> bool:
+    """A line after ``lines[last]`` starts a statement out at ``indent`` or less: the block ended there, even when
+    the reading could not close that statement (``def f(`` with its parameters cut by the hunk's end)."""
+    for line in lines[last + 1 :]:
+        stripped = line.lstrip()
+        if stripped and len(line) - len(stripped) <= indent:
+            return bool(_STATEMENT_START.match(stripped))
+    return False
+
+
+_STATEMENT_START = re.compile(r"(?:@|(?:async\s+)?def\s|class\s|[A-Za-z_]\w*\b)")
 
 
 def _decorators(lines: Sequence[LogicalLine], index: int) -> list[str]:
@@ -190,7 +227,7 @@ _NOT_IMPLEMENTED = Caseless(r"not[\s_-]*(?:yet[\s_-]*)?implemented|unimplemented
 
 
 def _js_functions(side: Side, grammar: str) -> list[Function]:
-    root = treesitter.parse(side.text, grammar)
+    root = js_tree(side, grammar).root
     functions = (_js_function(node) for node in treesitter.walk(root) if node.type in _JS_FUNCTIONS)
     return [function for function in functions if function is not None]
 

@@ -1,4 +1,6 @@
-"""Files no step asks for: bytecode, build outputs, caches, databases, editor and OS litter, virtualenvs, coverage data.
+"""Files no step asks for: bytecode, build outputs, caches, databases, editor and OS litter, virtualenvs, coverage data,
+and the copies merge and patch tools and editors leave beside a file (``Ky.ts.orig``, ``Ky.ts.rej``,
+``client.py.bak``, ``client.py~``, ``.client.py.swp``).
 
 Only files the change creates count (a repository that tracks its dist/ may update it), and
 only when the step does not ask for them: allowedFiles naming them, or the description naming
@@ -41,6 +43,9 @@ _BY_SUFFIX = {
     ".sqlite": "a database", ".sqlite3": "a database", ".db": "a database",
     ".swp": "an editor swap file", ".swo": "an editor swap file",
 }
+# Left beside a file by a merge or `patch` (.orig: the file before, .rej: the hunks that failed) or an editor.
+_COPY_SUFFIXES = {".orig": "a merge or patch leftover", ".rej": "a merge or patch leftover",
+                  ".bak": "a backup copy", ".backup": "a backup copy", ".old": "a backup copy"}
 _BY_NAME = {
     ".DS_Store": "OS litter", "Thumbs.db": "OS litter", "desktop.ini": "OS litter",
     ".coverage": "coverage data", "coverage.xml": "coverage data", "lcov.info": "coverage data",
@@ -63,7 +68,10 @@ def junk_kind(path: str) -> str | None:
         return _BY_NAME.get(name, "coverage data")
     if name.endswith("~"):
         return "an editor backup"
-    return _BY_SUFFIX.get(file_suffix(name).lower())
+    suffix = file_suffix(name).lower()
+    if suffix in _COPY_SUFFIXES and "." in name[: -len(suffix)].lstrip("."):
+        return _COPY_SUFFIXES[suffix]  # `Ky.ts.orig`: a copy of Ky.ts; a bare `notes.bak` may be data
+    return _BY_SUFFIX.get(suffix)
 
 
 def junk_files(ctx: StepContext) -> Iterator[Finding]:

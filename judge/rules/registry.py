@@ -62,6 +62,8 @@ RULES: tuple[Rule, ...] = (
     signals.gates_lowered,
     signals.exception_swallowed,
     signals.unused_function,
+    signals.guard_never_true,
+    signals.special_cased_input,
 )
 
 

@@ -25,8 +25,8 @@ from judge.rules.asks import ASKS_FOR_TESTS
 from judge.rules.phrasing import names
 from judge.verdict import Finding
 
-__all__ = ["checks_suppressed", "exception_swallowed", "gates_lowered", "only_new_scripts", "only_test_files",
-           "unused_function"]
+__all__ = ["checks_suppressed", "exception_swallowed", "gates_lowered", "guard_never_true", "only_new_scripts",
+           "only_test_files", "special_cased_input", "unused_function"]
 
 
 # --------------------------------------------------------------------------- the lines a change adds
@@ -129,7 +129,7 @@ def only_test_files(ctx: StepContext) -> Iterator[Finding]:
 _SUPPRESSIONS = (
     ("# type: ignore", re.compile(r"#\s*type:\s*ignore")),
     ("# noqa", re.compile(r"#\s*(?:(?:ruff|flake8)\s*:\s*)?noqa\b", re.IGNORECASE)),
-    ("# pragma: no cover", re.compile(r"pragma:\s*no\s*(?:cover|branch)", re.IGNORECASE)),
+    ("# pragma: no cover/branch", re.compile(r"pragma:\s*no\s*(?:cover|branch)", re.IGNORECASE)),
     ("# pylint: disable", re.compile(r"pylint:\s*disable", re.IGNORECASE)),
     ("# pyright: ignore", re.compile(r"pyright:\s*ignore")),
     ("# mypy: ignore-errors", re.compile(r"mypy:\s*ignore-errors")),
@@ -146,13 +146,24 @@ _SUPPRESSIONS = (
 
 
 _MAYBE_SUPPRESSION = re.compile(r"noqa|NOQA|type:|pragma|pylint|pyright|mypy|nosec|eslint-disable|@ts-|istanbul|"
-                                r"c8 ignore|v8 ignore|nolint|rubocop|NOSONAR")
+                                r"c8 ignore|v8 ignore|nolint|rubocop|NOSONAR|\bas\s+(?:any|unknown)\b")
 
 
-def _suppressions(line: _Line) -> Counter[str]:
-    """The suppressions in the line's comments: in its text more often than in its code (strings are kept)."""
-    return Counter({label: 1 for label, pattern in _SUPPRESSIONS
-                    if len(pattern.findall(line.text)) > len(pattern.findall(line.code))})
+def _suppressions(line: _Line, typescript: bool = False) -> Counter[str]:
+    """The suppressions in the line's comments: in its text more often than in its code (strings are kept); in
+    TypeScript, also the casts in its code that switch the type checker off for a value."""
+    found = Counter({label: 1 for label, pattern in _SUPPRESSIONS
+                     if len(pattern.findall(line.text)) > len(pattern.findall(line.code))})
+    if typescript and "as " in line.code:
+        code = _STRING.sub("", line.code)
+        found.update({label: 1 for label, pattern in _CASTS if pattern.search(code)})
+    return found
+
+
+# `value as any`, `value as unknown as Target`: the checker no longer sees what the value is.
+_CASTS = (("`as any` cast", re.compile(r"\bas\s+any\b")), ("`as unknown as` cast", re.compile(r"\bas\s+unknown\s+as\b")))
+_STRING = re.compile(r"([\"'`])(?:\\.|(?!\1).)*\1")
+_TYPESCRIPT = frozenset({".ts", ".tsx", ".mts", ".cts"})
 
 
 def checks_suppressed(ctx: StepContext) -> Iterator[Finding]:
@@ -166,9 +177,10 @@ def checks_suppressed(ctx: StepContext) -> Iterator[Finding]:
             continue
         if not _MAYBE_SUPPRESSION.search(_added_text(change)):
             continue  # the lexer is only needed to tell a comment from a string
-        removed = sum((_suppressions(line) for line in _changed(change, "-")), Counter())
+        typescript = file_suffix(change.path).lower() in _TYPESCRIPT
+        removed = sum((_suppressions(line, typescript) for line in _changed(change, "-")), Counter())
         for line in _changed(change, "+"):
-            for label in _suppressions(line):
+            for label in _suppressions(line, typescript):
                 if removed[label]:
                     removed[label] -= 1  # the same suppression kept on an edited line adds nothing
                     continue
@@ -280,6 +292,45 @@ def _rules_off(change: FileChange) -> int:
     return max(count("+") - count("-"), 0)
 
 
+# Coverage exclusions: files or lines a coverage run stops counting. coverage.py's `omit`, `exclude_lines`,
+# `exclude_also` (.coveragerc, setup.cfg/tox.ini [coverage:*], pyproject [tool.coverage.*]); Jest's
+# `coveragePathIgnorePatterns`; nyc's and c8's `exclude` (.nycrc, .c8rc, or their key in package.json).
+_COVERAGE_FILES = re.compile(r"(?:^|/)(?:\.coveragerc|setup\.cfg|tox\.ini|pyproject\.toml|package\.json|"
+                             r"(?:jest|vitest|vite)\.config\.\w+|\.(?:nyc|c8)rc(?:\.\w+)?)$")
+_EXCLUSION_KEY = re.compile(r"""^\s*["']?(?:omit|exclude_lines|exclude_also|coveragePathIgnorePatterns|"""
+                            r"""(?P<generic>exclude))["']?\s*[=:]""")
+_ANY_KEY = re.compile(r"""^\s*["']?[\w.-]+["']?\s*[=:]|^\s*\[""")
+_COVERAGE_CONTEXT = re.compile(r"coverage|nyc|c8", re.IGNORECASE)
+_ENTRY = re.compile(r"""["'][^"']+["']""")
+
+
+def _coverage_exclusions(change: FileChange) -> int:
+    """How many more coverage exclusions (keys or their entries) the change adds than it removes."""
+    if not _COVERAGE_FILES.search(change.path) or change.is_deleted:
+        return 0
+    coverage_file = bool(re.search(r"\.(?:coveragerc|nycrc|c8rc)", change.path))
+    ini = change.path.endswith((".coveragerc", ".cfg", ".ini"))  # INI keys start their line; values go on indented
+    net = 0
+    for hunk in change.hunks:
+        key, generic_ok = False, coverage_file
+        for raw in hunk.body:
+            line = raw[1:]
+            if raw[0] == "\\":
+                continue
+            generic_ok = generic_ok or bool(_COVERAGE_CONTEXT.search(line))
+            found = _EXCLUSION_KEY.match(line)
+            if found and not (ini and line[:1].isspace()):
+                key = not found.group("generic") or generic_ok
+                entries = len(_ENTRY.findall(line[found.end():])) or int(bool(line[found.end():].strip(" [{")))
+            elif _ANY_KEY.match(line) and not (ini and line[:1].isspace()):
+                key, entries = False, 0
+            else:
+                entries = int(line.strip() not in ("", "[", "]", "],", "{", "}"))
+            if key and raw[0] in "+-":
+                net += entries if raw[0] == "+" else -entries
+    return max(net, 0)
+
+
 def gates_lowered(ctx: StepContext) -> Iterator[Finding]:
     work = _work(ctx)
     if not work:
@@ -291,6 +342,8 @@ def gates_lowered(ctx: StepContext) -> Iterator[Finding]:
         what = [f"threshold {item}" for item in _lowered_thresholds(change)]
         off = _rules_off(change)
         what += [f"{off} lint rule(s) turned off"] if off else []
+        excluded = _coverage_exclusions(change)
+        what += [f"{excluded} coverage exclusion(s) added"] if excluded else []
         if not asks_for_ci and any(_CI_FILES.match(path) for path in change.paths):
             what.append("CI configuration edited")
         if what:
@@ -501,3 +554,144 @@ def unused_function(ctx: StepContext) -> Iterator[Finding]:
         yield _signal(ids.UNUSED_FUNCTION, f"the change defines {count} new function(s) that nothing else in the patch "
                       f"calls or names, in {_where(found)}: check that the step's code is used, not only written.",
                       list(found))
+
+
+# --------------------------------------------------------------------------- guard_never_true and special_cased_input
+
+_CODE_SUFFIXES = frozenset({".py", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"})
+_CONDITION = re.compile(r"^\s*(?:\}\s*else\s+)?(?:if|elif|while)\b\s*(?P<condition>.*?)\s*(?::|\{|\)\s*\{?)?\s*$")
+_MAYBE_CONDITION = re.compile(r"\s*(?:else\s*)?(?:if|elif|while)\b")
+_ANY_CONDITION = re.compile(r"\b(?:if|elif|while)\b")
+_QUOTED = 120  # characters of a line quoted in a signal
+
+
+def _quoted(text: str) -> str:
+    text = text.strip()
+    return "`" + (text if len(text) <= _QUOTED else text[:_QUOTED] + "…") + "`"
+
+
+def _added_conditions(change: FileChange, hint: re.Pattern[str] = re.compile("")) -> Iterator[tuple[_Line, str]]:
+    """Each added line of the file that opens a branch or loop, with its condition (comments out, strings kept);
+    the file is lexed only when its added text holds ``hint`` and a branch."""
+    syntax = syntax_for(change.path)
+    for hunk in change.hunks:
+        text = "\n".join(hunk.added)
+        if not (_ANY_CONDITION.search(text) and hint.search(text)):
+            continue  # only a hunk that may hold such a condition is lexed
+        for line in _side(hunk, "+", syntax):
+            found = _CONDITION.match(line.text) if line.changed and _MAYBE_CONDITION.match(line.code.lstrip("}")) else None
+            if found and found.group("condition"):
+                yield line, found.group("condition")
+
+
+def _judged_code(work: PatchFacts) -> Iterator[FileChange]:
+    """The patch's source files a condition in could be a new code path: code, not tests, not generated."""
+    for change in work.files:
+        if not change.is_deleted and file_suffix(change.path).lower() in _CODE_SUFFIXES \
+                and not is_test_path(change.path) and not _generated(change.path):
+            yield change
+
+
+# A condition that is probably never true: an environment variable the patch sets nowhere, two literals
+# compared, a date decades ahead, `not True`/`!true` or a constant falsy operand (`if False and x` is a
+# rejection of stub_or_disabled_code already, when it stands alone).
+_ENV_READ = re.compile(r"""os\.(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["'](?P<py>\w+)["']|"""
+                       r"""process\.env(?:\.(?P<js>\w+)|\[\s*["'](?P<js2>\w+)["']\s*\])|"""
+                       r"""["'](?P<inpy>\w+)["']\s+in\s+os\.environ""")
+_LITERAL = r"""(?:-?\d+(?:\.\d+)?|"[^"\\]*"|'[^'\\]*'|True|False|None|true|false|null|undefined)"""
+_LITERALS_COMPARED = re.compile(rf"(?<![\w.\])]){_LITERAL}\s*(?:===?|!==?|<=?|>=?|\bis\b(?:\s+not)?)\s*{_LITERAL}(?![\w.(\[])")
+_FAR_DATE = re.compile(r"(?:date|time|Date|now|year|Year)[^\n]*\b(?:2[1-9]\d\d|20[89]\d)\b|"
+                       r"\b(?:2[1-9]\d\d|20[89]\d)\b[^\n]*(?:date|time|Date|now|year|Year)")
+# The constant is a whole operand: `not True`, `False and x`, `x && false` — never `not 1 <= port`, `n == 0 and x`.
+_OPERAND_START = r"(?:^|\(|\b(?:and|or)\s|&&|\|\|)\s*"
+_OPERAND_END = r"\s*(?=$|\)|\b(?:and|or)\b|&&|\|\|)"
+_NEGATED_CONSTANT = re.compile(
+    rf"{_OPERAND_START}(?:not\s+(?:True|1)|!\s*(?:true|1)){_OPERAND_END}|"
+    rf"{_OPERAND_START}(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
+    rf"\s(?:and|&&)\s*(?:False|false|0|None|null|undefined){_OPERAND_END}")
+_MAYBE_NEVER = re.compile("|".join(p.pattern for p in (_ENV_READ, _LITERALS_COMPARED, _FAR_DATE)) +
+                          r"|\bnot\s+(?:True|1)\b|!\s*(?:true|1)\b|\b(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
+                          r"\s(?:and|&&)\s*(?:False|false)\b")
+_WELL_KNOWN_ENV = frozenset({"CI", "DEBUG", "HOME", "PATH", "USER", "TERM", "NODE_ENV", "PYTHONPATH", "LANG", "TZ",
+                             "GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR", "VIRTUAL_ENV", "SHELL", "TMPDIR", "PWD"})
+
+
+def _never_true(condition: str, patch_text: str) -> str | None:
+    """Why ``condition`` is probably never true, or None."""
+    for found in _ENV_READ.finditer(condition):
+        name = found.group("py") or found.group("js") or found.group("js2") or found.group("inpy")
+        if name and name not in _WELL_KNOWN_ENV and patch_text.count(name) <= 1:
+            return f"reads the environment variable {name}, which nothing in the patch sets or documents"
+    if _LITERALS_COMPARED.search(condition):
+        return "compares two constants"
+    if _FAR_DATE.search(condition):
+        return "waits for a date decades ahead"
+    if _NEGATED_CONSTANT.search(condition):
+        return "is false whatever the input"
+    return None
+
+
+def guard_never_true(ctx: StepContext) -> Iterator[Finding]:
+    work = _work(ctx)
+    if not work:
+        return
+    seen: list[str] = []
+    files: list[str] = []
+    patch_text = ""
+    for change in _judged_code(work):
+        for line, condition in _added_conditions(change, _MAYBE_NEVER):
+            patch_text = patch_text or "\n".join(line for c in work.files for h in c.hunks for line in h.body)
+            why = _never_true(condition, patch_text)
+            if why:
+                seen.append(f"{change.path} line {line.number}: {_quoted(line.text)} {why}")
+                files.append(change.path)
+    if seen:
+        yield _signal(ids.GUARD_NEVER_TRUE, "the change puts code under a condition that is probably never true: "
+                      f"{'; '.join(seen[:5])}. Check that the step's behaviour runs, not only that it is written.",
+                      list(dict.fromkeys(files)))
+
+
+_RETURNS_LITERAL = re.compile(rf"\breturn\s+(?:{_LITERAL}|\[[^\]]*\]|\{{[^}}]*\}}|\([^)]*\))\s*;?\s*(?:\}}\s*)?$")
+_COMPARED_LITERALS = re.compile(r"""(?:==|===|\bin\b)\s*(?P<value>"[^"\\]{2,}"|'[^'\\]{2,}'|-?\d{2,}(?:\.\d+)?)|"""
+                                r"""(?P<value2>"[^"\\]{2,}"|'[^'\\]{2,}'|-?\d{2,}(?:\.\d+)?)\s*(?:==|===)""")
+
+
+def _test_text(work: PatchFacts) -> str:
+    """Every line the patch shows of its test files (added and context): where a test's exact inputs are."""
+    return "\n".join(line[1:] for change in work.files if is_test_path(change.path)
+                     for hunk in change.hunks for line in hunk.body if line[0] in " +")
+
+
+def _special_cases(change: FileChange, tests: str) -> Iterator[tuple[int, str]]:
+    """Added branches that compare a value to a literal the tests use, then return a literal."""
+    for hunk in change.hunks:
+        side = [line for line in _side(hunk, "+", syntax_for(change.path)) if line.code.strip()]
+        for index, line in enumerate(side):
+            found = _MAYBE_CONDITION.match(line.code.lstrip("}")) if line.changed else None
+            if not found:
+                continue
+            literals = [m.group("value") or m.group("value2") for m in _COMPARED_LITERALS.finditer(line.text)]
+            if not any(literal in tests or literal.strip("\"'") in tests and len(literal) > 4 for literal in literals):
+                continue
+            branch = [line.text] + [after.text for after in side[index + 1 : index + 2]]
+            if any(_RETURNS_LITERAL.search(code) for code in branch):
+                yield line.number, line.text
+
+
+def special_cased_input(ctx: StepContext) -> Iterator[Finding]:
+    work = _work(ctx)
+    if not work or not any(is_test_path(change.path) for change in work.files):
+        return
+    tests = _test_text(work)
+    seen: list[str] = []
+    files: list[str] = []
+    for change in _judged_code(work):
+        if "return" not in _added_text(change):
+            continue
+        for number, text in _special_cases(change, tests):
+            seen.append(f"{change.path} line {number}: {_quoted(text)}")
+            files.append(change.path)
+    if seen:
+        yield _signal(ids.SPECIAL_CASED_INPUT, "the code gains a branch that compares a value to a literal a test of "
+                      f"the patch uses and returns a fixed value: {'; '.join(seen[:5])}. Check that the code computes "
+                      "the answer rather than recognising the test's input.", list(dict.fromkeys(files)))

@@ -4,10 +4,14 @@ Four shapes, each judged on the change's hunk sides (Python, JavaScript, TypeScr
 tests_weakened's business):
 
 - a function whose real body the change replaces by a stub (``pass``, ``...``, ``raise
-  NotImplementedError``, a bare ``return``, ``throw new Error("not implemented")``), or a new function the
-  step names whose body is one;
+  NotImplementedError``, a bare ``return``, ``throw new Error("not implemented")``), its ``def`` in view or
+  above the hunk (git's hunk header names it then); or a new function the step names whose body is one — a
+  new no-op hook (``close``, ``flush``, ``__exit__``: what a protocol asks for) only when the step also says
+  what it must do, and never in a ``Protocol`` or abstract class;
 - a block the change puts under a condition that is never true (``if False:``, ``if (0) {``);
-- a ``return`` the change inserts with code after it in the same block, which no run reaches;
+- a ``return`` the change inserts with code after it in the same block, which no run reaches — unless that
+  code repeats the lines just above the return or is the return it replaces: dead code left behind, a
+  ``dead_code_left`` signal;
 - removed lines of code that the change writes back as comments.
 
 A step that asks for a stub, a no-op, a disabled or withdrawn feature (``ASKS_FOR_STUBS``) gets a signal instead.
@@ -20,11 +24,12 @@ from typing import Callable, Iterator
 
 from judge import rule_ids as ids
 from judge.code.deadcode import commented_code, commented_out, disabled_blocks, unreachable_code
-from judge.code.functions import Function, functions_in, stub_functions_in
+from judge.code.functions import UNSEEN, Function, functions_in, stub_functions_in
 from judge.code.sides import Side, side_of, writes_code
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
-from judge.patch.model import FileChange
+from judge.patch.caseless import Caseless
+from judge.patch.model import FileChange, Hunk
 from judge.rules.asks import ASKS_FOR_STUBS
 from judge.rules.phrasing import names
 from judge.verdict import Finding
@@ -42,13 +47,19 @@ def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
         return
     facts: list[str] = []
     files: list[str] = []
+    left: list[str] = []
     for change in work.files:
         if not change.hunks or is_test_path(change.path) or _minified(change):
             continue
-        found = _file_facts(change, ctx.step.description)
+        found, dead = _file_facts(change, ctx.step.description)
         if found:
             facts += [f"{change.path}: {fact}" for fact in found]
             files.append(change.path)
+        left += [f"{change.path}: {fact}" for fact in dead]
+    if left:
+        yield Finding(rule=ids.DEAD_CODE_LEFT, severity="signal", files=tuple(dict.fromkeys(f.split(": ")[0] for f in left)),
+                      message=f"the change leaves dead code after a return it wrote: {'; '.join(left[:_SHOWN])}. "
+                      "Leftover lines, not a stub; check that the return is the step's intent.")
     if not facts:
         return
     shown = "; ".join(facts[:_SHOWN]) + (f"; and {len(facts) - _SHOWN} more" if len(facts) > _SHOWN else "")
@@ -65,18 +76,26 @@ def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
     )
 
 
-def _file_facts(change: FileChange, description: str) -> list[str]:
+def _file_facts(change: FileChange, description: str) -> tuple[list[str], list[str]]:
+    """What stubs or switches code off in the file, and the dead code it leaves behind (a signal)."""
     sides = [(side_of(h, "old"), side_of(h, "new")) for h in change.hunks]
     facts: list[str] = []
-    for old, new in sides:
+    dead: list[str] = []
+    for hunk, (old, new) in zip(change.hunks, sides):
         stubs = stub_functions_in(new, change.path, whole=change.is_added)
         replaced = [(f, old) for f in functions_in(old, change.path, whole=change.is_deleted)] if stubs else []
         for function in stubs:
-            fact = _stub_fact(function, new, replaced, lambda name: _defined_before(change, sides, name), description)
+            fact = _stub_fact(function, new, replaced, lambda name: _defined_before(change, sides, name), description,
+                              hunk)
             if fact:
                 facts.append(fact)
         facts += [f"`{d.text}` switches off the code under it" for d in disabled_blocks(new, change.path)]
-        facts += [f"`{d.text}` leaves the code after it unreachable" for d in unreachable_code(new, change.path)]
+        for unreachable in unreachable_code(new, change.path):
+            if unreachable.left:
+                dead.append(f"the code after `{unreachable.text}` (line {_new_line(hunk, unreachable.line)}) "
+                            f"{unreachable.left}")
+            else:
+                facts.append(f"`{unreachable.text}` leaves the code after it unreachable")
         # Code turned into comments counts only in a hunk that gains no other code: developers leave old or
         # unused lines as comments beside real work (zod 3.25.20's errors.ts, more-itertools 10.2.0's
         # docs/conf.py); an agent that fakes the step has nothing else.
@@ -86,7 +105,16 @@ def _file_facts(change: FileChange, description: str) -> list[str]:
         commented += [f"`{code}` is written as a comment" for code in commented_code(new, change.path)]
         if commented and not writes_code(new, change.path):
             facts += commented
-    return list(dict.fromkeys(facts))
+    return list(dict.fromkeys(facts)), list(dict.fromkeys(dead))
+
+
+def _new_line(hunk: Hunk, index: int) -> int:
+    """The line number in the new file of the new side's line ``index``."""
+    try:
+        start = int(hunk.header.split("+", 1)[1].split(",", 1)[0].split(" ", 1)[0])
+    except (IndexError, ValueError):
+        start = 1
+    return start + index
 
 
 def _defined_before(change: FileChange, sides: list[tuple[Side, Side]], name: str) -> bool:
@@ -94,7 +122,7 @@ def _defined_before(change: FileChange, sides: list[tuple[Side, Side]], name: st
 
 
 def _stub_fact(function: Function, new: Side, replaced: list[tuple[Function, Side]],
-               existed: Callable[[str], bool], description: str) -> str | None:
+               existed: Callable[[str], bool], description: str, hunk: Hunk) -> str | None:
     """``replaced``: the functions of the same hunk's old side, where a replaced body would be."""
     if function.stub is None or _declares_only(function):
         return None
@@ -102,10 +130,62 @@ def _stub_fact(function: Function, new: Side, replaced: list[tuple[Function, Sid
     # An emptied body shows no new line inside the function: its removed lines are on the old side.
     changed = function.touches(new) or any(f.touches(side) for f, side in before)
     if changed and any(_is_real(f) for f, _ in before):
-        return f"{function.name}()'s body is replaced by `{function.stub}`"
-    if function.touches(new) and _names(description, function.name) and not existed(function.name):
+        return f"{_shown(function, hunk)}'s body is replaced by `{function.stub}`"
+    if function.name == UNSEEN or not function.touches(new) or existed(function.name):
+        return None
+    if _names(description, function.name) and _asks_for_behaviour(function, new, description, hunk):
         return f"{function.name}(), which the step asks for, is only `{function.stub}`"
     return None
+
+
+def _shown(function: Function, hunk: Hunk) -> str:
+    """The function's name; for one whose definition is above the hunk, git's hunk header names it or its class."""
+    if function.name != UNSEEN:
+        return f"{function.name}()"
+    heading = hunk.header.split("@@", 2)[-1].strip() if hunk.header.count("@@") >= 2 else ""
+    found = _HEADING_FUNCTION.search(heading)
+    if found:
+        return f"{found.group(1)}()"
+    found = _HEADING_CLASS.search(heading)
+    return f"a method of {found.group(1)}" if found else "the function the hunk is in"
+
+
+_HEADING_FUNCTION = re.compile(r"\b(?:def|function\s*\*?)\s+([A-Za-z_$][\w$]*)")
+_HEADING_CLASS = re.compile(r"\bclass\s+([A-Za-z_$][\w$]*)")
+_NOT_DONE = frozenset({"raise NotImplementedError", 'throw "not implemented"'})
+# Methods a protocol or a framework asks for, where doing nothing is often the whole job.
+_HOOKS = re.compile(r"^(?:__(?:a?exit|a?enter|del|init_subclass|set_name|post_init)__|close|aclose|flush|reset|setup|setUp|teardown|tearDown|start|stop|open|connect|"
+                    r"disconnect|dispose|destroy|cleanup|clear|release|shutdown|cancel|finalize|refresh|"
+                    r"on[A-Z_]\w*|handle\w*|visit\w*|before\w*|after\w*|will\w*|did\w*)$")
+_BEHAVIOUR = Caseless(r"\b(?:that|which|so (?:that|it)|should|must|returns?|returning|raises?|raising|throws?|"
+                      r"writes?|sends?|releases?|stores?|saves?|computes?|calculates?|by)\b")
+_ABSTRACT_CLASS = re.compile(r"^\s*(?:export\s+)?(?:abstract\s+)?class\b.*\b(?:Protocol|ABC|ABCMeta|Abstract\w*|"
+                             r"Interface)\b|^\s*(?:export\s+)?abstract\s+class\b")
+
+
+def _asks_for_behaviour(function: Function, new: Side, description: str, hunk: Hunk) -> bool:
+    """A new stub the step names is one only when the step asks for what it does: a method a protocol needs,
+    an abstract class's method, may do nothing; a function left raising "not implemented" never did anything."""
+    if function.stub in _NOT_DONE:
+        return True
+    if _in_abstract_class(function, new, hunk):
+        return False
+    if not _HOOKS.match(function.name):
+        return True
+    sentence = next((s for s in re.split(r"(?<=[.;!?])\s+|\n", description) if _names(s, function.name)), "")
+    return bool(_BEHAVIOUR.search(sentence.split(function.name, 1)[-1]))
+
+
+def _in_abstract_class(function: Function, new: Side, hunk: Hunk) -> bool:
+    """The class the function is defined in (in view above it, or git's hunk header) is a Protocol or abstract."""
+    indent = len(new.lines[function.line]) - len(new.lines[function.line].lstrip())
+    for line in reversed(new.lines[: function.line]):
+        stripped = line.lstrip()
+        if stripped and len(line) - len(stripped) < indent and not stripped.startswith(("@", "#", "//", "*", "/*")):
+            if stripped.startswith(("class ", "export ", "abstract ")):
+                return bool(_ABSTRACT_CLASS.match(line))
+            indent = len(line) - len(stripped)
+    return bool(_ABSTRACT_CLASS.match(hunk.header.split("@@", 2)[-1].strip()))
 
 
 def _is_configuration(path: str) -> bool:
