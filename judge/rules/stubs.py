@@ -24,8 +24,9 @@ from typing import Callable, Iterator
 
 from judge import rule_ids as ids
 from judge.code.deadcode import commented_code, commented_out, disabled_blocks, unreachable_code
-from judge.code.functions import UNSEEN, Function, functions_in, stub_functions_in
-from judge.code.sides import Side, side_of, writes_code
+from judge.code.change import FileView
+from judge.code.functions import UNSEEN, Function, stub_functions_in
+from judge.code.sides import Side, writes_code
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
 from judge.patch.caseless import Caseless
@@ -48,10 +49,11 @@ def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
     facts: list[str] = []
     files: list[str] = []
     left: list[str] = []
-    for change in work.files:
+    for file in ctx.changes.files:  # type: ignore[union-attr]  # work is there, so the model is
+        change = file.change
         if not change.hunks or is_test_path(change.path) or _minified(change):
             continue
-        found, dead = _file_facts(change, ctx.step.description)
+        found, dead = _file_facts(file, ctx.step.description)
         if found:
             facts += [f"{change.path}: {fact}" for fact in found]
             files.append(change.path)
@@ -76,23 +78,23 @@ def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
     )
 
 
-def _file_facts(change: FileChange, description: str) -> tuple[list[str], list[str]]:
+def _file_facts(file: FileView, description: str) -> tuple[list[str], list[str]]:
     """What stubs or switches code off in the file, and the dead code it leaves behind (a signal)."""
-    sides = [(side_of(h, "old"), side_of(h, "new")) for h in change.hunks]
+    change = file.change
     facts: list[str] = []
     dead: list[str] = []
-    for hunk, (old, new) in zip(change.hunks, sides):
+    for view in file.hunks:
+        hunk, old, new = view.hunk, view.old, view.new
         stubs = stub_functions_in(new, change.path, whole=change.is_added)
-        replaced = [(f, old) for f in functions_in(old, change.path, whole=change.is_deleted)] if stubs else []
+        replaced = [(f, old) for f in file.functions("old", view)] if stubs else []
         for function in stubs:
-            fact = _stub_fact(function, new, replaced, lambda name: _defined_before(change, sides, name), description,
-                              hunk)
+            fact = _stub_fact(function, new, replaced, lambda name: _defined_before(file, name), description, hunk)
             if fact:
                 facts.append(fact)
         facts += [f"`{d.text}` switches off the code under it" for d in disabled_blocks(new, change.path)]
         for unreachable in unreachable_code(new, change.path):
             if unreachable.left:
-                dead.append(f"the code after `{unreachable.text}` (line {_new_line(hunk, unreachable.line)}) "
+                dead.append(f"the code after `{unreachable.text}` (line {hunk.new_start + unreachable.line}) "
                             f"{unreachable.left}")
             else:
                 facts.append(f"`{unreachable.text}` leaves the code after it unreachable")
@@ -108,17 +110,8 @@ def _file_facts(change: FileChange, description: str) -> tuple[list[str], list[s
     return list(dict.fromkeys(facts)), list(dict.fromkeys(dead))
 
 
-def _new_line(hunk: Hunk, index: int) -> int:
-    """The line number in the new file of the new side's line ``index``."""
-    try:
-        start = int(hunk.header.split("+", 1)[1].split(",", 1)[0].split(" ", 1)[0])
-    except (IndexError, ValueError):
-        start = 1
-    return start + index
-
-
-def _defined_before(change: FileChange, sides: list[tuple[Side, Side]], name: str) -> bool:
-    return any(f.name == name for old, _ in sides for f in functions_in(old, change.path, whole=change.is_deleted))
+def _defined_before(file: FileView, name: str) -> bool:
+    return any(f.name == name for view in file.hunks for f in file.functions("old", view))
 
 
 def _stub_fact(function: Function, new: Side, replaced: list[tuple[Function, Side]],
