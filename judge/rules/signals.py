@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import lru_cache
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
@@ -17,7 +18,6 @@ from judge import rule_ids as ids
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
 from judge.patch.caseless import Caseless
-from judge.patch.grammar import HUNK_HEADER
 from judge.patch.model import FileChange, Hunk, PatchFacts
 from judge.patch.paths import file_name, file_suffix
 from judge.patch.shape import Syntax, line_shapes, syntax_for
@@ -40,13 +40,14 @@ class _Line:
     changed: bool  # added (new side) or removed (old side), not context
 
 
-def _side(hunk: Hunk, sign: str, syntax: Syntax) -> list[_Line]:
-    """One side of a hunk in order, context included, so a string or comment opened in the context is known."""
-    header = HUNK_HEADER.match(hunk.header)
-    number = int(header.group(3 if sign == "+" else 1)) if header else 1
+@lru_cache(maxsize=256)
+def _side(hunk: Hunk, sign: str, syntax: Syntax) -> tuple[_Line, ...]:
+    """One side of a hunk in order, context included, so a string or comment opened in the context is known.
+    Cached: the signals read the same added lines one after the other."""
+    number = hunk.new_start if sign == "+" else hunk.old_start
     texts, changed = hunk.new_side if sign == "+" else hunk.old_side
     codes = line_shapes(texts, syntax) if syntax.knows_tokens else texts
-    return [_Line(number + i, text, code, flag) for i, (text, code, flag) in enumerate(zip(texts, codes, changed))]
+    return tuple(_Line(number + i, text, code, flag) for i, (text, code, flag) in enumerate(zip(texts, codes, changed)))
 
 
 def _changed(change: FileChange, sign: str = "+") -> Iterator[_Line]:
@@ -146,7 +147,7 @@ _SUPPRESSIONS = (
 
 
 _MAYBE_SUPPRESSION = re.compile(r"noqa|NOQA|type:|pragma|pylint|pyright|mypy|nosec|eslint-disable|@ts-|istanbul|"
-                                r"c8 ignore|v8 ignore|nolint|rubocop|NOSONAR|\bas\s+(?:any|unknown)\b")
+                                r"c8 ignore|v8 ignore|nolint|rubocop|NOSONAR|as\s+(?:any|unknown)")  # no \b: a first look
 
 
 def _suppressions(line: _Line, typescript: bool = False) -> Counter[str]:
@@ -502,8 +503,7 @@ def _definitions(change: FileChange) -> Iterator[_Definition]:
         return
     pattern = _DEFINITIONS[language]
     for hunk in change.hunks:
-        header = HUNK_HEADER.match(hunk.header)
-        number = int(header.group(3)) if header else 1
+        number = hunk.new_start
         above: list[str] = []  # the new side so far
         for raw in hunk.body:
             if raw[0] not in " +":
