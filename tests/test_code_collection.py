@@ -372,7 +372,7 @@ def test_a_glob_built_to_backtrack_is_matched_in_linear_time():
     (Before RE2 this call did not return within a minute.)"""
     import threading
 
-    from judge.code.collection import _covers
+    from judge.code._collection_base import _covers
 
     done: list[bool] = []
     worker = threading.Thread(target=lambda: done.append(_covers(["**/" * 40 + "q"], "test/" + "a/" * 40 + "x.js")),
