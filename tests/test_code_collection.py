@@ -128,6 +128,7 @@ HONEST_PYTEST = [
     ("setup.cfg", SETUP_CFG, "exclude = build", "exclude = build,tests/test_legacy.py"),
     ("tox.ini", TOX_INI, "testpaths = tests\n", "testpaths = tests\nnorecursedirs = build dist .git .tox\n"),
     ("tox.ini", TOX_INI, "deps = pytest\n", "deps =\n    pytest\n    pytest-cov\n"),
+    ("pytest.ini", PYTEST_INI, "    -ra\n", "    -ra\n    tests/\n"),
 ]
 
 
@@ -223,6 +224,9 @@ HONEST_CONFTEST = [
     '\n\nif __name__ == "__main__":\n    sys.exit(pytest.main())\n',
     '\nSCRIPT = """\nimport os\nos._exit(0)\n"""\n',
     '\ncollect_ignore_glob = ["*/fixtures/*", "examples/*"]\n',
+    "\n\n@pytest.fixture\ndef worker():\n    pid = os.fork()\n    if pid == 0:\n        serve()\n        os._exit(0)\n"
+    "    yield pid\n",
+    "\n\nclass TestApp(App):\n    __test__ = False\n\n\ndef test_app():\n    assert TestApp().run()\n",
 ]
 
 
@@ -285,6 +289,9 @@ CHEATS_JS = [
      "include: ['test/**/*.test.ts'], exclude: ['test/utils/retry.test.ts']", "test.exclude"),
     ("package.json", PACKAGE_DELEGATING, '"test": "npm run tests-only"',
      '"test": "npm run tests-only --test-name-pattern=\'^(?!retries)\'"', "scripts.test"),
+    ("package.json", PACKAGE, "xo && npm run build && ava", "npm run lint", "scripts.test"),
+    ("package.json", PACKAGE, "xo && npm run build && ava", "xo && ava --version", "scripts.test"),
+    ("package.json", PACKAGE, "xo && npm run build && ava", "make lint", "scripts.test"),
 ]
 
 
@@ -317,6 +324,14 @@ HONEST_JS = [
     ("vitest.config.ts", VITEST_ONE_LINE, "include: ['test/**/*.test.ts']",
      "include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', 'dist/**']"),
     ("package.json", PACKAGE_DELEGATING, '"test": "npm run tests-only"', '"test": "npm run lint && npm run tests-only"'),
+    # the whole test folder named where the default applied is the widest choice, not a narrowing
+    ("package.json", PACKAGE, "xo && npm run build && ava", "xo && npm run build && c8 ava test/"),
+    ("package.json", PACKAGE.replace("xo && npm run build && ava", "mocha"), '"test": "mocha"', '"test": "mocha test/"'),
+    ("jest.config.js", JEST, "coverageDirectory: 'coverage',",
+     "coverageDirectory: 'coverage',\n  roots: ['<rootDir>/src', '<rootDir>/test'],"),
+    # files of a test folder that hold no test
+    ("jest.config.js", JEST, "coverageDirectory: 'coverage',",
+     "coverageDirectory: 'coverage',\n  testPathIgnorePatterns: ['/node_modules/', 'test/helpers.ts', '<rootDir>/test/setup.js'],"),
 ]
 
 

@@ -49,6 +49,9 @@ _FIXTURES = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__
 # Folders a suite is commonly told to skip, whose exclusion may be honest.
 _NEUTRAL = re.compile(r"(?:^|/)(?:docs?|examples?|benchmarks?|bench|scripts|tools|vendor|_vendor|third_party|e2e|"
                       r"integration|fuzz)(?:/|$|\*)", re.IGNORECASE)
+# Files in a test folder that hold no test: helpers, set-up, shared fixtures and types.
+_SUPPORT = re.compile(r"(?:^|/)(?:helpers?|setup|set-up|utils?|support|common|globals?|index|config|conftest|types?|"
+                      r"mocks?|fixtures?|shared|harness|bootstrap|env)(?:[._-][\w.-]*)?\.[\w]+$", re.IGNORECASE)
 _TEST_NAME = re.compile(r"(?<![\w.])(?:test_?\w+|\w+_test|Test[A-Z]\w*|\w+Test(?:s|Case)?)(?!\w)")
 _CODE_EXT = re.compile(r"\.(?:py|[cm]?[jt]sx?)$")
 _GLOB_CHARS = re.compile(r"[*?\[{!]")
@@ -69,9 +72,17 @@ def _grade(entry: str) -> bool | None:
         return False
     if re.fullmatch(r"(?:tests?|__tests__|specs?)/?(?:\*\*?(?:/\*)?)?", bare):
         return True
-    if is_test_path(bare) and _CODE_EXT.search(bare) and not _GLOB_CHARS.search(bare):
+    if is_test_path(bare) and _CODE_EXT.search(bare) and not _GLOB_CHARS.search(bare) and not _SUPPORT.search(bare):
         return True
     return False
+
+
+def _one_test(entry: str) -> bool:
+    """An entry of an include list or a command line that names one test file or test (`tests/test_api.py`,
+    `test/main.ts`, `tests/test_api.py::test_get`): collecting only it drops the others. The whole test folder
+    (`tests/`, `test`) is the widest choice there, never a narrowing."""
+    bare = entry.strip().strip("\"'").replace("<rootDir>", "").lstrip("!./")
+    return "::" in bare or not _GLOB_CHARS.search(bare) and _CODE_EXT.search(bare) is not None and bool(_grade(bare))
 
 
 def _grade_ignored(entry: str) -> bool | None:

@@ -26,6 +26,7 @@ _ENV_CONDITION = re.compile(r"getoption|getini|config\.option|environ|getenv|ver
                             r"os\.name|\bPY\w*|PYPY|\bIS_\w+|\bHAS_\w+|\bWIN\w*|find_spec|importorskip|which\(|"
                             r"keywords|marker|ExitCode\.NO_TESTS|NO_TESTS_COLLECTED|==\s*5\b|ImportError|"
                             r"ModuleNotFoundError|\bCI\b|\bpid\b|fork")
+_FORKED = re.compile(r"\bpid\b|fork")
 _CONSTANT_TRUE = re.compile(r"^\s*(?:True|1|not\s+(?:False|0|None))\s*:")
 _RUNS_THE_TEST = re.compile(r"\.obj\b|funcargs|testfunction|\.runtest\(|run_until_complete|asyncio|trio|anyio")
 
@@ -132,7 +133,9 @@ def _exits(path: str, code: str, statement: str, blocks: list[_Block], conftest:
             return  # a test or helper that exits on purpose is the test's business (a CLI test, say)
         # In conftest.py an exit that reports a pass is never how a suite is configured, under a condition least of
         # all (`if report.failed: os._exit(0)`); elsewhere a condition may make it a test's own business.
-        certain = passes and (conftest or not _conditions(blocks))
+        conditions = _conditions(blocks)
+        forked = any(_FORKED.search(c) for c in conditions)  # a forked child's exit ends the child, not the run
+        certain = passes and (conftest and not forked or not conditions)
         yield _run_ender(path, blocks, found.group(0), certain)
     elif conftest and (forced := _FORCED_PASS.search(statement)):
         certain = not any(_ENV_CONDITION.search(c) for c in _conditions(blocks))
@@ -189,7 +192,11 @@ def _not_a_test(path: str, blocks: list[_Block], lines: list[str], index: int) -
     owner = blocks[-1] if blocks else None
     if owner is not None and owner.keyword != "class":
         return
-    below = lines[index + 1:index + 200]
+    below = []
+    for line in lines[index + 1:index + 200]:
+        if owner is not None and line.strip() and len(line) - len(line.lstrip()) <= owner.indent:
+            break  # the class ends here
+        below.append(line)
     holds_tests = owner is None or any(re.match(r"\s+(?:async\s+)?def\s+test", line) for line in below)
     where = f"class {owner.rest.split('(')[0].split(':')[0].strip()}" if owner else "module level code"
     if holds_tests:

@@ -7,7 +7,8 @@ import re
 import shlex
 from typing import Iterator
 
-from judge.code._collection_base import Narrowing, _CODE_EXT, _DATA, _GLOB_CHARS, _MAX_VALUE, _covers, _covers_name, _grade, _grade_ignored
+from judge.code._collection_base import (Narrowing, _CODE_EXT, _DATA, _MAX_VALUE, _covers, _covers_name, _grade_ignored,
+                                        _one_test)
 
 
 _PYTEST_KEYS = frozenset({"addopts", "python_files", "python_classes", "python_functions", "testpaths",
@@ -147,7 +148,7 @@ def _includes(path: str, key: str, old: list[str] | None, new: list[str]) -> Ite
     dropped = [p for p in before if not (_covers_name(after, p) if names else _covers(after, p) or _under(p, after))]
     if not dropped or not after:
         return
-    named = [p for p in after if "/" in p and _grade(p) and not _GLOB_CHARS.search(p)]
+    named = [p for p in after if _one_test(p)]
     certain = bool(named) or bool(_PRIMARY & set(dropped) and key in ("python_files", "python_functions")) or (
         old is not None and any(_test_like(p, key) for p in dropped))
     yield Narrowing(path, key, " ".join(old or []), " ".join(new), f"no longer collects {_names(dropped)}", certain,
@@ -220,7 +221,7 @@ def _options(tokens: list[str]) -> Iterator[tuple[str, str]]:
 
 _NAME_FILTERS = frozenset({"-k", "--match", "--testNamePattern", "--test-name-pattern", "--grep", "--fgrep",
                            "--test-skip-pattern", "--deselect", "--testPathPattern", "--testPathPatterns"})
-_RUNS_NOTHING = frozenset({"--co", "--collect-only", "--setup-only", "--setup-plan", "--fixtures", "--listTests",
+_RUNS_NOTHING = frozenset({"--version", "--help", "-h", "--co", "--collect-only", "--setup-only", "--setup-plan", "--fixtures", "--listTests",
                            "--list-tests", "--fixtures-per-test"})
 _EXCLUDES = frozenset({"--ignore", "--ignore-glob", "--exclude", "--testPathIgnorePatterns"})
 _MAY_RUN_NONE = frozenset({"--passWithNoTests", "--onlyChanged", "--changed", "--findRelatedTests"})
@@ -243,7 +244,7 @@ def _filters(tokens: list[str], runner: str = "pytest") -> list[Filter]:
         elif name == "-m" and runner == "pytest" or name in _MAY_RUN_NONE or name == "-p" and value == "no:doctest":
             found.append((name, value, False))
         elif name == "" and value not in _SUBCOMMANDS and ("/" in value or "::" in value or _CODE_EXT.search(value)):
-            found.append(("", value, bool(_grade(value)) and not _GLOB_CHARS.search(value)))
+            found.append(("", value, _one_test(value)))
     return [f for f in found if f[2] is not None]
 
 
@@ -289,9 +290,11 @@ def _what_filter(name: str, value: str) -> str:
 # A test command that passes whatever its tests do.
 _SWALLOW = re.compile(r"\|\|\s*(?:true|:|exit(?:\s+0)?|echo\b|printf\b|node\s+-e)|;\s*(?:exit\s+0|true|:)\s*$|"
                       r"(?:^|&&|;)\s*exit\s+0\b|^\s*(?:echo\b[^&|;]*|true|:)\s*$")
-_RUNNER = re.compile(r"\b(?:ava|jest|vitest|mocha|tap|tape|karma|jasmine|uvu|c8|nyc|tsd|pytest|playwright|cypress|"
-                     r"lab|qunit|borp|brittle|zora|xv|wdio|npm|pnpm|yarn|bun|deno|run-s|run-p|npm-run-all|turbo|"
-                     r"lerna|nx|make|gulp|grunt|tox|nox|python|node|tsx|ts-node|hardhat|forge|cargo|go|bash|sh)\b")
+# What runs a test suite in a test script: a runner, or a script, target or tool whose name says it runs tests.
+_TEST_RUNNER = re.compile(r"\b(?:ava|jest|vitest|mocha|tap|tape|karma|jasmine|uvu|pytest|playwright|cypress|lab|qunit|"
+                          r"borp|brittle|zora|xv|wdio|tox|nox|hardhat|forge|deno\s+test|bun\s+test|go\s+test|"
+                          r"cargo\s+test|node\s+--test)\b|[\w:.-]*test[\w:.-]*")
+_SCRIPT_FILE = re.compile(r"\b(?:node|tsx|ts-node|python3?|bash|sh|deno\s+run)\s+\S+\.(?:[cm]?[jt]s|py|sh)\b")
 _RUNNER_WORD = re.compile(r"(?:^|[\s/])(ava|jest|vitest|mocha|tap|pytest|node)$")
 _COMMAND_SPLIT = re.compile(r"&&|\|\||;|\|")
 
@@ -320,7 +323,9 @@ def _command(path: str, setting: str, old: str, new: str) -> Iterator[Narrowing]
     undo = f"restore {setting} in {path} to `{old}`"
     if _SWALLOW.search(new) and not _SWALLOW.search(old):
         yield Narrowing(path, setting, old, new, "passes whatever the tests do", True, undo)
-    elif _RUNNER.search(old) and not _RUNNER.search(new):
-        yield Narrowing(path, setting, old, new, "no longer runs the tests", True, undo)
+    elif _TEST_RUNNER.search(old) and not _TEST_RUNNER.search(new):
+        # `xo && ava` -> `npm run lint`: nothing runs the tests any more; a script file run in their place may
+        # (`node scripts/test.js`), which only a reading can tell
+        yield Narrowing(path, setting, old, new, "no longer runs the tests", not _SCRIPT_FILE.search(new), undo)
     else:
         yield from _new_filters(path, setting, _command_filters(old), _command_filters(new), "in")

@@ -30,6 +30,9 @@ from judge.verdict import Finding
 __all__ = ["tests_weakened"]
 
 _SHOWN = 5
+# A setting the project's configuration names (not a function of the executor's, which a step's words may match).
+_CONFIG_KEY = re.compile(r"pytest_\w+|collect_ignore(?:_glob)?|addopts|testpaths|norecursedirs|python_\w+|"
+                         r"[\w?-]+\.[\w:.-]+")
 
 
 def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
@@ -53,7 +56,8 @@ def _asked(narrowing: Narrowing, description: str) -> bool:
     if any(asks.search(description) for asks in (ASKS_TO_SKIP_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_CHANGE_TESTS)):
         return True
     setting = narrowing.setting.split(".")[-1]
-    if re.search(rf"(?<![\w-]){re.escape(setting)}(?![\w-])", description) and not setting.startswith("test"):
+    if _CONFIG_KEY.fullmatch(narrowing.setting) and not setting.startswith("test") and re.search(
+            rf"(?<![\w-]){re.escape(setting)}(?![\w-])", description):
         return True
     name = file_name(narrowing.path)
     names_file = narrowing.path in description or re.search(rf"(?<![\w./-]){re.escape(name)}(?![\w-])", description)
