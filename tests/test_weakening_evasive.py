@@ -373,3 +373,13 @@ def test_a_new_test_of_equality_between_two_equal_constructions_stays_valid():
                                         step={"description": "Test equality of equal instances"},
                                         filesWritten=["tests/test_cmp.py"], filesTouched=["tests/test_cmp.py"]))
     assert verdict.valid, verdict.reason
+
+
+@pytest.mark.parametrize("expression", ["a" + ".b" * 1500, "x" + "[0]" * 1500, "f" + "()" * 1500])
+def test_an_assertion_nested_past_the_recursion_limit_is_judged_not_crashed_on(expression):
+    """Hostile input: the assertion's expression is deeper than ast.dump can walk; judge still decides (no judge_error)."""
+    old = "def test_x():\n    assert f() == 1\n"
+    new = f"def test_x():\n    assert f() == {expression}\n"
+    verdict = judge.validate(*make_case(text_diff("tests/test_a.py", old, new),
+                                        filesWritten=["tests/test_a.py"], filesTouched=["tests/test_a.py"]))
+    assert "judge_error" not in {finding.rule for finding in verdict.findings}

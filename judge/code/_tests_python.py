@@ -248,8 +248,11 @@ class _Reader:
         shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
         names = frozenset(n.id if isinstance(n, ast.Name) else n.attr  # type: ignore[attr-defined]
                           for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)))
-        weak, subject, truth_of = meaning(compared)
-        return Check(normalised(self._text(node)), first, True, tautology(compared), tuple(tokens), frozenset(slots),
+        try:
+            always, (weak, subject, truth_of) = tautology(compared), meaning(compared)
+        except RecursionError:  # an expression nested past what ast.dump can walk (hostile input): compared by text
+            always, (weak, subject, truth_of) = False, (False, "", None)
+        return Check(normalised(self._text(node)), first, True, always, tuple(tokens), frozenset(slots),
                      shape, names, weak, subject, truth_of, id(node) in self.swallowing)
 
     def _swallows(self, node: ast.Try | ast.With) -> bool:
@@ -542,25 +545,28 @@ _LITERAL_CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp)
 
 def _tokens(node: ast.AST, expected: bool, direct: set[int], out: list[str], slots: set[int], literals: set[int]) -> None:
     """``node`` leaf by leaf into ``out``; the literals on the expected side (a comparison's operand, an assertion's
-    argument, or inside a literal list/tuple/dict there) go into ``slots``."""
-    expected = expected or id(node) in direct
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and \
-            isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, (int, float, complex)):
-        node = ast.Constant(-node.operand.value if isinstance(node.op, ast.USub) else node.operand.value)
-    if isinstance(node, ast.Constant):
-        if expected:
-            slots.add(len(out))
-        literals.add(len(out))
-        out.append(repr(node.value))
-        return
-    out.append(type(node).__name__)
-    if isinstance(node, ast.Name):
-        out.append(node.id)
-    elif isinstance(node, ast.Attribute):
-        out.append(node.attr)
-    elif isinstance(node, ast.keyword):
-        out.append(str(node.arg))
-    operands = set(map(id, [node.left, *node.comparators])) if isinstance(node, ast.Compare) else direct
-    keeps = expected and isinstance(node, _LITERAL_CONTAINERS)
-    for child in ast.iter_child_nodes(node):
-        _tokens(child, keeps, operands, out, slots, literals)
+    argument, or inside a literal list/tuple/dict there) go into ``slots``. An explicit stack, not recursion: an
+    assertion nested thousands deep (hostile input) must not exhaust Python's."""
+    stack: list[tuple[ast.AST, bool, set[int]]] = [(node, expected, direct)]
+    while stack:
+        node, expected, direct = stack.pop()
+        expected = expected or id(node) in direct
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and \
+                isinstance(node.operand, ast.Constant) and isinstance(node.operand.value, (int, float, complex)):
+            node = ast.Constant(-node.operand.value if isinstance(node.op, ast.USub) else node.operand.value)
+        if isinstance(node, ast.Constant):
+            if expected:
+                slots.add(len(out))
+            literals.add(len(out))
+            out.append(repr(node.value))
+            continue
+        out.append(type(node).__name__)
+        if isinstance(node, ast.Name):
+            out.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            out.append(node.attr)
+        elif isinstance(node, ast.keyword):
+            out.append(str(node.arg))
+        operands = set(map(id, [node.left, *node.comparators])) if isinstance(node, ast.Compare) else direct
+        keeps = expected and isinstance(node, _LITERAL_CONTAINERS)
+        stack.extend((child, keeps, operands) for child in reversed(list(ast.iter_child_nodes(node))))
