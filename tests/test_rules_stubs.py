@@ -215,3 +215,12 @@ def test_test_files_are_left_to_tests_weakened():
     old = "def test_load():\n    assert load_config('a.json') == {}\n"
     verdict = _judge("tests/test_config.py", old, "def test_load():\n    pass\n")
     assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings)
+
+
+def test_one_long_comment_line_does_not_make_a_file_minified_and_hide_a_stub():
+    """A 1,200-character comment beside a body replaced by `raise NotImplementedError`: hand-written code, judged."""
+    old = ('def parse_port(value):\n    """Parse."""\n    value = value.strip()\n    port = int(value)\n'
+           '    if not 0 < port < 65536:\n        raise ValueError(value)\n    return port\n')
+    new = 'def parse_port(value):\n    """Parse."""\n    # ' + "x" * 1200 + "\n    raise NotImplementedError\n"
+    verdict = judge.validate(*make_case(text_diff("src/app.py", old, new)))
+    assert not verdict.valid and verdict.findings[0].rule == "stub_or_disabled_code"

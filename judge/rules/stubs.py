@@ -40,6 +40,7 @@ __all__ = ["stub_or_disabled_code"]
 _SHOWN = 5
 _CONFIG_NAMES = frozenset({"conf.py", "settings.py", "noxfile.py", "setup.py", ".eslintrc.js", ".prettierrc.js"})
 _MINIFIED_LINE = 1000  # characters: no hand-written line is this long
+_NOT_CODE = ("#", "//", "/*", "*", '"', "'", "`")  # a long comment or string literal is no minified code
 
 
 def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
@@ -189,9 +190,13 @@ def _is_configuration(path: str) -> bool:
 
 
 def _minified(change: FileChange) -> bool:
-    """Minified code reuses one-letter names in every scope: a name says nothing about which function it is."""
-    return ".min." in change.path.rsplit("/", 1)[-1] or any(
-        max(map(len, hunk.body), default=0) > _MINIFIED_LINE for hunk in change.hunks)
+    """Minified code reuses one-letter names in every scope: a name says nothing about which function it is. It is
+    long lines, most of them: one long comment or string constant in hand-written code is no minified file."""
+    if ".min." in change.path.rsplit("/", 1)[-1]:
+        return True
+    lines = [line[1:] for hunk in change.hunks for line in hunk.body]
+    long = sum(len(line) for line in lines if len(line) > _MINIFIED_LINE and not line.lstrip().startswith(_NOT_CODE))
+    return long > 0 and long * 2 > sum(map(len, lines))
 
 
 def _is_real(function: Function) -> bool:
