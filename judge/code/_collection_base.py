@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from judge.code.testpaths import is_test_path
+from judge.code.testpaths import is_test_data, is_test_path
 
 
 _MAX_LINES = 4000  # per side: config files are short; a huge one is read in part
@@ -44,8 +44,6 @@ _JUNK = re.compile(r"(?:^|[/*])(?:node_modules|dist|build|out|lib|coverage|htmlc
                    r"\.mypy_cache|\.ruff_cache|_build|\.next|\.nuxt|\.svelte-kit|tmp|\.tmp|\{arch\}|CVS|_darcs|\.\*|"
                    r"setup\.py|conf\.py|noxfile\.py|fabfile\.py|manage\.py|docs?/conf\.py|\.d\.ts)(?:/|$|\*)",
                    re.IGNORECASE)
-# Folders whose files are data for the tests, even when named like tests.
-_FIXTURES = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots)/")
 # Folders a suite is commonly told to skip, whose exclusion may be honest.
 _NEUTRAL = re.compile(r"(?:^|/)(?:docs?|examples?|benchmarks?|bench|scripts|tools|vendor|_vendor|third_party|e2e|"
                       r"integration|fuzz)(?:/|$|\*)", re.IGNORECASE)
@@ -66,7 +64,7 @@ def _grade(entry: str) -> bool | None:
         return True
     if _JUNK.search(bare) and not _TEST_FILE.search(bare):
         return None
-    if _TEST_FILE.search(bare.rstrip("$")) and not _FIXTURES.search(bare):
+    if _TEST_FILE.search(bare.rstrip("$")) and not is_test_data(bare):
         return True
     if _DATA.search(bare):
         return False

@@ -11,8 +11,9 @@ splits, lexes or parses a side that another has already read in the same validat
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
+from judge.code.collection import Texts
 from judge.code.functions import Function, functions_in
 from judge.code.sides import Side, side_of
 from judge.code.testpaths import is_test_path
@@ -22,8 +23,6 @@ from judge.patch.model import FileChange, Hunk, PatchFacts, fact
 __all__ = ["ChangeModel", "FileView", "HunkView", "Texts"]
 
 Which = Literal["old", "new"]
-# A changed file's whole text at base and after the change, by path; None on a side judge cannot see.
-Texts = Callable[[str], "tuple[str | None, str | None]"]
 
 
 @dataclass(frozen=True)

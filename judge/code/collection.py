@@ -116,9 +116,9 @@ def _sides(change: FileChange, kind: str, texts: Texts | None) -> tuple[list[lis
     look = _FIRST_LOOK[kind]
     olds, news = [], []
     for hunk in change.hunks:
-        if not look.search("\n".join(hunk.body)) and not look.search(hunk.header):
+        if not look.search("\n".join(hunk.body)) and not look.search(hunk.section):
             continue
-        above = _header_line(hunk.header, kind)
+        above = _header_line(hunk.section, kind)
         olds.append(above + [line[:_MAX_VALUE] for line in hunk.old_side[0][:_MAX_LINES]])
         news.append(above + [line[:_MAX_VALUE] for line in hunk.new_side[0][:_MAX_LINES]])
     return (olds, news) if olds else None
@@ -128,14 +128,10 @@ def _lines(text: str | None) -> list[str]:
     return [line[:_MAX_VALUE] for line in text.splitlines()[:_MAX_LINES]] if text else []
 
 
-_HUNK_CONTEXT = re.compile(r"^@@ [^@]*@@ ?(.*)$")
-
-
-def _header_line(header: str, kind: str) -> list[str]:
+def _header_line(section: str, kind: str) -> list[str]:
     """Git's function context, as the line above the hunk: for INI and TOML the key a continuation belongs to,
     for Python the def a fragment sits in."""
-    found = _HUNK_CONTEXT.match(header)
-    line = found.group(1).rstrip() if found else ""
+    line = section.rstrip()
     if kind in ("ini", "toml") and re.match(r"[A-Za-z_][\w.-]*\s*[=:]", line):
         return [line]
     if kind in ("conftest", "pytest_module") and re.match(r"(?:async\s+)?def\s+\w+|class\s+\w+", line):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_test_path"]
+__all__ = ["is_test_data", "is_test_path"]
 
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "__snapshots__"})
 _TEST_NAME = re.compile(
@@ -24,6 +24,15 @@ _TEST_NAME = re.compile(
     r"|.+\.(?:test|spec)\.[cm]?[jt]sx?"
     r"|.+_test\.go|.+_spec\.rb|.+Tests?\.(?:java|kt|cs|swift|scala)|test_.+\.(?:c|cc|cpp|rs))$"
 )
+
+
+# Folders whose files are the tests' data, even when named like tests: a linter's sample input may hold `def test_x`.
+_TEST_DATA = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots)/")
+
+
+def is_test_data(path: str) -> bool:
+    """The path lies in a folder of data that tests read: fixtures, test data, samples, snapshots."""
+    return _TEST_DATA.search(path) is not None
 
 
 def is_test_path(path: str) -> bool:

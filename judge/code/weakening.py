@@ -31,7 +31,7 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from judge.code.change import ChangeModel, FileView
-from judge.code.testpaths import is_test_path
+from judge.code.testpaths import is_test_data, is_test_path
 from judge.code.tests import Check, TestUnit, test_language
 from judge.patch.model import FileChange
 from judge.patch.paths import file_name
@@ -56,7 +56,6 @@ _TYPE_KEYWORD = re.compile(r"\s*(?:class|interface|enum|struct|trait)\b")
 _DECLARATION = re.compile(r"^(?!.*[,{(]\s*$)\s*(?:(?:public|private|protected|readonly|static|declare)\s+)*"
                           r"([A-Za-z_$][\w$]*)\??\s*:\s*[^\s=:][^=]*?(?:=|;|$)")
 # Files tests read, not tests: code there is data (a linter's sample input may well hold `def test_x` or `assert`).
-_DATA = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots)/")
 _SHOWN = 3  # assertions quoted in a reason
 # Documentation: editing it changes no code a test checks.
 _DOCS = re.compile(r"\.(?:md|rst|adoc)$|(?:^|/)docs?/|(?:^|/)(?:CHANGE\w*|HISTORY|NEWS|README|AUTHORS|LICENSE|NOTICE)[^/]*$",
@@ -128,7 +127,7 @@ class _Reading:
         self.new: list[_Seen] = []
         self.unreadable: list[Weakening] = []
         for file in model.files:
-            if any(is_test_path(path) and not _DATA.search(path) for path in file.change.paths):
+            if any(is_test_path(path) and not is_test_data(path) for path in file.change.paths):
                 self._read(file)
 
     def _read(self, file: FileView) -> None:
@@ -383,7 +382,7 @@ class _Reading:
         words: set[str] = set()
         for change in self._code_changes:
             for hunk in change.hunks:
-                words.update(_WORD.findall(hunk.header))
+                words.update(_WORD.findall(hunk.section))
                 for line in hunk.body:
                     if line[0] in "+-" or _DEFINITION.search(line):
                         words.update(_WORD.findall(line))
@@ -399,7 +398,7 @@ class _Reading:
         words: set[str] = set()
         for change in self._code_changes:
             for hunk in change.hunks:
-                words.update(_WORD.findall(hunk.header))
+                words.update(_WORD.findall(hunk.section))
                 for line in hunk.body:
                     words.update(_WORD.findall(line))
         return frozenset(words)

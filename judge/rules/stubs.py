@@ -136,7 +136,7 @@ def _shown(function: Function, hunk: Hunk) -> str:
     """The function's name; for one whose definition is above the hunk, git's hunk header names it or its class."""
     if function.name != UNSEEN:
         return f"{function.name}()"
-    heading = hunk.header.split("@@", 2)[-1].strip() if hunk.header.count("@@") >= 2 else ""
+    heading = hunk.section.strip()
     found = _HEADING_FUNCTION.search(heading)
     if found:
         return f"{found.group(1)}()"
@@ -179,7 +179,7 @@ def _in_abstract_class(function: Function, new: Side, hunk: Hunk) -> bool:
             if stripped.startswith(("class ", "export ", "abstract ")):
                 return bool(_ABSTRACT_CLASS.match(line))
             indent = len(line) - len(stripped)
-    return bool(_ABSTRACT_CLASS.match(hunk.header.split("@@", 2)[-1].strip()))
+    return bool(_ABSTRACT_CLASS.match(hunk.section.strip()))
 
 
 def _is_configuration(path: str) -> bool:
