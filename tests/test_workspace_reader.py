@@ -231,24 +231,21 @@ def test_an_object_folder_removed_while_judge_scans_it_is_no_error(repo, monkeyp
     assert gone and verdict.valid, verdict.reason
 
 
-def test_the_whole_texts_of_changed_files_are_read_at_base_and_in_the_work_tree(repo):
-    """Code detectors read a changed file whole when a workspace is given: base blob and work-tree file."""
+def test_the_whole_texts_of_changed_setting_files_are_read_at_base_and_in_the_work_tree(repo):
+    """The collection readers read a changed setting file whole when a workspace is given: base blob and work tree.
+    Code files are read by their hunks."""
+    repo.write({"pyproject.toml": "[tool.pytest.ini_options]\naddopts = \"-ra\"\n", "tests/conftest.py": "X = 1\n"})
+    repo.commit("settings")
+    base = repo.head()
+    (repo.root / "pyproject.toml").write_text("[tool.pytest.ini_options]\naddopts = \"-ra -q\"\n", encoding="utf-8")
+    (repo.root / "tests/conftest.py").unlink()
+    (repo.root / "package.json").write_text("{}\n", encoding="utf-8")
     (repo.root / "src/calc/ops.py").write_text(OPS_HONEST, encoding="utf-8")
-    (repo.root / "src/calc/new.py").write_text("X = 1\n", encoding="utf-8")
-    (repo.root / "blob.bin").write_bytes(b"\0\1\2")
-    (repo.root / "README.md").unlink()
-    facts = read_git_facts(repo.root, repo.base)
-    texts = {path: (old, new) for path, old, new in facts.texts}
-    assert texts["src/calc/ops.py"] == (OPS, OPS_HONEST)
-    assert texts["src/calc/new.py"] == (None, "X = 1\n")
-    assert texts["README.md"] == ("# calc\n", None)
-    assert "blob.bin" not in texts  # binary: read by its hunks only, if at all
-
-
-def test_a_file_binary_on_one_side_is_left_out_whole(repo):
-    (repo.root / "src/calc/ops.py").write_bytes(b"def add(a, b):\0\n")
-    facts = read_git_facts(repo.root, repo.base)
-    assert [path for path, _, _ in facts.texts] == []
+    (repo.root / "vitest.config.ts").write_bytes(b"\0\1\2")
+    texts = {path: (old, new) for path, old, new in read_git_facts(repo.root, base).texts}
+    assert texts == {"pyproject.toml": ("[tool.pytest.ini_options]\naddopts = \"-ra\"\n",
+                                        "[tool.pytest.ini_options]\naddopts = \"-ra -q\"\n"),
+                     "tests/conftest.py": ("X = 1\n", None), "package.json": (None, "{}\n")}
 
 
 def test_a_setting_whose_section_is_out_of_the_hunks_view_is_read_from_the_whole_file(repo):

@@ -1,7 +1,8 @@
 """The change model: one step's change, read once for every code detector.
 
 Per changed file it holds each hunk's two sides (judge/code/sides.py) with where they start and git's
-function context, the file's whole text before and after when a workspace gives it, and, computed on
+function context, the whole text before and after of a test-collection setting file when a workspace gives
+it (judge/code/collection.py reads sections out of the hunks' view there), and, computed on
 first read and then shared, what each side defines: its test units (judge/code/tests.py) and its
 functions (judge/code/functions.py). The detectors pair these definitions old to new and classify what
 happened to each (judge/code/weakening.py for tests, judge/rules/stubs.py for functions); none of them

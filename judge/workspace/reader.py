@@ -5,6 +5,7 @@ from __future__ import annotations
 import pygit2
 from pygit2.enums import DiffOption
 
+from judge.code.collection import is_collection_config
 from judge.errors import InputError, MalformedPatch
 from judge.patch.model import PatchFacts
 from judge.patch.parse import parse_patch
@@ -90,10 +91,13 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
 
 def _texts(store: ObjectStore, base_files: dict[str, FileState], work: dict[str, WorkFile | None]
            ) -> tuple[tuple[str, str | None, str | None], ...]:
-    """Each changed regular text file's whole text at base and in the work tree (None: no file on that side). A
-    file one side of which cannot be read as text (binary, too large, a link, a submodule) is left out whole."""
+    """Each changed test-collection setting file's whole text at base and in the work tree (None: no file on that
+    side), for the readers that need a section out of the hunks' view. A file one side of which cannot be read as
+    text (binary, too large, a link, a submodule) is left out whole. Code files are read by their hunks."""
     found = []
     for path, now in work.items():
+        if not is_collection_config(path):
+            continue
         before = base_files.get(path)
         if before is not None and not _regular(before[0]) or now is not None and not _regular(now.mode):
             continue
