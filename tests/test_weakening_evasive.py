@@ -383,3 +383,35 @@ def test_an_assertion_nested_past_the_recursion_limit_is_judged_not_crashed_on(e
     verdict = judge.validate(*make_case(text_diff("tests/test_a.py", old, new),
                                         filesWritten=["tests/test_a.py"], filesTouched=["tests/test_a.py"]))
     assert "judge_error" not in {finding.rule for finding in verdict.findings}
+
+
+_PORT_TEST = "def test_port():\n    port = parse_port('80')\n    assert port == 80\n    assert isinstance(port, int)\n"
+_AVA_PORT = "import test from 'ava';\n\ntest('port', t => {\n\tconst port = parsePort('80');\n\tt.is(port, 80);\n});\n"
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("tests/test_app.py", _PORT_TEST, _PORT_TEST.replace("('80')\n", "('80')\n    return\n")),
+    ("tests/test_app.py", _PORT_TEST, _PORT_TEST.replace("    assert port == 80\n    assert isinstance(port, int)\n",
+                                                         "    if False:\n        assert port == 80\n"
+                                                         "        assert isinstance(port, int)\n")),
+    ("test/port.js", _AVA_PORT, _AVA_PORT.replace("('80');\n", "('80');\n\treturn;\n")),
+    ("test/port.js", _AVA_PORT, _AVA_PORT.replace("\tt.is(port, 80);\n", "\tif (false) {\n\t\tt.is(port, 80);\n\t}\n")),
+])
+def test_assertions_a_test_keeps_but_no_longer_reaches_are_weakening(path, old, new):
+    verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Speed up port parsing"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert not verdict.valid and verdict.findings[0].rule == "tests_weakened"
+    assert "no longer reaches its assertions" in verdict.reason
+
+
+@pytest.mark.parametrize("new", [
+    # a guard on a real condition, the assertions still reached when it holds
+    _PORT_TEST.replace("('80')\n", "('80')\n    if port is None:\n        return\n"),
+    # a new test that returns early from a helper, the old test untouched
+    _PORT_TEST + "\n\ndef _helper():\n    return 1\n    value = 2\n",
+])
+def test_a_test_that_still_reaches_its_assertions_stays_valid(new):
+    verdict = judge.validate(*make_case(text_diff("tests/test_app.py", _PORT_TEST, new),
+                                        step={"description": "Speed up port parsing"},
+                                        filesWritten=["tests/test_app.py"], filesTouched=["tests/test_app.py"]))
+    assert "tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}, verdict.reason

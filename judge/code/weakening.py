@@ -31,6 +31,7 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from judge.code.change import ChangeModel, FileView
+from judge.code.deadcode import disabled_blocks, unreachable_code
 from judge.code.testpaths import is_test_data, is_test_path
 from judge.code.tests import Check, TestUnit, test_language
 from judge.patch.model import FileChange
@@ -39,7 +40,7 @@ from judge.patch.paths import file_name
 __all__ = ["Weakening", "weakenings"]
 
 WeakeningKind = Literal["deleted", "skipped", "focused", "assertions_removed", "tautology", "expected_edited",
-                        "weakened", "swallowed", "uncollected", "rewritten"]
+                        "weakened", "swallowed", "disabled", "uncollected", "rewritten"]
 
 # A test file by its name (not only its folder): its deletion deletes tests even where judge cannot read them.
 _TEST_FILE = re.compile(r"^(?:test_.+|.+_test|.+\.(?:test|spec)|.+_spec|.+Tests?)\.\w+$")
@@ -116,12 +117,14 @@ def weakenings(model: ChangeModel) -> tuple[Weakening, ...]:
     renamed = reading.renamed_files()
     if not (reading.old or reading.new or reading.unreadable or renamed):
         return ()
-    found = (*reading.unreadable, *renamed, *reading.deleted(), *reading.marked(), *reading.checked())
+    found = (*reading.unreadable, *renamed, *reading.deleted(), *reading.marked(), *reading.checked(),
+             *reading.disabled())
     return tuple(dict.fromkeys(found))
 
 
 class _Reading:
     def __init__(self, model: ChangeModel) -> None:
+        self.model = model
         self.patch = model.patch
         self.old: list[_Seen] = []
         self.new: list[_Seen] = []
@@ -140,6 +143,32 @@ class _Reading:
             path = file.path_on(which)  # type: ignore[arg-type]
             for hunk, unit in file.tests(which):  # type: ignore[arg-type]
                 seen.append(_Seen(file.index, hunk.number, path, hunk.start(which), unit))  # type: ignore[arg-type]
+
+    # --- assertions switched off
+
+    def disabled(self) -> list[Weakening]:
+        """Assertions a test keeps but no longer reaches: a `return` the change writes above them (code cut off, not
+        a leftover copy: judge/code/deadcode.py), or a block it puts under a condition that is never true."""
+        found = []
+        for file in self.model.files:
+            if file.change.new_path is None or not any(s.change == file.index for s in self.new):
+                continue
+            for hunk in file.hunks:
+                side = hunk.new
+                offs = [*disabled_blocks(side, file.change.new_path),
+                        *(d for d in unreachable_code(side, file.change.new_path) if not d.left)]
+                for off in offs:
+                    seen = self._unit_around(file.index, hunk.number, off.line)
+                    if seen is not None and any(check.line > off.line for check in seen.unit.checks):
+                        found.append(Weakening("disabled", seen.path, seen.label(off.line),
+                                               f"no longer reaches its assertions: `{_short(off.text)}` comes first"))
+        return found
+
+    def _unit_around(self, change: int, hunk: int, line: int) -> _Seen | None:
+        """The test (or the fragment of one) whose body holds the new side's ``line``."""
+        around = [s for s in self.new if s.change == change and s.hunk == hunk and s.unit.line <= line
+                  and s.unit.kind in ("test", "fragment")]
+        return max(around, key=lambda s: s.unit.line, default=None)
 
     # --- deleted tests
 

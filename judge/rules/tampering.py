@@ -48,7 +48,8 @@ _ASKS = {
     "deleted": (ASKS_TO_REMOVE_TESTS,), "skipped": (ASKS_TO_SKIP_TESTS,), "focused": (ASKS_TO_SKIP_TESTS,),
     "assertions_removed": (ASKS_TO_CHANGE_TESTS,), "tautology": (ASKS_TO_CHANGE_TESTS,),
     "expected_edited": (ASKS_TO_CHANGE_TESTS,), "weakened": (ASKS_TO_CHANGE_TESTS,),
-    "swallowed": (ASKS_TO_CHANGE_TESTS,), "uncollected": (ASKS_TO_SKIP_TESTS, ASKS_TO_REMOVE_TESTS),
+    "swallowed": (ASKS_TO_CHANGE_TESTS,), "disabled": (ASKS_TO_SKIP_TESTS, ASKS_TO_CHANGE_TESTS),
+    "uncollected": (ASKS_TO_SKIP_TESTS, ASKS_TO_REMOVE_TESTS),
     "rewritten": (ASKS_TO_CHANGE_TESTS,),
 }
 _TODO = {
@@ -60,6 +61,7 @@ _TODO = {
     "expected_edited": "restore the expected values and fix the code instead",
     "weakened": "put back the assertions that checked the exact value",
     "swallowed": "take out the try/except around the assertions",
+    "disabled": "take out the return or the never-true condition that keeps the assertions from running",
     "uncollected": "give the tests back the names the test runner collects",
     "rewritten": "keep the assertions the test made",
 }
