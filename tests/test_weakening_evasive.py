@@ -415,3 +415,24 @@ def test_a_test_that_still_reaches_its_assertions_stays_valid(new):
                                         step={"description": "Speed up port parsing"},
                                         filesWritten=["tests/test_app.py"], filesTouched=["tests/test_app.py"]))
     assert "tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}, verdict.reason
+
+
+_EIGHT_PY = "import pytest\n" + "".join(f"\n\ndef test_{i}():\n    assert parse({i}) == {i}\n" for i in range(8))
+_EIGHT_AVA = "import test from 'ava';\n" + "".join(f"\ntest('t{i}', t => {{\n\tt.is(parse({i}), {i});\n}});\n"
+                                                    for i in range(8))
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("tests/test_app.py", _EIGHT_PY, _EIGHT_PY.replace("import pytest\n", "import pytest\n\nslow = pytest.mark.skip()\n")
+     .replace("\n\ndef test_6():", "\n\n@slow\ndef test_6():")),
+    ("test/app.js", _EIGHT_AVA, _EIGHT_AVA.replace("import test from 'ava';\n",
+                                                   "import test from 'ava';\nconst later = test.skip;\n")
+     .replace("\ntest('t6',", "\nlater('t6',")),
+])
+def test_a_skip_alias_bound_in_another_hunk_of_the_file_is_followed(path, old, new):
+    """The alias near the imports and the test it skips far below: two hunks of one file."""
+    patch = text_diff(path, old, new)
+    assert patch.count("\n@@ ") == 2
+    verdict = judge.validate(*make_case(patch, step={"description": "Speed up parsing"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert not verdict.valid and verdict.findings[0].rule == "tests_weakened" and "gained" in verdict.reason

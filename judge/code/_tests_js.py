@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 from judge.code._tests_lexer import JS, mask
 from judge.code.sides import Side
@@ -65,7 +65,28 @@ class _Unit(UnitDraft):
     tops: set[tuple[int, int]] = field(default_factory=set)
 
 
-def units(side: Side, grammar: str, context: str = "") -> tuple[TestUnit, ...]:
+_ALIAS_LINE = re.compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*"
+                         r"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)\s*;?\s*(?://.*)?$")
+
+
+def file_aliases(lines: Iterable[str]) -> dict[str, list[str]]:
+    """Names a line anywhere in the lines given binds to a test function (`const t2 = test.skip`): a hunk may
+    register tests through a name another hunk of the file binds."""
+    found: dict[str, list[str]] = {}
+    for line in lines:
+        match = _ALIAS_LINE.match(line) if "=" in line else None
+        if match is None:
+            continue
+        path = [part.strip() for part in match[2].split(".")]
+        path = found.get(path[0], [path[0]]) + path[1:]
+        if path[0] in _TESTS or path[0] in _GROUPS:
+            found[match[1]] = path
+    return found
+
+
+def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[str]] | None = None
+          ) -> tuple[TestUnit, ...]:
+    """``aliases``: the names the file's other hunks bind to test functions (see ``file_aliases``)."""
     code = mask(side.lines, JS)
     root = parse(_closed(side.lines, code), grammar)
     named = _CONTEXT.match(context)  # git names the test a hunk starts in when its call is at column 0
@@ -73,7 +94,7 @@ def units(side: Side, grammar: str, context: str = "") -> tuple[TestUnit, ...]:
     fragment = _Unit(title, "fragment", 0, label=f"{named['call']}({_quoted(title)})" if named else "", end=1 << 62)
     found, open_units = [fragment], [fragment]
     found_nodes = captures(root, grammar, _QUERY)
-    aliases = _aliases(found_nodes, fragment, side)
+    aliases = {**(aliases or {}), **_aliases(found_nodes, fragment, side)}
     for node in sorted(found_nodes.get("call", []), key=lambda n: (n.start_byte, -n.end_byte)):  # outer calls first
         while open_units[-1].end <= node.start_byte:
             open_units.pop()

@@ -14,7 +14,7 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from judge.code._constants import condition_truth, truth
 from judge.code.sides import Side
@@ -42,10 +42,12 @@ class _Segment:
     lines: tuple[str, ...]  # the source parsed, wrappers included
 
 
-def units(side: Side, context: str) -> tuple[TestUnit, ...]:
+def units(side: Side, context: str, aliases: dict[str, str] | None = None) -> tuple[TestUnit, ...]:
+    """``aliases``: the skip marks the file's other hunks bind to a name (see ``file_aliases``)."""
     segments, covered = _parse(side.lines)
     complete = all(covered[i] for i, changed in enumerate(side.changed) if changed)
     reader = _Reader(side, context, complete)
+    reader.aliases.update(aliases or {})
     for segment in segments:
         reader.segment(segment)
     reader.leftovers(covered)
@@ -383,6 +385,25 @@ def _uncollects(stmt: ast.stmt) -> bool:
     """`__test__ = False` (or any false constant): pytest's own switch for not collecting a class or a module."""
     return isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__test__" for t in stmt.targets) \
         and truth(stmt.value) is False
+
+
+_ALIAS_LINE = re.compile(r"^[A-Za-z_]\w*\s*=\s*(?:pytest|unittest|skip|xfail|mark)\b")
+
+
+def file_aliases(lines: Iterable[str]) -> dict[str, str]:
+    """Module-level names bound to a skip mark (`flaky = pytest.mark.skip(...)`) on one-line statements anywhere in
+    the lines given: a hunk may decorate a test with a name another hunk of the file binds."""
+    found: dict[str, str] = {}
+    for line in lines:
+        if _ALIAS_LINE.match(line):
+            try:
+                stmt = ast.parse(line).body[0]
+            except (SyntaxError, ValueError, MemoryError, RecursionError, IndexError):
+                continue
+            key = _skip_alias(stmt)
+            if key:
+                found[stmt.targets[0].id] = key  # type: ignore[attr-defined]
+    return found
 
 
 def _skip_alias(stmt: ast.stmt) -> str | None:

@@ -18,7 +18,7 @@ from judge.code.collection import Texts
 from judge.code.functions import Function, functions_in
 from judge.code.sides import Side, side_of
 from judge.code.testpaths import is_test_path
-from judge.code.tests import TestUnit, test_units
+from judge.code.tests import TestUnit, skip_aliases, test_units
 from judge.patch.model import FileChange, Hunk, PatchFacts, fact
 
 __all__ = ["ChangeModel", "FileView", "HunkView", "Texts"]
@@ -102,8 +102,10 @@ class FileView:
         path = self.path_on(which)
         if path is None or which == "old" and self.change.is_added:
             return ()
+        # a name one hunk binds to a skip (`flaky = pytest.mark.skip`) marks the tests another hunk decorates with it
+        aliases = skip_aliases(path, (line for hunk in self.hunks for line in hunk.side(which).lines))
         return tuple((hunk, unit) for hunk in self.hunks
-                     for unit in test_units(hunk.side(which), path, hunk.hunk.section))
+                     for unit in test_units(hunk.side(which), path, hunk.hunk.section, aliases))
 
 
 class ChangeModel:

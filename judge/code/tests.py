@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Iterable, Literal
 
 from judge.code.sides import Side
 from judge.patch.paths import file_suffix
 
-__all__ = ["Check", "Mark", "TestUnit", "UnitDraft", "normalised", "test_language", "test_units"]
+__all__ = ["Check", "Mark", "TestUnit", "UnitDraft", "normalised", "skip_aliases", "test_language", "test_units"]
 
 Kind = Literal["test", "group", "helper", "fragment", "module"]
 
@@ -124,22 +124,41 @@ def test_language(path: str) -> str | None:
     return _LANGUAGES.get(file_suffix(path).lower())
 
 
-def test_units(side: Side, path: str, context: str = "") -> tuple[TestUnit, ...]:
-    """The test units of one side of a hunk of ``path``; ``context`` is the hunk header's function context."""
+def test_units(side: Side, path: str, context: str = "", aliases: Aliases = None) -> tuple[TestUnit, ...]:
+    """The test units of one side of a hunk of ``path``; ``context`` is the hunk header's function context,
+    ``aliases`` what the file's other hunks bind to skip marks or test functions (``skip_aliases``)."""
     language = test_language(path)
     if language == "python":
         from judge.code import _tests_python
 
-        return _tests_python.units(side, context)
+        return _tests_python.units(side, context, aliases)  # type: ignore[arg-type]
     if language in ("javascript", "typescript", "tsx"):
         from judge.code import _tests_js
 
-        return _tests_js.units(side, language, context)
+        return _tests_js.units(side, language, context, aliases)  # type: ignore[arg-type]
     if language is not None:
         from judge.code import _tests_lexer
 
         return _tests_lexer.units(side, language, _context_name(language, context))
     return ()
+
+
+Aliases = "dict[str, str] | dict[str, list[str]] | None"
+
+
+def skip_aliases(path: str, lines: Iterable[str]) -> Aliases:
+    """The names lines of ``path`` bind to a skip mark or a test function (`flaky = pytest.mark.skip`,
+    `const t2 = test.skip`), for reading the file's hunks with what its other hunks bind."""
+    language = test_language(path)
+    if language == "python":
+        from judge.code import _tests_python
+
+        return _tests_python.file_aliases(line for line in lines if "=" in line) or None
+    if language in ("javascript", "typescript", "tsx"):
+        from judge.code import _tests_js
+
+        return _tests_js.file_aliases(lines) or None
+    return None
 
 
 def normalised(text: str) -> str:
