@@ -212,3 +212,22 @@ def test_a_renamed_test_with_values_the_step_names_is_a_signal():
     _accepted(_case({"tests/test_client.py": (tests, new)}, "Raise the default timeout to 30 seconds"),
               signal="the step names the values that changed")
     _rejected(_case({"tests/test_client.py": (tests, new)}, "Tidy the client module"), "test_timeout was replaced")
+
+
+def test_a_test_moved_into_a_new_file_is_a_move_and_a_new_file_focusing_a_test_is_not():
+    """A new test file is read when a test that went may have moved there, or when it holds a focus (`.only`)."""
+    import judge
+    from builders import make_case, text_diff
+
+    old = "def test_a():\n    assert parse('a') == 1\n\n\ndef test_b():\n    assert parse('b') == 2\n"
+    kept = "def test_a():\n    assert parse('a') == 1\n"
+    moved = "def test_b():\n    assert parse('b') == 2\n"
+    patch = text_diff("tests/test_parse.py", old, kept) + text_diff("tests/test_parse_b.py", None, moved)
+    paths = ["tests/test_parse.py", "tests/test_parse_b.py"]
+    verdict = judge.validate(*make_case(patch, step={"description": "Split the parser tests"},
+                                        filesWritten=paths, filesTouched=paths))
+    assert "tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}, verdict.reason
+    focused = "import test from 'ava';\n\ntest.only('x', t => {\n\tt.is(parse('x'), 1);\n});\n"
+    verdict = judge.validate(*make_case(text_diff("test/focus.js", None, focused), step={"description": "Add a test"},
+                                        filesWritten=["test/focus.js"], filesTouched=["test/focus.js"]))
+    assert not verdict.valid and verdict.findings[0].rule == "tests_weakened" and "only" in verdict.reason

@@ -42,6 +42,8 @@ __all__ = ["Weakening", "weakenings"]
 WeakeningKind = Literal["deleted", "skipped", "focused", "assertions_removed", "tautology", "expected_edited",
                         "weakened", "swallowed", "disabled", "uncollected", "rewritten"]
 
+# A focus in JS/TS tests (`it.only`, `fit(`, `{ only: true }`): in a new file too, it stops the other tests running.
+_FOCUS = re.compile(r"\.only\b|\b(?:fit|fdescribe|fcontext)\s*\(|\bonly\s*:\s*true")
 # A test file by its name (not only its folder): its deletion deletes tests even where judge cannot read them.
 _TEST_FILE = re.compile(r"^(?:test_.+|.+_test|.+\.(?:test|spec)|.+_spec|.+Tests?)\.\w+$")
 # A definition's name on a line of code: def/class/function/func/fn/const..., Go receivers, JS methods.
@@ -129,9 +131,18 @@ class _Reading:
         self.old: list[_Seen] = []
         self.new: list[_Seen] = []
         self.unreadable: list[Weakening] = []
+        added: list[FileView] = []
         for file in model.files:
-            if any(is_test_path(path) and not is_test_data(path) for path in file.change.paths):
+            if not any(is_test_path(path) and not is_test_data(path) for path in file.change.paths):
+                continue
+            if file.change.is_added and not _FOCUS.search("\n".join(line for h in file.change.hunks for line in h.added)):
+                added.append(file)  # a new test file weakens no test by itself; it may be where one moved to
+            else:
                 self._read(file)
+        if added and any(seen.unit.kind == "test" and seen.unit.header_changed for seen in self.old):
+            for file in added:
+                self._read(file)
+            self.new.sort(key=lambda seen: (seen.change, seen.hunk))  # patch order, as if read in turn
 
     def _read(self, file: FileView) -> None:
         change = file.change
