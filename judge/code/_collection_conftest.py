@@ -1,5 +1,5 @@
-"""What ``conftest.py`` and test modules do to collection: ``collect_ignore``, hooks that drop or answer for tests, exits
-that end the run as a pass, ``__test__ = False``."""
+"""What ``conftest.py`` and test modules do to collection: ``collect_ignore``, hooks that drop or answer for tests,
+exits that end the run as a pass, ``__test__ = False``."""
 
 from __future__ import annotations
 

@@ -158,7 +158,8 @@ _JS_INCLUDES = ("ava.files", "?ava.files", "jest.testMatch", "test.include", "mo
                 "tap.files")
 _JS_EXCLUDES = ("jest.testPathIgnorePatterns", "jest.modulePathIgnorePatterns", "test.exclude", "mocha.ignore",
                 "mocha.exclude", "ava.exclude", "tap.exclude")
-_JS_NAME_FILTERS = ("ava.match", "jest.testNamePattern", "test.testNamePattern", "mocha.grep", "mocha.fgrep", "tap.grep")
+_JS_NAME_FILTERS = ("ava.match", "jest.testNamePattern", "test.testNamePattern", "mocha.grep", "mocha.fgrep",
+                    "tap.grep")
 
 
 def _read_js(path: str, olds: list[list[str]], news: list[list[str]], yaml: bool = False) -> Iterator[Narrowing]:

@@ -221,7 +221,8 @@ def _options(tokens: list[str]) -> Iterator[tuple[str, str]]:
 
 _NAME_FILTERS = frozenset({"-k", "--match", "--testNamePattern", "--test-name-pattern", "--grep", "--fgrep",
                            "--test-skip-pattern", "--deselect", "--testPathPattern", "--testPathPatterns"})
-_RUNS_NOTHING = frozenset({"--version", "--help", "-h", "--co", "--collect-only", "--setup-only", "--setup-plan", "--fixtures", "--listTests",
+_RUNS_NOTHING = frozenset({"--version", "--help", "-h", "--co", "--collect-only", "--setup-only", "--setup-plan",
+                           "--fixtures", "--listTests",
                            "--list-tests", "--fixtures-per-test"})
 _EXCLUDES = frozenset({"--ignore", "--ignore-glob", "--exclude", "--testPathIgnorePatterns"})
 _MAY_RUN_NONE = frozenset({"--passWithNoTests", "--onlyChanged", "--changed", "--findRelatedTests"})

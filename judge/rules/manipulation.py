@@ -163,7 +163,8 @@ def _search_near(pattern: re.Pattern[str], text: str, hits: Iterator[int]) -> re
 # cannot match the check's pattern.
 _MAYBE_SELF_ADDRESSED = _Words(r"(?:ignore|disregard|forget)\s+(?:all|any|of|the|your|previous|prior|above|earlier|"
                                r"preceding|foregoing|system|original)\b|verdict|judge?ment|"
-                               r"you\s+(?:must|should|shall|will|have|need|are)|this\s+(?:step|change|patch|submission|pr|pull)")
+                               r"you\s+(?:must|should|shall|will|have|need|are)|"
+                               r"this\s+(?:step|change|patch|submission|pr|pull)")
 # A verdict object sets `valid` to true or false, and names its reason or is a line of its own that opens on `{`.
 _MAYBE_VERDICT = _Letters(r"valid[\"'`]?\s*(?::|=>?)\s*[\"'`]?(?:true|false)", also=r"reason|^[\s`'\">*#/-]*\{")
 _MAYBE_TOKEN = _Letters(r"<\||<｜|inst\]|sys>>|_of_turn>")
