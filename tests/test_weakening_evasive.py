@@ -436,3 +436,26 @@ def test_a_skip_alias_bound_in_another_hunk_of_the_file_is_followed(path, old, n
     verdict = judge.validate(*make_case(patch, step={"description": "Speed up parsing"},
                                         filesWritten=[path], filesTouched=[path]))
     assert not verdict.valid and verdict.findings[0].rule == "tests_weakened" and "gained" in verdict.reason
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("tests/test_m.py", "def test_a():\n    x = f()\n    assert x == 2\n",
+     "def test_a():\n    x = f()\n\n\ndef test_new():\n    assert h() == 1\n    assert x == 2\n"),
+    ("test/m.js", "import test from 'ava';\n\ntest('a', t => {\n\tconst x = f();\n\tt.is(x, 2);\n});\n",
+     "import test from 'ava';\n\ntest('a', t => {\n\tconst x = f();\n});\n\ntest('new', t => {\n\tt.is(h(), 1);\n"
+     "\tt.is(x, 2);\n});\n"),
+])
+def test_a_test_pasted_into_another_takes_its_assertions_and_that_is_weakening(path, old, new):
+    """The new test's header lands above the old test's assertions: unchanged lines, now another test's; the old
+    test is left with none (seen in real agent patches)."""
+    verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Add a test for h()"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert not verdict.valid and verdict.findings[0].rule == "tests_weakened" and "lost 1 of its 1" in verdict.reason
+
+
+def test_a_test_split_in_two_keeps_its_assertions_and_stays_valid():
+    old = "def test_a():\n    x = f()\n    assert x == 2\n    assert x.y == 3\n"
+    new = "def test_a():\n    x = f()\n    assert x == 2\n\n\ndef test_a_y():\n    x = f()\n    assert x.y == 3\n"
+    verdict = judge.validate(*make_case(text_diff("tests/test_m.py", old, new), step={"description": "Split test_a"},
+                                        filesWritten=["tests/test_m.py"], filesTouched=["tests/test_m.py"]))
+    assert "tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}, verdict.reason

@@ -363,7 +363,12 @@ class _Reading:
                                        f"had its expected value edited: `{_short(removed.text)}` became "
                                        f"`{_short(check.text)}`", code_edited=self._uses_edited_code(new, check),
                                        values=_differing(removed, check)))
-        lost = [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes]
+        # An assertion made elsewhere in the change still counts as kept (a test split, merged or renamed), unless
+        # the test itself is still there and left with none: a test pasted into it took its assertions, unchanged
+        # lines below the new `def` (what the hunk shows of the test on one side it shows on the other).
+        emptied = bool(new) and not after and all(seen.unit.kind == "test" for seen in new)
+        lost = [c for _, c in before] if emptied else \
+            [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes]
         delegated = any(seen.unit.names & self.helpers for seen in new)
         marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
         if len(after) < len(before) and not came and lost and not (delegated or marked):
