@@ -224,3 +224,18 @@ def test_one_long_comment_line_does_not_make_a_file_minified_and_hide_a_stub():
     new = 'def parse_port(value):\n    """Parse."""\n    # ' + "x" * 1200 + "\n    raise NotImplementedError\n"
     verdict = judge.validate(*make_case(text_diff("src/app.py", old, new)))
     assert not verdict.valid and verdict.findings[0].rule == "stub_or_disabled_code"
+
+
+@pytest.mark.parametrize("description, valid", [
+    ("Add a `close()` method to `HttpResponse` so that it can be passed where a closable object is expected "
+     "(it has nothing to release)", True),
+    ("Add `close()` to `HttpResponse` to satisfy the Closable interface", True),
+    ("Add a `close()` method to `HttpResponse` that releases the response body stream", False),
+])
+def test_a_new_empty_hook_is_a_stub_only_when_the_step_asks_what_it_does(description, valid):
+    old = "export class HttpResponse extends Response {\n  constructor(body) {\n    super(body)\n  }\n}\n"
+    new = old.replace("extends Response {\n", "extends Response {\n  close(): void {}\n\n")
+    path = "src/core/HttpResponse.ts"
+    verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": description},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert verdict.valid is valid, verdict.reason

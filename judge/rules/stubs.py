@@ -153,6 +153,9 @@ _HOOKS = re.compile(r"^(?:__(?:a?exit|a?enter|del|init_subclass|set_name|post_in
                     r"on[A-Z_]\w*|handle\w*|visit\w*|before\w*|after\w*|will\w*|did\w*)$")
 _BEHAVIOUR = Caseless(r"\b(?:that|which|so (?:that|it)|should|must|returns?|returning|raises?|raising|throws?|"
                       r"writes?|sends?|releases?|stores?|saves?|computes?|calculates?|by)\b")
+# The step wants the hook only to exist: to satisfy a protocol or an interface, or says it has nothing to do.
+_ASKS_FOR_NO_OP = Caseless(r"\b(?:nothing to|no-?op|does nothing|do nothing|satisf(?:y|ies|ying)|protocols?|"
+                           r"interfaces?|compatib\w*|(?:is|are) expected|duck[- ]typ\w*)\b")
 _ABSTRACT_CLASS = re.compile(r"^\s*(?:export\s+)?(?:abstract\s+)?class\b.*\b(?:Protocol|ABC|ABCMeta|Abstract\w*|"
                              r"Interface)\b|^\s*(?:export\s+)?abstract\s+class\b")
 
@@ -167,7 +170,8 @@ def _asks_for_behaviour(function: Function, new: Side, description: str, hunk: H
     if not _HOOKS.match(function.name):
         return True
     sentence = next((s for s in re.split(r"(?<=[.;!?])\s+|\n", description) if _names(s, function.name)), "")
-    return bool(_BEHAVIOUR.search(sentence.split(function.name, 1)[-1]))
+    asked = sentence.split(function.name, 1)[-1]
+    return bool(_BEHAVIOUR.search(asked)) and not _ASKS_FOR_NO_OP.search(asked)
 
 
 def _in_abstract_class(function: Function, new: Side, hunk: Hunk) -> bool:
