@@ -239,3 +239,30 @@ def test_a_new_empty_hook_is_a_stub_only_when_the_step_asks_what_it_does(descrip
     verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": description},
                                         filesWritten=[path], filesTouched=[path]))
     assert verdict.valid is valid, verdict.reason
+
+
+_PY_BODY = "def location(url):\n    loc = url\n    if url == 'back':\n        loc = referrer()\n    return encode(loc)\n"
+_JS_BODY = "function location(url) {\n  let loc = url;\n  if (url === 'back') {\n    loc = referrer();\n  }\n" \
+           "  return encode(loc);\n}\n"
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("src/app.py", _PY_BODY, _PY_BODY.replace("    loc = url\n", "    if True:\n        return\n    loc = url\n")),
+    ("src/app.py", _PY_BODY, _PY_BODY.replace("    loc = url\n", "    if 1: return None\n    loc = url\n")),
+    ("src/app.js", _JS_BODY, _JS_BODY.replace("  let loc = url;\n", "  if (true) return;\n  let loc = url;\n")),
+    ("src/app.ts", _JS_BODY, _JS_BODY.replace("  let loc = url;\n", "  if (!0) { return; }\n  let loc = url;\n")),
+])
+def test_a_return_under_an_always_true_condition_cuts_the_code_after_it_off(path, old, new):
+    verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Encode the location"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert not verdict.valid and verdict.findings[0].rule == "stub_or_disabled_code", verdict.reason
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("src/app.py", _PY_BODY, _PY_BODY.replace("    loc = url\n", "    if not url:\n        return None\n    loc = url\n")),
+    ("src/app.js", _JS_BODY, _JS_BODY.replace("  let loc = url;\n", "  if (!url) return;\n  let loc = url;\n")),
+])
+def test_a_guard_on_a_real_condition_is_no_stub(path, old, new):
+    verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Encode the location"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert verdict.valid, verdict.reason

@@ -60,7 +60,8 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
         return []
     rows = {row for row, line in enumerate(side.lines) if _RETURN_HINT.match(line) and
             (side.changed[row] or _changed_next(side, row))}
-    if not rows:
+    guarded = {row for row, line in enumerate(side.lines) if side.changed[row] and _ALWAYS_RETURN.match(line)}
+    if not (rows or guarded):
         return []
     if _is_python(path):
         lines = _python_lines(side)
@@ -69,9 +70,12 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
             following = _next_in_block(lines, index) if line.first in rows and _PY_RETURN.match(line.code) else None
             if following is not None and (side.changed[line.first] or side.changed[following.first]):
                 found.append(Disabled(line.first, side.lines[line.first].strip(), _python_left(side, lines, index)))
-        return found
+        return found + _python_always_returns(side, lines)
     found = []
-    for node in _js_statements_at(side, path, rows, "return_statement"):
+    returns = [_js_always_taken(node) for node in _js_statements_at(side, path, rows, "return_statement")]
+    returns += [node for node in _js_statements_at(side, path, guarded - rows, "if_statement")
+                if _js_always_taken(_js_exit_of(node)) == node]
+    for node in returns:
         following = node.next_named_sibling
         while following is not None and following.type in _JS_HOISTED:
             following = following.next_named_sibling
@@ -83,6 +87,48 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
         if node.parent is not None and node.parent.type in _JS_BLOCKS:
             found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip(), _js_left(side, node)))
     return found
+
+
+def _python_always_returns(side: Side, lines: list[LogicalLine]) -> list[Disabled]:
+    """`if True: return` written by the change with code after the `if`: that code never runs either."""
+    found = []
+    for index, line in enumerate(lines):
+        always = _PY_ALWAYS.match(line.code) if side.changed[line.first] else None
+        if always is None:
+            continue
+        if always.group(1):  # `if True: return` on one line
+            exit_, rest = always.group(1), index + 1
+        elif index + 1 < len(lines) and lines[index + 1].indent > line.indent:
+            exit_, rest = lines[index + 1].code, index + 2
+            if rest < len(lines) and lines[rest].indent > line.indent:
+                continue  # the block does more than leave
+        else:
+            continue
+        after = lines[rest] if rest < len(lines) else None
+        if re.match(r"^(?:return|raise)\b", exit_) and after is not None and after.indent == line.indent \
+                and not _PY_DEFINITION.match(after.code):
+            found.append(Disabled(line.first, line.code if always.group(1) else f"{line.code} {exit_}"))
+    return found
+
+
+def _js_exit_of(node):
+    """The return an `if` (on one line, written by the change) holds as its whole branch, or the `if` itself."""
+    branch = node.child_by_field_name("consequence")
+    if branch is not None and branch.type == "statement_block" and len(branch.named_children) == 1:
+        branch = branch.named_children[0]
+    return branch if branch is not None and branch.type == "return_statement" else node
+
+
+def _js_always_taken(node):
+    """The `if (true) return;` (or `{ return; }`) a return is the whole branch of: what follows the `if` is dead."""
+    parent = node.parent
+    if parent is not None and parent.type == "statement_block" and len(parent.named_children) == 1:
+        parent = parent.parent
+    if parent is not None and parent.type == "if_statement" and parent.child_by_field_name("alternative") is None:
+        condition = parent.child_by_field_name("condition")
+        if condition is not None and _JS_ALWAYS.match(_text(condition)):
+            return parent
+    return node
 
 
 def _changed_next(side: Side, row: int) -> bool:
@@ -199,6 +245,11 @@ _NEVER_HINT = re.compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|n
 _RETURN_HINT = re.compile(r"^\s*return\b")
 _PY_NEVER = re.compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")
 _PY_RETURN = re.compile(r"^return\b")
+_PY_ALWAYS = re.compile(r"^if (?:True|1|not False|not 0|not None|\(True\)|\(1\)):\s*(.*)$")
+# `if (true) return;`, `if True: return`: a return that is the whole branch of a condition always true, on one line.
+_ALWAYS_RETURN = re.compile(r"^\s*if\s*(?:\(\s*(?:true|1|!\s*0|!\s*false|!!\s*1)\s*\)\s*\{?|"
+                            r"(?:True|1|not False|not 0|not None|\(True\)|\(1\)):)\s*(?:return|raise)\b")
+_JS_ALWAYS = re.compile(r"^\(\s*(?:true|1|!\s*0|!\s*false|!!\s*1|!\s*null|!\s*undefined)\s*\)$")
 _PY_DEFINITION = re.compile(r"^(?:@|(?:async )?def |class )")
 _JS_NEVER = re.compile(r"^\(\s*(?:false|0|null|undefined|!\s*1|!\s*true)\s*(?:&&.*)?\)$", re.DOTALL)
 _JS_BLOCKS = frozenset({"statement_block", "switch_case", "program"})
