@@ -152,6 +152,7 @@ def test_a_narrowing_cast_or_the_words_in_a_string_are_not_suppressions(added):
     ("jest.config.js", "module.exports = {\n  coveragePathIgnorePatterns: [\n    '/node_modules/',\n  ],\n};\n",
      "module.exports = {\n  coveragePathIgnorePatterns: [\n    '/node_modules/',\n    '/src/load.ts',\n  ],\n};\n"),
     (".nycrc.json", '{\n  "exclude": [\n    "test/**"\n  ]\n}\n', '{\n  "exclude": [\n    "test/**",\n    "src/load.ts"\n  ]\n}\n'),
+    (".c8rc.json", None, '{"exclude": ["src/load.ts"]}\n'),  # a new config written on one line
 ])
 def test_a_coverage_exclusion_added_is_a_lowered_gate(path, old, new):
     signal = _signal(_judged((path, old, new)), "gates_lowered")

@@ -298,7 +298,7 @@ def _rules_off(change: FileChange) -> int:
 # `coveragePathIgnorePatterns`; nyc's and c8's `exclude` (.nycrc, .c8rc, or their key in package.json).
 _COVERAGE_FILES = re.compile(r"(?:^|/)(?:\.coveragerc|setup\.cfg|tox\.ini|pyproject\.toml|package\.json|"
                              r"(?:jest|vitest|vite)\.config\.\w+|\.(?:nyc|c8)rc(?:\.\w+)?)$")
-_EXCLUSION_KEY = re.compile(r"""^\s*["']?(?:omit|exclude_lines|exclude_also|coveragePathIgnorePatterns|"""
+_EXCLUSION_KEY = re.compile(r"""^\s*(?:\{\s*)?["']?(?:omit|exclude_lines|exclude_also|coveragePathIgnorePatterns|"""
                             r"""(?P<generic>exclude))["']?\s*[=:]""")
 _ANY_KEY = re.compile(r"""^\s*["']?[\w.-]+["']?\s*[=:]|^\s*\[""")
 _COVERAGE_CONTEXT = re.compile(r"coverage|nyc|c8", re.IGNORECASE)
