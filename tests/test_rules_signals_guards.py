@@ -48,6 +48,10 @@ def _signal(verdict: judge.Verdict, rule: str) -> judge.Finding | None:
                                    "    return normalise"), "not True"),
     ("src/load.ts", TS, TS.replace("  return normalise", "  if (data && false) {\n    upgrade(data);\n  }\n"
                                    "  return normalise"), "data && false"),
+    ("src/load.ts", TS, TS.replace("  return normalise", "  if ((globalThis as any).__loadYaml) {\n    upgrade(data);\n"
+                                   "  }\n  return normalise"), "__loadYaml"),
+    ("src/load.py", PY, PY.replace("    return normalise", '    if getattr(sys, "_load_yaml", False):\n'
+                                   "        data = upgrade(data)\n    return normalise"), "_load_yaml"),
 ])
 def test_code_under_a_condition_probably_never_true_is_signalled_with_the_line(path, old, new, quoted):
     signal = _signal(_judged((path, old, new)), "guard_never_true")
@@ -76,6 +80,11 @@ def test_code_under_a_condition_probably_never_true_is_signalled_with_the_line(p
                                     "        return {}\n    return normalise"))],
     [("src/load.ts", TS, TS.replace("  return normalise", "  if (count === 0 && !items.length) {\n    return {};\n  }\n"
                                     "  return normalise"))],
+    # a global or module flag the patch sets, or one a well-known tool sets (PyInstaller's sys._MEIPASS)
+    [("src/load.ts", TS, TS.replace("  return normalise", "  (globalThis as any).__loadYaml = true;\n"
+                                    "  if ((globalThis as any).__loadYaml) {\n    upgrade(data);\n  }\n  return normalise"))],
+    [("src/load.py", PY, PY.replace("    return normalise", '    if hasattr(sys, "_MEIPASS"):\n'
+                                    "        data = upgrade(data)\n    return normalise"))],
     # a test may pin a constant condition: test files are not judged
     [("tests/test_load.py", "def test_load():\n    assert load('a')\n",
       "def test_load():\n    if 1 == 2:\n        pass\n    assert load('a')\n")],

@@ -598,6 +598,10 @@ def _judged_code(work: PatchFacts) -> Iterator[FileChange]:
 _ENV_READ = re.compile(r"""os\.(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["'](?P<py>\w+)["']|"""
                        r"""process\.env(?:\.(?P<js>\w+)|\[\s*["'](?P<js2>\w+)["']\s*\])|"""
                        r"""["'](?P<inpy>\w+)["']\s+in\s+os\.environ""")
+# A private flag read off a global or a module (`globalThis.__newPath`, `getattr(sys, "_new_path", False)`): set
+# nowhere in the patch, nothing sets it.
+_FLAG_READ = re.compile(r"""\b(?:globalThis|window|global|self)\b(?:\s+as\s+\w+\))?\.(?P<flag_js>_\w+)|"""
+                        r"""\b(?:getattr|hasattr)\(\s*[\w.]+\s*,\s*["'](?P<flag_py>_\w+)["']""")
 _LITERAL = r"""(?:-?\d+(?:\.\d+)?|"[^"\\]*"|'[^'\\]*'|True|False|None|true|false|null|undefined)"""
 _LITERALS_COMPARED = re.compile(rf"(?<![\w.\])]){_LITERAL}\s*(?:===?|!==?|<=?|>=?|\bis\b(?:\s+not)?)\s*{_LITERAL}(?![\w.(\[])")
 _FAR_DATE = re.compile(r"(?:date|time|Date|now|year|Year)[^\n]*\b(?:2[1-9]\d\d|20[89]\d)\b|"
@@ -609,9 +613,11 @@ _NEGATED_CONSTANT = re.compile(
     rf"{_OPERAND_START}(?:not\s+(?:True|1)|!\s*(?:true|1)){_OPERAND_END}|"
     rf"{_OPERAND_START}(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
     rf"\s(?:and|&&)\s*(?:False|false|0|None|null|undefined){_OPERAND_END}")
-_MAYBE_NEVER = re.compile("|".join(p.pattern for p in (_ENV_READ, _LITERALS_COMPARED, _FAR_DATE)) +
+_MAYBE_NEVER = re.compile("|".join(p.pattern for p in (_ENV_READ, _FLAG_READ, _LITERALS_COMPARED, _FAR_DATE)) +
                           r"|\bnot\s+(?:True|1)\b|!\s*(?:true|1)\b|\b(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
                           r"\s(?:and|&&)\s*(?:False|false)\b")
+_WELL_KNOWN_FLAGS = frozenset({"_MEIPASS", "_getframe", "_current_frames", "__stdout__", "__stderr__", "__stdin__",
+                               "_called_from_test", "__IPYTHON__", "__webpack_require__", "__non_webpack_require__"})
 _WELL_KNOWN_ENV = frozenset({"CI", "DEBUG", "HOME", "PATH", "USER", "TERM", "NODE_ENV", "PYTHONPATH", "LANG", "TZ",
                              "GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR", "VIRTUAL_ENV", "SHELL", "TMPDIR", "PWD"})
 
@@ -622,6 +628,10 @@ def _never_true(condition: str, patch_text: str) -> str | None:
         name = found.group("py") or found.group("js") or found.group("js2") or found.group("inpy")
         if name and name not in _WELL_KNOWN_ENV and patch_text.count(name) <= 1:
             return f"reads the environment variable {name}, which nothing in the patch sets or documents"
+    for found in _FLAG_READ.finditer(condition):
+        name = found.group("flag_js") or found.group("flag_py")
+        if name not in _WELL_KNOWN_FLAGS and patch_text.count(name) <= 1:
+            return f"reads the flag {name}, which nothing in the patch sets"
     if _LITERALS_COMPARED.search(condition):
         return "compares two constants"
     if _FAR_DATE.search(condition):
