@@ -231,3 +231,23 @@ def test_a_test_moved_into_a_new_file_is_a_move_and_a_new_file_focusing_a_test_i
     verdict = judge.validate(*make_case(text_diff("test/focus.js", None, focused), step={"description": "Add a test"},
                                         filesWritten=["test/focus.js"], filesTouched=["test/focus.js"]))
     assert not verdict.valid and verdict.findings[0].rule == "tests_weakened" and "only" in verdict.reason
+
+
+def test_an_assertion_moved_from_a_command_defined_in_a_test_to_the_test_itself_is_kept():
+    """A helper defined inside a test stops asserting, and the test around it asserts what the helper returns
+    (a real click commit's shape): the check moved up, it was not lost."""
+    import judge
+    from builders import make_case, text_diff
+
+    old = ("def test_invoke_with_defaults(runner):\n    @click.command()\n    def cli(ctx):\n"
+           "        return ctx.invoke(other_cmd)\n\n    @click.command()\n    def other_cmd(ctx, foo):\n"
+           "        assert ctx.info_name == 'other-cmd'\n        click.echo(foo)\n\n"
+           "    result = runner.invoke(cli, [])\n    assert not result.exception\n")
+    new = ("def test_invoke_with_defaults(runner):\n    @click.command()\n    def cli(ctx):\n"
+           "        return ctx.invoke(other_cmd)\n\n    @click.command()\n    def other_cmd(ctx, a):\n"
+           "        return ctx.info_name, a\n\n"
+           "    result = runner.invoke(cli, standalone_mode=False)\n    assert result.return_value == ('other-cmd', 42)\n")
+    path = "tests/test_commands.py"
+    verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Cast default values"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert "tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}, verdict.reason

@@ -371,7 +371,7 @@ class _Reading:
             [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes]
         delegated = any(seen.unit.names & self.helpers for seen in new)
         marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
-        if len(after) < len(before) and not came and lost and not (delegated or marked):
+        if len(after) < len(before) and not came and lost and not (delegated or marked or self._moved_up(new)):
             quoted = ", ".join(f"`{_short(c.text)}`" for c in lost[:_SHOWN])
             with_code = any(set(_WORD.findall(c.text)) & self.removed_code for c in lost)
             where = (new or old)[0]
@@ -379,6 +379,15 @@ class _Reading:
                                    f"lost {len(before) - len(after)} of its {len(before)} assertions: {quoted}",
                                    with_code))
         return found
+
+    def _moved_up(self, new: list[_Seen]) -> bool:
+        """A helper (a command defined inside a test, say) whose assertion the test around it now makes itself: the
+        same hunk gains an assertion in another unit."""
+        if not new or any(seen.unit.kind != "helper" for seen in new):
+            return False
+        where = {(seen.change, seen.hunk) for seen in new}
+        return any(check.changed for seen in self.new if (seen.change, seen.hunk) in where and seen not in new
+                   for check in seen.unit.checks)
 
     def _weakened(self, gone: list[tuple[_Seen, Check]], came: list[tuple[_Seen, Check]]) -> list[Weakening]:
         """An assertion that pinned a value replaced by one that holds for other values too: the same subject now
