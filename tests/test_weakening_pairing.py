@@ -4,6 +4,8 @@ values the step names. A test deleted outright, or renamed while its assertions 
 
 from __future__ import annotations
 
+import pytest
+
 from test_tests_weakened import APP, APP_FIXED, PY, PYTEST, TS, VITEST, _accepted, _case, _edit, _rejected, _with_fix
 
 LONG = '''import pytest
@@ -249,5 +251,33 @@ def test_an_assertion_moved_from_a_command_defined_in_a_test_to_the_test_itself_
            "    result = runner.invoke(cli, standalone_mode=False)\n    assert result.return_value == ('other-cmd', 42)\n")
     path = "tests/test_commands.py"
     verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Cast default values"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert "tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}, verdict.reason
+
+
+_REFORMATS = [
+    # quotes swapped by a formatter: the same assertions
+    ("def test_stream(r):\n    assert r.read() != b''\n    assert r.raw() == b''\n",
+     'def test_stream(r):\n    assert r.read() != b""\n    assert r.raw() == b""\n'),
+    # three cases made one table-driven test
+    ("def test_no_return_chars(get):\n    with pytest.raises(InvalidHeader):\n        get({'foo': 'a\\\\rb'})\n"
+     "    with pytest.raises(InvalidHeader):\n        get({'foo': 'a\\\\nb'})\n",
+     "@pytest.mark.parametrize(\n    'header',\n    (\n        {'foo': 'a\\\\rb'},\n        {'foo': 'a\\\\nb'},\n"
+     "    ),\n)\ndef test_no_return_chars(get, header):\n    with pytest.raises(InvalidHeader):\n        get(header)\n"),
+    # a duplicate check for a Python 2 spelling dropped, the same check kept
+    ("def test_conflict(post):\n    with pytest.raises(ValueError):\n        post('[1]')\n"
+     "    with pytest.raises(ValueError):\n        post(u('[1]'))\n",
+     "def test_conflict(post):\n    with pytest.raises(ValueError):\n        post('[1]')\n"),
+]
+
+
+@pytest.mark.parametrize("old, new", _REFORMATS)
+def test_reformatted_table_driven_or_deduplicated_tests_keep_their_assertions(old, new):
+    import judge
+    from builders import make_case, text_diff
+
+    path = "tests/test_requests.py"
+    verdict = judge.validate(*make_case(text_diff(path, "import pytest\n\n\n" + old, "import pytest\n\n\n" + new),
+                                        step={"description": "Drop Python 2 support"},
                                         filesWritten=[path], filesTouched=[path]))
     assert "tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}, verdict.reason

@@ -42,6 +42,9 @@ __all__ = ["Weakening", "weakenings"]
 WeakeningKind = Literal["deleted", "skipped", "focused", "assertions_removed", "tautology", "expected_edited",
                         "weakened", "swallowed", "disabled", "uncollected", "rewritten"]
 
+# A test made table-driven: pytest's and parameterized's decorators, Jest/Vitest/Mocha `.each`, AVA macros' arrays.
+_TABLE = re.compile(r"@(?:pytest\.mark\.parametrize|parameterized(?:\.expand)?|ddt\.data|data)\b|\.each\s*[(`]")
+_DECORATORS_SEEN = 200  # lines above a test's header its decorators may take (a parametrize table)
 # A focus in JS/TS tests (`it.only`, `fit(`, `{ only: true }`): in a new file too, it stops the other tests running.
 _FOCUS = re.compile(r"\.only\b|\b(?:fit|fdescribe|fcontext)\s*\(|\bonly\s*:\s*true")
 # A test file by its name (not only its folder): its deletion deletes tests even where judge cannot read them.
@@ -367,11 +370,15 @@ class _Reading:
         # the test itself is still there and left with none: a test pasted into it took its assertions, unchanged
         # lines below the new `def` (what the hunk shows of the test on one side it shows on the other).
         emptied = bool(new) and not after and all(seen.unit.kind == "test" for seen in new)
+        # the test still makes it (a duplicate dropped: `pytest.raises(X)` twice), by text or leaf by leaf
+        still = {_same(c) for _, c in after} | {(c.text,) for _, c in after}
         lost = [c for _, c in before] if emptied else \
-            [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes]
+            [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes
+             and _same(c) not in still and (c.text,) not in still]
         delegated = any(seen.unit.names & self.helpers for seen in new)
         marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
-        if len(after) < len(before) and not came and lost and not (delegated or marked or self._moved_up(new)):
+        excused = delegated or marked or self._moved_up(new) or self._table_driven(new)
+        if len(after) < len(before) and not came and lost and not excused:
             quoted = ", ".join(f"`{_short(c.text)}`" for c in lost[:_SHOWN])
             with_code = any(set(_WORD.findall(c.text)) & self.removed_code for c in lost)
             where = (new or old)[0]
@@ -379,6 +386,17 @@ class _Reading:
                                    f"lost {len(before) - len(after)} of its {len(before)} assertions: {quoted}",
                                    with_code))
         return found
+
+    def _table_driven(self, new: list[_Seen]) -> bool:
+        """The change makes the test table-driven (`@pytest.mark.parametrize`, `it.each`): one assertion over rows now
+        does what several did."""
+        for seen in new:
+            if seen.unit.kind != "test":
+                continue
+            side = self.model.files[seen.change].hunks[seen.hunk].new
+            if any(side.changed[i] and _TABLE.search(side.lines[i]) for i in _decorated(side.lines, seen.unit.line)):
+                return True
+        return False
 
     def _moved_up(self, new: list[_Seen]) -> bool:
         """A helper (a command defined inside a test, say) whose assertion the test around it now makes itself: the
@@ -649,18 +667,36 @@ def _body_lines(body: str) -> frozenset[str]:
 def _unmatched(checks: list[tuple[_Seen, Check]], others: list[tuple[_Seen, Check]]) -> list[tuple[_Seen, Check]]:
     """The changed checks of ``checks`` that no check of ``others`` makes, counted one for one (two `t.pass()` are two
     assertions), unchanged ones matched first."""
-    left = Counter(check.text for _, check in others)
+    left = Counter(map(_same, (check for _, check in others)))
     for _, check in checks:
-        if not check.changed and left[check.text]:
-            left[check.text] -= 1
+        if not check.changed and left[_same(check)]:
+            left[_same(check)] -= 1
     found = []
     for seen, check in checks:
         if check.changed:
-            if left[check.text]:
-                left[check.text] -= 1
+            if left[_same(check)]:
+                left[_same(check)] -= 1
             else:
                 found.append((seen, check))
     return found
+
+
+def _decorated(lines: tuple[str, ...], header: int) -> range:
+    """The lines of a test's header and of the decorators above it: up to the blank line or the code before them."""
+    indent = len(lines[header]) - len(lines[header].lstrip()) if header < len(lines) else 0
+    first = header
+    for index in range(header - 1, max(-1, header - _DECORATORS_SEEN), -1):
+        line = lines[index]
+        if not line.strip() or len(line) - len(line.lstrip()) <= indent and not line.lstrip().startswith(("@", ")")):
+            break
+        first = index
+    return range(first, header + 1)
+
+
+def _same(check: Check) -> tuple[str, ...]:
+    """What makes two assertions the same: their syntax leaf by leaf, strings by value (a reformat that swaps quotes
+    or spacing changes nothing), where the check was read that far; else its text."""
+    return check.tokens or (check.text,)
 
 
 def _differing(old: Check, new: Check) -> tuple[str, ...]:
