@@ -266,3 +266,26 @@ def test_a_guard_on_a_real_condition_is_no_stub(path, old, new):
     verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Encode the location"},
                                         filesWritten=[path], filesTouched=[path]))
     assert verdict.valid, verdict.reason
+
+
+_TS_BODY = "export async function onUnhandled(request: Request): Promise<void> {\n  const url = new URL(request.url)\n" \
+           "  if (url.protocol === 'file:') {\n    return\n  }\n  warn(url)\n}\n"
+
+
+@pytest.mark.parametrize("replacement", ["  return null as never;\n", "  return undefined as unknown as void\n",
+                                         "  return {} as any\n", "  return [];\n"])
+def test_a_working_body_replaced_by_an_empty_or_cast_value_is_a_stub(replacement):
+    new = _TS_BODY.split("  const url")[0] + replacement + "}\n"
+    path = "src/onUnhandled.ts"
+    verdict = judge.validate(*make_case(text_diff(path, _TS_BODY, new), step={"description": "Handle file: requests"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert not verdict.valid and verdict.findings[0].rule == "stub_or_disabled_code", verdict.reason
+
+
+def test_a_new_function_the_step_names_that_returns_an_empty_object_is_no_stub():
+    new = "export function defaults(): Options {\n  return {};\n}\n"
+    path = "src/defaults.ts"
+    verdict = judge.validate(*make_case(text_diff(path, None, new),
+                                        step={"description": "Add defaults() that returns the default options"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert verdict.valid, verdict.reason

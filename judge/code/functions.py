@@ -23,7 +23,7 @@ from judge.code import treesitter
 from judge.code.fragments import UNSEEN, js_tree, opens_in_docstring, python_lines
 from judge.code.sides import Side
 from judge.patch.caseless import Caseless
-from judge.patch.shape import LogicalLine, logical_lines, syntax_for
+from judge.patch.shape import LogicalLine
 
 __all__ = ["UNSEEN", "Function", "functions_in", "stub_functions_in"]
 
@@ -220,7 +220,10 @@ def _python_stub(statements: list[LogicalLine]) -> str | None:
 
 _JS_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration", "method_definition",
                            "function_expression", "function", "arrow_function", "generator_function"})
-_JS_STUB_LINE = re.compile(r"^\s*(?:return\s*(?:null|undefined)?\s*;?|throw\b.*)\s*$")
+_JS_STUB_LINE = re.compile(r"^\s*(?:return\s*(?:\(?\s*(?:null|undefined|\{\s*\}|\[\s*\])\s*(?:as\s+[^;]+)?\)?|"
+                           r"null|undefined)?\s*;?|throw\b.*)\s*$")
+# `null as never`, `undefined as any`, `{} as Config`: a value cast to make the type checker accept nothing
+_CAST_NOTHING = re.compile(r"^\(?\s*(null|undefined|\{\s*\}|\[\s*\])\s*(?:as\s+[\w<>\[\]|&., ]+?\s*)+\)?$")
 # `{` then `}` with only blanks or line comments between: an emptied body
 _JS_EMPTY_BLOCK = re.compile(r"\{[ \t]*(?://[^\n]*)?(?:\n[ \t]*(?://[^\n]*)?)*\}")
 _NOT_IMPLEMENTED = Caseless(r"not[\s_-]*(?:yet[\s_-]*)?implemented|unimplemented|todo")
@@ -266,6 +269,8 @@ def _js_stub(statements: list) -> str | None:
     text = statement.text.decode("utf-8", "replace")
     if statement.type == "return_statement":
         value = re.sub(r"^return\s*|;?\s*$", "", text)
+        if _CAST_NOTHING.match(value) or re.fullmatch(r"\{\s*\}|\[\s*\]", value):
+            return f"return {value}"
         return "return" if value == "" else f"return {value}" if value in ("null", "undefined") else None
     if statement.type == "throw_statement" and _NOT_IMPLEMENTED.search(text):
         return "throw \"not implemented\""

@@ -60,7 +60,8 @@ def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
             files.append(change.path)
         left += [f"{change.path}: {fact}" for fact in dead]
     if left:
-        yield Finding(rule=ids.DEAD_CODE_LEFT, severity="signal", files=tuple(dict.fromkeys(f.split(": ")[0] for f in left)),
+        yield Finding(rule=ids.DEAD_CODE_LEFT, severity="signal",
+                      files=tuple(dict.fromkeys(f.split(": ")[0] for f in left)),
                       message=f"the change leaves dead code after a return it wrote: {'; '.join(left[:_SHOWN])}. "
                       "Leftover lines, not a stub; check that the return is the step's intent.")
     if not facts:
@@ -68,7 +69,8 @@ def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
     shown = "; ".join(facts[:_SHOWN]) + (f"; and {len(facts) - _SHOWN} more" if len(facts) > _SHOWN else "")
     if ASKS_FOR_STUBS.search(ctx.step.description):
         yield Finding(rule=ids.STUB_OR_DISABLED_CODE, severity="signal", files=tuple(files),
-                      message=f"the change leaves code as a stub or switched off ({shown}); the step asks for that kind of edit.")
+                      message=f"the change leaves code as a stub or switched off ({shown}); the step asks for that "
+                      "kind of edit.")
         return
     yield Finding(
         rule=ids.STUB_OR_DISABLED_CODE,
@@ -127,6 +129,8 @@ def _stub_fact(function: Function, new: Side, replaced: list[tuple[Function, Sid
         return f"{_shown(function, hunk)}'s body is replaced by `{function.stub}`"
     if function.name == UNSEEN or not function.touches(new) or existed(function.name):
         return None
+    if _EMPTY_VALUE.match(function.stub):
+        return None  # a new function returning an empty object or list may be all the step asks
     if _names(description, function.name) and _asks_for_behaviour(function, new, description, hunk):
         return f"{function.name}(), which the step asks for, is only `{function.stub}`"
     return None
@@ -148,7 +152,8 @@ _HEADING_FUNCTION = re.compile(r"\b(?:def|function\s*\*?)\s+([A-Za-z_$][\w$]*)")
 _HEADING_CLASS = re.compile(r"\bclass\s+([A-Za-z_$][\w$]*)")
 _NOT_DONE = frozenset({"raise NotImplementedError", 'throw "not implemented"'})
 # Methods a protocol or a framework asks for, where doing nothing is often the whole job.
-_HOOKS = re.compile(r"^(?:__(?:a?exit|a?enter|del|init_subclass|set_name|post_init)__|close|aclose|flush|reset|setup|setUp|teardown|tearDown|start|stop|open|connect|"
+_HOOKS = re.compile(r"^(?:__(?:a?exit|a?enter|del|init_subclass|set_name|post_init)__|close|aclose|flush|reset|setup|"
+                    r"setUp|teardown|tearDown|start|stop|open|connect|"
                     r"disconnect|dispose|destroy|cleanup|clear|release|shutdown|cancel|finalize|refresh|"
                     r"on[A-Z_]\w*|handle\w*|visit\w*|before\w*|after\w*|will\w*|did\w*)$")
 _BEHAVIOUR = Caseless(r"\b(?:that|which|so (?:that|it)|should|must|returns?|returning|raises?|raising|throws?|"
@@ -156,6 +161,7 @@ _BEHAVIOUR = Caseless(r"\b(?:that|which|so (?:that|it)|should|must|returns?|retu
 # The step wants the hook only to exist: to satisfy a protocol or an interface, or says it has nothing to do.
 _ASKS_FOR_NO_OP = Caseless(r"\b(?:nothing to|no-?op|does nothing|do nothing|satisf(?:y|ies|ying)|protocols?|"
                            r"interfaces?|compatib\w*|(?:is|are) expected|duck[- ]typ\w*)\b")
+_EMPTY_VALUE = re.compile(r"return (?:\{\s*\}|\[\s*\])$")
 _ABSTRACT_CLASS = re.compile(r"^\s*(?:export\s+)?(?:abstract\s+)?class\b.*\b(?:Protocol|ABC|ABCMeta|Abstract\w*|"
                              r"Interface)\b|^\s*(?:export\s+)?abstract\s+class\b")
 
