@@ -459,3 +459,14 @@ def test_a_test_split_in_two_keeps_its_assertions_and_stays_valid():
     verdict = judge.validate(*make_case(text_diff("tests/test_m.py", old, new), step={"description": "Split test_a"},
                                         filesWritten=["tests/test_m.py"], filesTouched=["tests/test_m.py"]))
     assert "tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}, verdict.reason
+
+
+@pytest.mark.parametrize("vacuous", ["dec is not None or dec is None", "dec == want or dec != want", "dec or not dec",
+                                     "not dec or dec", "len(dec) < 3 or len(dec) >= 3"])
+def test_an_assertion_or_ed_with_its_opposite_holds_whatever_the_code_does(vacuous):
+    old = "def test_decode(value):\n    dec = decode(value)\n    assert dec == want\n"
+    new = f"def test_decode(value):\n    dec = decode(value)\n    assert {vacuous}\n"
+    path = "tests/test_encoding.py"
+    verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Speed up decoding"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert not verdict.valid and verdict.findings[0].rule == "tests_weakened", verdict.reason

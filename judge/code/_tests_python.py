@@ -461,10 +461,34 @@ def _assert_tautology(test: ast.expr) -> bool:
     if truth(test) is True:
         return True
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-        return any(_assert_tautology(value) for value in test.values)
+        return any(_assert_tautology(value) for value in test.values) or _excluded_middle(test.values)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.GtE, ast.LtE)):
         return _same_value(test.left, test.comparators[0])
     return False
+
+
+_OPPOSITE = {ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn,
+             ast.NotIn: ast.In, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
+
+
+def _excluded_middle(values: list[ast.expr]) -> bool:
+    """A claim or-ed with its opposite: `x is not None or x is None`, `x == 5 or x != 5`, `x or not x`."""
+    claims = {_claim(value) for value in values}
+    return any(_negation(value) in claims for value in values)
+
+
+def _claim(value: ast.expr) -> str:
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+        return "not " + ast.dump(value.operand)
+    return ast.dump(value)
+
+
+def _negation(value: ast.expr) -> str:
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+        return ast.dump(value.operand)
+    if isinstance(value, ast.Compare) and len(value.ops) == 1 and type(value.ops[0]) in _OPPOSITE:
+        return ast.dump(ast.Compare(value.left, [_OPPOSITE[type(value.ops[0])]()], value.comparators))
+    return "not " + ast.dump(value)
 
 
 def _same_value(a: ast.expr, b: ast.expr) -> bool:
