@@ -561,7 +561,7 @@ def unused_function(ctx: StepContext) -> Iterator[Finding]:
 _CODE_SUFFIXES = frozenset({".py", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"})
 _CONDITION = re.compile(r"^\s*(?:\}\s*else\s+)?(?:if|elif|while)\b\s*(?P<condition>.*?)\s*(?::|\{|\)\s*\{?)?\s*$")
 _MAYBE_CONDITION = re.compile(r"\s*(?:else\s*)?(?:if|elif|while)\b")
-_ANY_CONDITION = re.compile(r"\b(?:if|elif|while)\b")
+_CONDITION_LINES = re.compile(r"^[ \t}]*(?:else\s+)?(?:if|elif|while)\b.*$", re.MULTILINE)
 _QUOTED = 120  # characters of a line quoted in a signal
 
 
@@ -575,9 +575,9 @@ def _added_conditions(change: FileChange, hint: re.Pattern[str] = re.compile("")
     the file is lexed only when its added text holds ``hint`` and a branch."""
     syntax = syntax_for(change.path)
     for hunk in change.hunks:
-        text = "\n".join(hunk.added)
-        if not (_ANY_CONDITION.search(text) and hint.search(text)):
-            continue  # only a hunk that may hold such a condition is lexed
+        heads = "\n".join(_CONDITION_LINES.findall("\n".join(hunk.added)))
+        if not (heads and hint.search(heads)):
+            continue  # only a hunk whose branch lines may hold such a condition is lexed
         for line in _side(hunk, "+", syntax):
             found = _CONDITION.match(line.text) if line.changed and _MAYBE_CONDITION.match(line.code.lstrip("}")) else None
             if found and found.group("condition"):
