@@ -58,9 +58,15 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
     """
     if "return" not in side.text:  # the first look
         return []
-    rows = {row for row, line in enumerate(side.lines) if _RETURN_HINT.match(line) and
-            (side.changed[row] or _changed_next(side, row))}
-    guarded = {row for row, line in enumerate(side.lines) if side.changed[row] and _ALWAYS_RETURN.match(line)}
+    rows: set[int] = set()
+    guarded: set[int] = set()
+    for row, line in enumerate(side.lines):
+        if "return" not in line and "raise" not in line:
+            continue  # most lines: the regexes below are not worth running
+        if _RETURN_HINT.match(line) and (side.changed[row] or _changed_next(side, row)):
+            rows.add(row)
+        elif side.changed[row] and _ALWAYS_RETURN.match(line):
+            guarded.add(row)
     if not (rows or guarded):
         return []
     if _is_python(path):
