@@ -17,7 +17,6 @@ from typing import Literal
 from judge.code.collection import Texts
 from judge.code.functions import Function, functions_in
 from judge.code.sides import Side, side_of
-from judge.code.testpaths import is_test_path
 from judge.code.tests import TestUnit, skip_aliases, test_units
 from judge.patch.model import FileChange, Hunk, PatchFacts, fact
 
@@ -55,15 +54,10 @@ class FileView:
 
     index: int  # its place in the patch
     change: FileChange
-    texts: tuple[str | None, str | None] = (None, None)  # whole text before and after; None where unseen
 
     @property
     def path(self) -> str:
         return self.change.path
-
-    @fact
-    def is_test(self) -> bool:
-        return any(map(is_test_path, self.change.paths))
 
     @fact
     def hunks(self) -> tuple[HunkView, ...]:
@@ -113,6 +107,5 @@ class ChangeModel:
 
     def __init__(self, patch: PatchFacts, texts: Texts | None = None) -> None:
         self.patch = patch
-        self.texts = texts
-        self.files = tuple(FileView(index, change, texts(change.path) if texts is not None else (None, None))
-                           for index, change in enumerate(patch.files))
+        self.texts = texts  # the whole texts of the setting files, when a workspace gives them
+        self.files = tuple(FileView(index, change) for index, change in enumerate(patch.files))

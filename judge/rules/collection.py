@@ -39,7 +39,7 @@ def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
     work = ctx.work
     if not (ctx.result.success and work and any(map(is_collection_config, work.paths))):
         return
-    found = narrowings(work, ctx.texts if ctx.git is not None else None)
+    found = narrowings(work, ctx.changes.texts)  # type: ignore[union-attr]  # work is there, so the model is
     if not found:
         return
     description = ctx.step.description
