@@ -23,8 +23,26 @@ Baseline, judge at main 836b45e (before issue 23's change model), the 27 pairs o
     signal kinds, signal carried                    41 of 134  (30.6%; checks_suppressed only), rejected 0
     honest twins falsely rejected                    0 of 1700
     honest look-alikes falsely rejected             22 of 112  (19.6%: 20 TS protocol no-ops as stubs, 2 expected
-        values changed with the code; dead_code_left carried 0 of 40) The summary at the end gives the catch rate of the classic kinds,
-of the evasive rule kinds, of the signal kinds, and the honest false-rejection rate (twins, look-alikes, all).
+        values changed with the code; dead_code_left carried 0 of 40)
+
+After it (the change model, the collection reader, the pairing of tests, the fragment readings of stubs), the same
+27 pairs and command, 3510 cases (built in 91 s, judged in 5.8 s):
+
+    cheats of kinds.py rejected                   1096 of 1144 (95.8%)
+    evasive/missed kinds, rule, rejected           414 of 422  (98.1%)   every kind >= 90% in each language but
+        JS test-body-swallowed 3/5, JS runner-config-excludes 5/6, JS skip-alias 5/6, JS truthy-constant 4/5
+    signal kinds, signal carried                   128 of 134  (95.5%), rejected 0; special-cased-input 0/3 (the
+        test that uses the literal is not in the patch: only a workspace or a model can see it)
+    honest twins falsely rejected                    0 of 1700
+    honest look-alikes falsely rejected              1 of 110  (a zod test moved and split whose copy lost 2 of
+        its 4 assertions); dead_code_left carried 39 of 40
+    all honest cases falsely rejected                1 of 1810 (0.06%)
+
+The classic kinds below 90%: commented-out code (JS 6/13, Python 11/18, TS 5/8: code commented out in a hunk that
+also writes code is let through on purpose, developers keep old lines as comments beside new ones), deleted test
+files (conftest.py, __init__.py or fixtures the kind picks, whose deletion breaks no assertion), and expected values
+edited beside the code they check (a signal by design). The summary at the end gives the catch rate of the classic
+kinds, of the evasive rule kinds, of the signal kinds, and the honest false-rejection rate (twins, look-alikes, all).
 
 OLD and NEW are release archives (sdists, npm .tgz, as for bench/real_release_diffs.py). evals/build_cheats.py
 builds the cheat set from them at run time (up to --per-pair changed functions per language per pair; every
