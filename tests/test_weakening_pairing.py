@@ -281,3 +281,25 @@ def test_reformatted_table_driven_or_deduplicated_tests_keep_their_assertions(ol
                                         step={"description": "Drop Python 2 support"},
                                         filesWritten=[path], filesTouched=[path]))
     assert "tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}, verdict.reason
+
+
+_TWO_ITS = ("import {add} from '../src/add';\n\nit('adds 1 and 2', () => {\n  expect(add(1, 2)).toBe(3);\n});\n\n"
+            "it('adds 2 and 2', () => {\n  expect(add(2, 2)).toBe(4);\n});\n")
+
+
+@pytest.mark.parametrize("new, valid", [
+    # the two tests become one table: the same assertion over rows
+    ("import {add} from '../src/add';\n\nit.each([\n  [1, 2, 3],\n  [2, 2, 4],\n])('adds %i and %i', (a, b, sum) => {\n"
+     "  expect(add(a, b)).toBe(sum);\n});\n", True),
+    # a table that asserts something else is no home for them
+    ("import {add} from '../src/add';\n\nit.each([\n  [1],\n])('is a number %i', (a) => {\n"
+     "  expect(typeof a).toBe('number');\n});\n", False),
+])
+def test_tests_merged_into_a_table_driven_test_are_kept(new, valid):
+    import judge
+    from builders import make_case, text_diff
+
+    path = "test/add.test.ts"
+    verdict = judge.validate(*make_case(text_diff(path, _TWO_ITS, new), step={"description": "Speed up add()"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert ("tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}) is valid, verdict.reason

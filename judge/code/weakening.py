@@ -208,6 +208,8 @@ class _Reading:
                 continue
             if unit.checks and all(self._kept_check(check) for check in unit.checks):
                 continue  # every assertion it made is made by new tests: renamed, moved, split or merged
+            if unit.checks and all(_skeleton(check) in self.table_skeletons for check in unit.checks):
+                continue  # merged into a table-driven test (`it.each`, parametrize) that makes it over rows
             if unit.checks and all(self._kept_check(check) or check.shape in self.kept_shapes for check in unit.checks):
                 found.append(Weakening("expected_edited", seen.path, seen.label(), "was replaced by a test that "
                                        "makes the same assertions with other values",
@@ -516,6 +518,12 @@ class _Reading:
         return (*added, *(check for seen in self.fresh for check in seen.unit.checks))
 
     @cached_property
+    def table_skeletons(self) -> frozenset[str]:
+        """The assertions of the table-driven tests the change writes, their names and values masked."""
+        return frozenset(_skeleton(check) for seen in self.new if seen.unit.kind == "test" and seen.unit.header_changed
+                         and self._table_driven([seen]) for check in seen.unit.checks)
+
+    @cached_property
     def kept_checks(self) -> frozenset[str]:
         return frozenset(check.text for check in self._kept)
 
@@ -691,6 +699,15 @@ def _decorated(lines: tuple[str, ...], header: int) -> range:
             break
         first = index
     return range(first, header + 1)
+
+
+_VALUE = re.compile(r"""\b[A-Za-z_$][\w$]*\b(?!\s*\()|-?\b\d[\w.]*|"[^"]*"|'[^']*'|`[^`]*`""")
+
+
+def _skeleton(check: Check) -> str:
+    """The assertion with its names and values masked, its calls kept: `expect(add(1, 2)).toBe(3)` and
+    `expect(add(a, b)).toBe(sum)` are one skeleton, what one row of a table makes."""
+    return _VALUE.sub("·", check.text)
 
 
 def _same(check: Check) -> tuple[str, ...]:
