@@ -40,10 +40,11 @@ class _Line:
     changed: bool  # added (new side) or removed (old side), not context
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=16)
 def _side(hunk: Hunk, sign: str, syntax: Syntax) -> tuple[_Line, ...]:
     """One side of a hunk in order, context included, so a string or comment opened in the context is known.
-    Cached: the signals read the same added lines one after the other."""
+    Cached, a few hunks: the signals read a small change's added lines one after the other (a large change's
+    sides are not kept: their lines would stay in memory after the validation)."""
     number = hunk.new_start if sign == "+" else hunk.old_start
     texts, changed = hunk.new_side if sign == "+" else hunk.old_side
     codes = line_shapes(texts, syntax) if syntax.knows_tokens else texts
