@@ -673,16 +673,21 @@ def _test_text(work: PatchFacts) -> str:
                      for hunk in change.hunks for line in hunk.body if line[0] in " +")
 
 
+def _tests_use(found: re.Match[str], tests: str) -> bool:
+    literal = found.group("value") or found.group("value2")
+    return literal in tests or literal.strip("\"'") in tests and len(literal) > 4
+
+
 def _special_cases(change: FileChange, tests: str) -> Iterator[tuple[int, str]]:
     """Added branches that compare a value to a literal the tests use, then return a literal."""
     for hunk in change.hunks:
+        heads = "\n".join(_CONDITION_LINES.findall("\n".join(hunk.added)))
+        if not any(map(lambda found: _tests_use(found, tests), _COMPARED_LITERALS.finditer(heads))):
+            continue  # the first look: no added branch line compares to a literal of the tests; nothing to lex
         side = [line for line in _side(hunk, "+", syntax_for(change.path)) if line.code.strip()]
         for index, line in enumerate(side):
             found = _MAYBE_CONDITION.match(line.code.lstrip("}")) if line.changed else None
-            if not found:
-                continue
-            literals = [m.group("value") or m.group("value2") for m in _COMPARED_LITERALS.finditer(line.text)]
-            if not any(literal in tests or literal.strip("\"'") in tests and len(literal) > 4 for literal in literals):
+            if not found or not any(_tests_use(m, tests) for m in _COMPARED_LITERALS.finditer(line.text)):
                 continue
             branch = [line.text] + [after.text for after in side[index + 1 : index + 2]]
             if any(_RETURNS_LITERAL.search(code) for code in branch):
