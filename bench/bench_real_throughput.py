@@ -33,7 +33,6 @@ import collections
 import re
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -44,7 +43,7 @@ for folder in (ROOT, BENCH):
         sys.path.insert(0, str(folder))
 
 import judge  # noqa: E402
-from real_release_diffs import _git, _name_status, _unpack  # noqa: E402
+from real_release_diffs import _git, staged_release  # noqa: E402
 
 _CODE = re.compile(r"\.(?:py|[cm]?jsx?|tsx?|[cm]ts)$")
 _NOT_SOURCE = re.compile(r"\.d\.[cm]?ts$|\.min\.[cm]?js$|(?:^|/)(?:dist|build|node_modules|vendor|umd|bundle)/")
@@ -53,15 +52,7 @@ _MAX_PATCH = 400_000  # a file rewritten whole (a generated bundle) is no commit
 
 def code_cases(old: Path, new: Path) -> list[tuple[str, dict, dict]]:
     """(label, step, result) for every changed code or test file of old -> new."""
-    with tempfile.TemporaryDirectory(prefix="judge-throughput-") as tmp:
-        repo = Path(tmp)
-        _git(repo, "init", "-q")
-        _unpack(old, repo)
-        _git(repo, "add", "-A")
-        _git(repo, "commit", "-q", "-m", "old")
-        _unpack(new, repo)
-        _git(repo, "add", "-A")
-        changes = _name_status(_git(repo, "diff", "--cached", "-M", "--name-status", "-z").split(b"\0"))
+    with staged_release(old, new) as (repo, changes):
         cases = []
         for _, paths in changes:
             path = paths[-1]

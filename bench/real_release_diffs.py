@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import dataclasses
 import os
 import random
@@ -76,7 +77,7 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import judge
 
@@ -110,9 +111,11 @@ def _unpack(sdist: Path, into: Path) -> None:
                 target.chmod(0o755)
 
 
-def release_steps(old: Path, new: Path) -> list[tuple[str, dict, dict]]:
-    """(label, step, result) for every changed file of old -> new, and one for the whole diff."""
-    with tempfile.TemporaryDirectory() as tmp:
+@contextlib.contextmanager
+def staged_release(old: Path, new: Path) -> Iterator[tuple[Path, list[tuple[str, list[str]]]]]:
+    """A temporary repository holding ``old`` committed and ``new`` staged over it, with the staged changes
+    (status, paths); deleted when the block ends."""
+    with tempfile.TemporaryDirectory(prefix="judge-release-") as tmp:
         repo = Path(tmp)
         _git(repo, "init", "-q")
         _unpack(old, repo)
@@ -120,8 +123,12 @@ def release_steps(old: Path, new: Path) -> list[tuple[str, dict, dict]]:
         _git(repo, "commit", "-q", "-m", "old")
         _unpack(new, repo)
         _git(repo, "add", "-A")
-        names = _git(repo, "diff", "--cached", "-M", "--name-status", "-z").split(b"\0")
-        changes = _name_status(names)
+        yield repo, _name_status(_git(repo, "diff", "--cached", "-M", "--name-status", "-z").split(b"\0"))
+
+
+def release_steps(old: Path, new: Path) -> list[tuple[str, dict, dict]]:
+    """(label, step, result) for every changed file of old -> new, and one for the whole diff."""
+    with staged_release(old, new) as (repo, changes):
         steps = []
         for status, paths in changes:
             patch = _git(repo, "diff", "--cached", "-M", "--binary", "--", *paths).decode("utf-8", "replace")
