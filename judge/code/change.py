@@ -1,12 +1,12 @@
 """The change model: one step's change, read once for every code detector.
 
-Per changed file it holds each hunk's two sides (judge/code/sides.py) with where they start and git's
+Per changed file it gives each hunk's two sides (judge/code/sides.py) with where they start and git's
 function context, the whole text before and after of a test-collection setting file when a workspace gives
 it (judge/code/collection.py reads sections out of the hunks' view there), and, computed on
 first read and then shared, what each side defines: its test units (judge/code/tests.py) and its
 functions (judge/code/functions.py). The detectors pair these definitions old to new and classify what
 happened to each (judge/code/weakening.py for tests, judge/rules/stubs.py for functions); none of them
-splits, lexes or parses a side that another has already read in the same validation.
+parses a side another has already parsed in the same validation.
 """
 
 from __future__ import annotations
@@ -27,16 +27,17 @@ Which = Literal["old", "new"]
 
 @dataclass(frozen=True)
 class HunkView:
-    """One hunk with its two sides, made once."""
+    """One hunk and its two sides. The sides are made anew on each read, not kept: kept for every hunk until the
+    validation ends they would double the memory a large patch takes, and what is read from them is kept instead."""
 
     hunk: Hunk
     number: int  # its index in the file's hunks
 
-    @fact
+    @property
     def old(self) -> Side:
         return side_of(self.hunk, "old")
 
-    @fact
+    @property
     def new(self) -> Side:
         return side_of(self.hunk, "new")
 
