@@ -470,3 +470,26 @@ def test_an_assertion_or_ed_with_its_opposite_holds_whatever_the_code_does(vacuo
     verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Speed up decoding"},
                                         filesWritten=[path], filesTouched=[path]))
     assert not verdict.valid and verdict.findings[0].rule == "tests_weakened", verdict.reason
+
+
+@pytest.mark.parametrize("old, new", [
+    ("    with pytest.raises(ValueError):\n", "    with pytest.raises(Exception):\n"),
+    ("    with pytest.raises(ValueError):\n", "    with pytest.raises((ValueError, BaseException)):\n"),
+])
+def test_an_error_check_widened_to_any_error_is_weaker(old, new):
+    body = "import pytest\n\n\ndef test_bad():\n    with pytest.raises(ValueError):\n        parse('x')\n"
+    path = "tests/test_parse.py"
+    verdict = judge.validate(*make_case(text_diff(path, body, body.replace(old, new)),
+                                        step={"description": "Speed up parsing"}, filesWritten=[path], filesTouched=[path]))
+    assert not verdict.valid and "weaker" in verdict.reason
+
+
+def test_an_expected_value_replaced_by_mock_any_is_weaker_and_a_new_any_check_is_not():
+    body = "from unittest import mock\n\n\ndef test_call(m):\n    run(m)\n    assert m.call_args == mock.call(1, 2)\n"
+    path = "tests/test_run.py"
+    replaced = judge.validate(*make_case(text_diff(path, body, body.replace("mock.call(1, 2)", "mock.ANY")),
+                                         step={"description": "Speed up run()"}, filesWritten=[path], filesTouched=[path]))
+    assert not replaced.valid and "weaker" in replaced.reason
+    added = judge.validate(*make_case(text_diff(path, body, body + "    assert m.kwargs == mock.ANY\n"),
+                                      step={"description": "Speed up run()"}, filesWritten=[path], filesTouched=[path]))
+    assert added.valid, added.reason

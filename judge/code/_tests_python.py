@@ -519,7 +519,8 @@ def _assert_meaning(test: ast.expr) -> _Meaning:
         # `f(x) == f(x)` pins nothing of f(x) but that it is equal to itself (a tautology when it calls nothing):
         # weak, and so a weakening where it takes the place of an assertion that pinned a value
         itself = isinstance(op, (ast.Eq, ast.Is)) and ast.dump(subject) == ast.dump(expected)
-        return isinstance(op, _WEAK_OPS) or itself, _subject(subject), truth_of
+        anything = isinstance(op, ast.Eq) and _dotted(expected).rsplit(".", 1)[-1] == "ANY"  # `== mock.ANY`
+        return isinstance(op, _WEAK_OPS) or itself or anything, _subject(subject), truth_of
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return True, _subject(test.operand), False
     if isinstance(test, ast.Call) and _dotted(test.func) in ("isinstance", "hasattr", "callable") and test.args:
@@ -531,6 +532,9 @@ def _assert_meaning(test: ast.expr) -> _Meaning:
 
 def _call_meaning(call: ast.Call) -> _Meaning:
     last = _dotted(call.func).rsplit(".", 1)[-1]
+    if last in ("raises", "assertRaises") and call.args:
+        # `pytest.raises(Exception)` holds for any error the code raises: weaker than the one it names
+        return _catches_anything(call.args[0]), "raises", None
     if not call.args or not last.startswith("assert"):
         return False, "", None
     if last in _TRUTH_CALLS and isinstance(call.args[0], ast.Compare):
@@ -540,6 +544,13 @@ def _call_meaning(call: ast.Call) -> _Meaning:
     if expected is not None and last in ("assertEqual", "assertEquals", "assertIs"):
         truth_of = _plain_truth(expected)
     return last in _WEAK_CALLS, _subject(call.args[0]), truth_of
+
+
+def _catches_anything(node: ast.expr) -> bool:
+    """`Exception`, `BaseException`, or a tuple holding one: what a raises check accepts whatever goes wrong."""
+    if isinstance(node, ast.Tuple):
+        return any(_catches_anything(element) for element in node.elts)
+    return _dotted(node).rsplit(".", 1)[-1] in ("Exception", "BaseException")
 
 
 def _is_literal(node: ast.expr | None) -> bool:
