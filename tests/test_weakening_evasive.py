@@ -493,3 +493,19 @@ def test_an_expected_value_replaced_by_mock_any_is_weaker_and_a_new_any_check_is
     added = judge.validate(*make_case(text_diff(path, body, body + "    assert m.kwargs == mock.ANY\n"),
                                       step={"description": "Speed up run()"}, filesWritten=[path], filesTouched=[path]))
     assert added.valid, added.reason
+
+
+@pytest.mark.parametrize("binding, call, skips", [
+    ("const {skip: check} = test;\n", "check", True),
+    ("const {skip} = test;\n", "skip", True),
+    ("const {only: focus, skip: later} = test;\n", "later", True),
+    ("const {serial} = test;\n", "serial", False),  # a test function that runs: no skip
+])
+def test_a_skip_taken_by_destructuring_is_followed(binding, call, skips):
+    old = "import test from 'ava';\n\ntest('merge()', t => {\n\tt.deepEqual(merge(null, true), [null, true]);\n});\n"
+    new = old.replace("import test from 'ava';\n", "import test from 'ava';\n" + binding).replace(
+        "test('merge()'", f"{call}('merge()'")
+    path = "test/utils.js"
+    verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Speed up merge()"},
+                                        filesWritten=[path], filesTouched=[path]))
+    assert (not verdict.valid and verdict.findings[0].rule == "tests_weakened") is skips, verdict.reason

@@ -69,11 +69,20 @@ _ALIAS_LINE = re.compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$
                          r"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)\s*;?\s*(?://.*)?$")
 
 
+_DESTRUCTURED_ALIAS = re.compile(r"^\s*(?:const|let|var)\s*\{([^}=]*)\}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$")
+
+
 def file_aliases(lines: Iterable[str]) -> dict[str, list[str]]:
     """Names a line anywhere in the lines given binds to a test function (`const t2 = test.skip`): a hunk may
     register tests through a name another hunk of the file binds."""
     found: dict[str, list[str]] = {}
     for line in lines:
+        destructured = _DESTRUCTURED_ALIAS.match(line) if "{" in line and "=" in line else None
+        if destructured is not None and destructured[2] in _TESTS | _GROUPS:  # `const {skip: later} = test`
+            for key, _, name in (part.strip().partition(":") for part in destructured[1].split(",")):
+                if key.strip().isidentifier():
+                    found[(name or key).strip()] = [destructured[2], key.strip()]
+            continue
         match = _ALIAS_LINE.match(line) if "=" in line else None
         if match is None:
             continue
