@@ -22,11 +22,11 @@ to the semantic stage as a trusted fact.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Any, Iterator
+from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
+from judge.patch.first_look import FirstLook
 from judge.patch.model import Hunk
 from judge.rules.phrasing import names
 from judge.verdict import Finding
@@ -176,21 +176,10 @@ _MAYBE_ADDRESSED = _Words(r"validators?|judges?|reviewers?|graders?|evaluators?|
                           r"assistants?|gpt|chatgpt|claude|gemini|system")
 
 _ORDER_KIND = "an order about the verdict"
-_FIRST_LOOKS = (_MAYBE_SELF_ADDRESSED, _MAYBE_VERDICT, _MAYBE_TOKEN, _MAYBE_FENCE, _MAYBE_ADDRESSED)
-# A text longer than this gets one look for every first look's words at once, through RE2 (linear time, one pass
-# for the whole union) before any of them runs on its own: Python's engine tries each alternation at every
-# position, five times over, and nearly every long text (a file's added lines) holds none of the words.
-_ONE_LOOK_FROM = 1_000
-
-
-@lru_cache(maxsize=1)
-def _any_first_look() -> Any:
-    import re2
-
-    union = "|".join(f"(?:{look.source})" for look in _FIRST_LOOKS)
-    # RE2's \s and \b are ASCII; Python's whitespace also holds NBSP and the other Unicode spaces, and an order
-    # spaced with them must still be looked at (RE2's ASCII \b only finds more word starts, never fewer).
-    return re2.compile(union.replace(r"\s", r"[\s\x{1c}-\x{1f}\x{85}\p{Z}]"))
+# A long text first gets one look for every first look's words at once: nearly every long text (a file's added
+# lines) holds none of them.
+_ANY_FIRST_LOOK = FirstLook("|".join(f"(?:{look.source})" for look in (
+    _MAYBE_SELF_ADDRESSED, _MAYBE_VERDICT, _MAYBE_TOKEN, _MAYBE_FENCE, _MAYBE_ADDRESSED)))
 
 
 def aimed_at_judge(text: str) -> tuple[str, str] | None:
@@ -201,7 +190,7 @@ def aimed_at_judge(text: str) -> tuple[str, str] | None:
               (_MAYBE_TOKEN, _TEMPLATE_TOKEN, "chat-template tokens"),
               (_MAYBE_FENCE, _PROMPT_IMITATION, "an imitation of judge's prompt (a data fence or section header)"))
     low = text.lower()
-    if len(low) > _ONE_LOOK_FROM and not _any_first_look().search(low):
+    if len(low) >= _ANY_FIRST_LOOK.long and not _ANY_FIRST_LOOK.search(low):
         return None
     near = len(text) > 4 * _REACH and len(low) == len(text)  # a long text, its positions the same lower-cased
     for maybe, pattern, kind in checks:

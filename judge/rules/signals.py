@@ -18,6 +18,7 @@ from judge import rule_ids as ids
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
 from judge.patch.caseless import Caseless
+from judge.patch.first_look import FirstLook
 from judge.patch.model import FileChange, Hunk, PatchFacts
 from judge.patch.paths import file_name, file_suffix
 from judge.patch.shape import Syntax, line_shapes, syntax_for
@@ -55,6 +56,14 @@ def _changed(change: FileChange, sign: str = "+") -> Iterator[_Line]:
     syntax = syntax_for(change.path)
     for hunk in change.hunks:
         yield from (line for line in _side(hunk, sign, syntax) if line.changed)
+
+
+def _changed_holding(change: FileChange, sign: str, look: FirstLook) -> Iterator[_Line]:
+    """The changed lines of a side where ``look`` finds something; only hunks with such a line are lexed."""
+    syntax = syntax_for(change.path)
+    for hunk in change.hunks:
+        if look.search("\n".join(hunk.added if sign == "+" else hunk.removed).lower()):
+            yield from (line for line in _side(hunk, sign, syntax) if line.changed and look.search(line.text.lower()))
 
 
 def _added_text(change: FileChange) -> str:
@@ -147,8 +156,9 @@ _SUPPRESSIONS = (
 )
 
 
-_MAYBE_SUPPRESSION = re.compile(r"noqa|NOQA|type:|pragma|pylint|pyright|mypy|nosec|eslint-disable|@ts-|istanbul|"
-                                r"c8 ignore|v8 ignore|nolint|rubocop|NOSONAR|as\s+(?:any|unknown)")  # no \b: a first look
+# The first look, on lower-cased text, per file, hunk and line: every suppression (and cast) holds one of these words.
+_MAYBE_SUPPRESSION = FirstLook(r"noqa|type:|pragma|pylint|pyright|mypy|nosec|eslint-disable|@ts-|istanbul|"
+                               r"[cv]8\s+ignore|nolint|rubocop|nosonar|as\s+(?:any|unknown)")
 
 
 def _suppressions(line: _Line, typescript: bool = False) -> Counter[str]:
@@ -177,11 +187,12 @@ def checks_suppressed(ctx: StepContext) -> Iterator[Finding]:
     for change in work.files:
         if change.is_deleted or _generated(change.path) or not syntax_for(change.path).knows_tokens:
             continue
-        if not _MAYBE_SUPPRESSION.search(_added_text(change)):
+        if not _MAYBE_SUPPRESSION.search(_added_text(change).lower()):
             continue  # the lexer is only needed to tell a comment from a string
         typescript = file_suffix(change.path).lower() in _TYPESCRIPT
-        removed = sum((_suppressions(line, typescript) for line in _changed(change, "-")), Counter())
-        for line in _changed(change, "+"):
+        removed = sum((_suppressions(line, typescript) for line in _changed_holding(change, "-", _MAYBE_SUPPRESSION)),
+                      Counter())
+        for line in _changed_holding(change, "+", _MAYBE_SUPPRESSION):
             for label in _suppressions(line, typescript):
                 if removed[label]:
                     removed[label] -= 1  # the same suppression kept on an edited line adds nothing

@@ -1,0 +1,39 @@
+"""A first look for words in a long text: one RE2 scan where Python's engine is slow, Python's where it is fast.
+
+A first look is a necessary condition: a text it finds nothing in cannot match the detailed patterns behind it,
+so most texts are done after one scan. Python's engine tries an alternation of words at every position of the
+text, one alternative after the other; RE2 runs the whole alternation in one linear pass (a few times faster on
+the added lines of a large change). RE2 is imported on the first long text, so a run that judges only small
+changes never loads it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import Any
+
+__all__ = ["FirstLook"]
+
+# RE2's \s is ASCII; Python's also holds NBSP and the other Unicode spaces. A look must find at least what the
+# Python patterns behind it find, so its \s takes them all (RE2's ASCII \b only finds more word starts, not fewer).
+_PYTHON_SPACE = r"[\s\x{1c}-\x{1f}\x{85}\p{Z}]"
+
+
+class FirstLook:
+    """``search(text)``: whether ``pattern`` occurs in ``text``, RE2 on texts of ``long`` characters or more."""
+
+    def __init__(self, pattern: str, long: int = 1_000) -> None:
+        self.source = pattern
+        self.python = re.compile(pattern)
+        self.long = long
+
+    def search(self, text: str) -> bool:
+        engine = self._re2 if len(text) >= self.long else self.python
+        return engine.search(text) is not None
+
+    @cached_property
+    def _re2(self) -> Any:
+        import re2
+
+        return re2.compile(self.source.replace(r"\s", _PYTHON_SPACE))
