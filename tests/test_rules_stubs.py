@@ -251,6 +251,7 @@ _JS_BODY = "function location(url) {\n  let loc = url;\n  if (url === 'back') {\
     ("src/app.py", _PY_BODY, _PY_BODY.replace("    loc = url\n", "    if 1: return None\n    loc = url\n")),
     ("src/app.js", _JS_BODY, _JS_BODY.replace("  let loc = url;\n", "  if (true) return;\n  let loc = url;\n")),
     ("src/app.ts", _JS_BODY, _JS_BODY.replace("  let loc = url;\n", "  if (!0) { return; }\n  let loc = url;\n")),
+    ("src/app.js", _JS_BODY, _JS_BODY.replace("  let loc = url;\n", "  if (true) {\n    return;\n  }\n  let loc = url;\n")),
 ])
 def test_a_return_under_an_always_true_condition_cuts_the_code_after_it_off(path, old, new):
     verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Encode the location"},

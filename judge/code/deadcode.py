@@ -13,6 +13,7 @@ from judge.code import treesitter
 from judge.code.fragments import js_tree, python_lines
 from judge.code.sides import Side
 from judge.patch.caseless import Caseless
+from judge.patch.first_look import FirstLook
 from judge.patch.shape import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
 
 __all__ = ["Disabled", "commented_code", "commented_out", "disabled_blocks", "unreachable_code"]
@@ -27,7 +28,7 @@ class Disabled:
 
 def disabled_blocks(side: Side, path: str) -> list[Disabled]:
     """Lines the change wrote that open a block no run can enter (``if False:``, ``if (0) {``), with code in it."""
-    if not _NEVER_HINT.search(side.text):  # the first look, one scan of the side: most sides have no such line
+    if not _MAYBE_NEVER.search(side.text):  # the first look, one scan of the side: most sides have no such line
         return []
     rows = {row for row, line in enumerate(side.lines) if side.changed[row] and _NEVER_HINT.search(line)}
     if not rows:
@@ -60,16 +61,17 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
         return []
     rows: set[int] = set()
     guarded: set[int] = set()
+    python = _is_python(path)
     for row, line in enumerate(side.lines):
         if "return" not in line and "raise" not in line:
             continue  # most lines: the regexes below are not worth running
-        if _RETURN_HINT.match(line) and (side.changed[row] or _changed_next(side, row)):
+        if _RETURN_HINT.match(line) and (side.changed[row] or _changed_next(side, row)) and _code_may_follow(side, row, python):
             rows.add(row)
         elif side.changed[row] and _ALWAYS_RETURN.match(line):
             guarded.add(row)
     if not (rows or guarded):
         return []
-    if _is_python(path):
+    if python:
         lines = _python_lines(side)
         found = []
         for index, line in enumerate(lines):
@@ -135,6 +137,34 @@ def _js_always_taken(node):
         if condition is not None and _JS_ALWAYS.match(_text(condition)):
             return parent
     return node
+
+
+def _code_may_follow(side: Side, row: int, python: bool) -> bool:
+    """Code may follow the return on ``row`` in its block, as far as the lines tell: not when the return ends on its
+    line and the next code line closes the block (a dedent in Python; ``}``, ``case``, ``default`` in JS)."""
+    line = side.lines[row]
+    if sum(map(line.count, "([{")) > sum(map(line.count, ")]}")) or line.rstrip().endswith("\\"):
+        return True  # the return goes on below
+    indent = len(line) - len(line.lstrip())
+    for after in side.lines[row + 1 :]:
+        stripped = after.lstrip()
+        if not stripped or stripped.startswith(("#",) if python else ("//", "/*", "*")):
+            continue
+        if python and len(after) - len(stripped) >= indent:
+            return True
+        if not python and not stripped.startswith(("}", "case ", "default:", "default :")):
+            return True
+        return _under_if(side, row, python)  # the block closes: the return is all the branch, `if True:` perhaps
+    return False
+
+
+def _under_if(side: Side, row: int, python: bool) -> bool:
+    """The code line above ``row`` opens an ``if`` branch."""
+    for line in reversed(side.lines[:row]):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("#",) if python else ("//", "/*", "*")):
+            return stripped.startswith(("if", "elif", "else if", "} else if"))
+    return False
 
 
 def _changed_next(side: Side, row: int) -> bool:
@@ -248,6 +278,7 @@ def _js_type_only(node) -> bool:
 
 
 _NEVER_HINT = re.compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
+_MAYBE_NEVER = FirstLook(_NEVER_HINT.pattern)
 _RETURN_HINT = re.compile(r"^\s*return\b")
 _PY_NEVER = re.compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")
 _PY_RETURN = re.compile(r"^return\b")

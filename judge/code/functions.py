@@ -59,15 +59,18 @@ def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Functi
     if path.endswith((".py", ".pyx")):
         text = side.text
         if not ("pass" in text or "..." in text or "return" in text or "raise" in text) or not any(
-                _PY_STUB_LINE.match(line) for line in side.lines):
-            return []  # the first look: each stub line holds one of those words
+                _PY_STUB_LINE.match(line) and _opens_body_above(side.lines, row, _PY_BODY_OPENER, "#")
+                for row, line in enumerate(side.lines)):
+            return []  # the first look: each stub line holds one of those words, first in its function
         return [f for f in _python_functions(side, whole or side.at_end) if f.stub]
     grammar = treesitter.grammar_for(path)
     if grammar is None:
         return []
     rows = [row for row, line in enumerate(side.lines)
-            if _JS_STUB_LINE.match(line) and (not line.lstrip().startswith("throw") or _NOT_IMPLEMENTED.search(line))]
-    rows += [side.text.count("\n", 0, match.end() - 1) for match in _JS_EMPTY_BLOCK.finditer(side.text)]
+            if _JS_STUB_LINE.match(line) and (not line.lstrip().startswith("throw") or _NOT_IMPLEMENTED.search(line))
+            and _opens_body_above(side.lines, row, _JS_BODY_OPENER, "//")]
+    rows += [side.text.count("\n", 0, match.end() - 1) for match in _JS_EMPTY_BLOCK.finditer(side.text)
+             if _after_body_head(side.text, match.start())]
     if not rows:
         return []
     tree = js_tree(side, grammar)
@@ -83,7 +86,29 @@ def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Functi
     return list(found.values())
 
 
+def _opens_body_above(lines: Sequence[str], row: int, opener: re.Pattern[str], comment: str) -> bool:
+    """The code line above ``row`` (comments and blank lines skipped) can open a function's body, or the side
+    shows none: a stub is a body's only statement, so a stub line under other code (a guard's ``return``) is none."""
+    for line in reversed(lines[:row]):
+        stripped = line.strip()
+        if stripped and not stripped.startswith((comment, "/*", "*")) and not stripped.endswith("*/"):
+            return bool(opener.search(stripped))
+    return True
+
+
+def _after_body_head(text: str, at: int) -> bool:
+    """What stands before the brace at ``at`` can end a function's head: ``) {}``, ``=> {}``, ``): T {}``,
+    ``): T[] {}``; never ``= {}``, ``({})``, ``a: {}`` (an empty object) or ``<{}>``."""
+    at -= 1
+    while at >= 0 and text[at] in " \t\r\n":
+        at -= 1
+    return at < 0 or text[at] in ")]>$_" or text[at].isalnum()
+
+
 # --- Python --------------------------------------------------------------------------------------------------
+
+# The end of a signature (``def f(x):``, ``) -> int:``, ``]:``) or of a docstring: what a stub body can follow.
+_PY_BODY_OPENER = re.compile(r"^(?:async\s+)?def\b|(?:\)|\]|->.*):\s*(?:#.*)?$|[\"']$")
 
 _PY_STUB_LINE = re.compile(r"^\s*(?:pass|\.\.\.|return(?:\s+None)?|raise\s+NotImplemented\w*.*)\s*(?:#.*)?$")
 _PY_DEF = re.compile(r"^(?:async )?def ([A-Za-z_]\w*)\(")
@@ -225,6 +250,8 @@ _JS_STUB_LINE = re.compile(r"^\s*(?:return\s*(?:\(?\s*(?:null|undefined|\{\s*\}|
 # `null as never`, `undefined as any`, `{} as Config`: a value cast to make the type checker accept nothing
 _CAST_NOTHING = re.compile(r"^\(?\s*(null|undefined|\{\s*\}|\[\s*\])\s*(?:as\s+[\w<>\[\]|&., ]+?\s*)+\)?$")
 # `{` then `}` with only blanks or line comments between: an emptied body
+# A line that opens a function's body: a brace that is not a statement's block (``if (x) {``, ``} else {``).
+_JS_BODY_OPENER = re.compile(r"^(?!(?:\}\s*)?(?:if|else|for|while|switch|try|catch|finally|do)\b).*\{")
 _JS_EMPTY_BLOCK = re.compile(r"\{[ \t]*(?://[^\n]*)?(?:\n[ \t]*(?://[^\n]*)?)*\}")
 _NOT_IMPLEMENTED = Caseless(r"not[\s_-]*(?:yet[\s_-]*)?implemented|unimplemented|todo")
 
