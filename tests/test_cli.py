@@ -227,6 +227,48 @@ def test_directory_is_usage_error(capsys, tmp_path, valid_files) -> None:
     assert "--step" in err and "directory" in err
 
 
+def test_a_fifo_is_refused_without_waiting_for_a_writer(capsys, tmp_path, valid_files) -> None:
+    """Opening a FIFO for reading blocks until someone writes; judge must refuse it at once instead."""
+    fifo = tmp_path / "step.fifo"
+    os.mkfifo(fifo)
+    code, out, err = _run(capsys, "validate", "--step", str(fifo), "--result", valid_files[1])
+    _assert_usage_error(code, out, err)
+    assert "--step" in err and "FIFO" in err and "regular file" in err
+
+
+def test_a_device_is_refused(capsys, valid_files) -> None:
+    code, out, err = _run(capsys, "validate", "--step", valid_files[0], "--result", "/dev/zero")
+    _assert_usage_error(code, out, err)
+    assert "--result" in err and "character device" in err
+
+
+def test_a_file_too_large_is_refused_before_it_is_read(capsys, tmp_path, valid_files) -> None:
+    """A sparse 300 MiB file: refused from its size, so no 300 MiB is ever read or held."""
+    import tracemalloc
+
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as handle:
+        handle.truncate(300 * 1024 * 1024)
+    tracemalloc.start()
+    try:
+        code, out, err = _run(capsys, "validate", "--step", valid_files[0], "--result", str(huge))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    _assert_usage_error(code, out, err)
+    assert "--result" in err and "300 MiB" in err and "larger than 256 MiB" in err
+    assert peak < 64 * 1024 * 1024, peak
+
+
+def test_a_key_given_twice_is_refused_naming_the_key(capsys, tmp_path, valid_files) -> None:
+    step, result = make_case()
+    twice = tmp_path / "r.json"
+    twice.write_text(json.dumps(result)[:-1] + ', "success": false}', encoding="utf-8")
+    code, out, err = _run(capsys, "validate", "--step", valid_files[0], "--result", str(twice))
+    _assert_usage_error(code, out, err)
+    assert '"success" appears twice' in err and "--result" in err
+
+
 def test_non_utf8_file_is_usage_error(capsys, tmp_path, valid_files) -> None:
     bad = tmp_path / "latin1.json"
     bad.write_bytes('{"mode": "apply", "summary": "caf\u00e9"}'.encode("latin-1"))

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
+import stat
 import sys
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, BinaryIO, Iterator
 
 from judge.errors import InputError
 
-__all__ = ["MAX_INPUT_BYTES", "IntegerTooLong", "iter_jsonl", "loads", "parse_json", "read_json", "read_text"]
+__all__ = ["MAX_INPUT_BYTES", "DuplicateKey", "IntegerTooLong", "iter_jsonl", "loads", "parse_json", "read_json",
+           "read_text"]
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 
@@ -21,13 +24,10 @@ def read_text(source: str, label: str) -> str:
         if source == "-":
             if sys.stdin is None:
                 raise InputError(f"{label} -: stdin is closed; give a file instead")
-            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+            data = _read_at_most(sys.stdin.buffer, MAX_INPUT_BYTES + 1)
         else:
-            path = Path(source)
-            if path.is_dir():
-                raise InputError(f"{label} {source}: is a directory; give a JSON file")
-            with path.open("rb") as handle:
-                data = handle.read(MAX_INPUT_BYTES + 1)
+            with _open_regular(source, label, "a JSON file") as handle:
+                data = _read_at_most(handle, MAX_INPUT_BYTES + 1)
     except FileNotFoundError:
         raise InputError(f"{label} {source}: no such file") from None
     except OSError as exc:
@@ -38,6 +38,47 @@ def read_text(source: str, label: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{label} {source}: not UTF-8 text (byte {exc.start}); give a UTF-8 JSON file") from None
+
+
+def _open_regular(source: str, label: str, wanted: str, most: int | None = MAX_INPUT_BYTES) -> BinaryIO:
+    """``source`` opened for reading once it is known to be a regular file of at most ``most`` bytes: a FIFO
+    would block the read forever, a device never ends, and a huge file is refused before a byte is read."""
+    fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))  # a FIFO's open never waits
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(f"{label} {source}: is a directory; give {wanted}")
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{label} {source}: is a {_KINDS.get(stat.S_IFMT(info.st_mode), 'special file')}, not a "
+                             f"regular file; give {wanted} (or `-` and pipe it in)")
+        if most is not None and info.st_size > most:
+            raise InputError(f"{label} {source}: {info.st_size / (1024 * 1024):,.0f} MiB, larger than "
+                             f"{most // (1024 * 1024)} MiB; judge refuses it")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _read_at_most(handle: BinaryIO, most: int) -> bytes:
+    """Up to ``most`` bytes, in pieces the size of the file: ``read(most)`` would set aside ``most`` bytes at once."""
+    try:
+        size = os.fstat(handle.fileno()).st_size  # a pipe's is 0
+    except (OSError, ValueError, io.UnsupportedOperation):
+        size = 0
+    pieces: list[bytes] = []
+    left = most
+    while left > 0:
+        piece = handle.read(min(left, max(size + 1, 1 << 16)))
+        if not piece:
+            break
+        pieces.append(piece)
+        left -= len(piece)
+    return b"".join(pieces)
+
+
+_KINDS = {stat.S_IFIFO: "FIFO", stat.S_IFCHR: "character device", stat.S_IFBLK: "block device",
+          stat.S_IFSOCK: "socket"}
 
 
 def read_json(source: str, label: str) -> Any:
@@ -51,7 +92,10 @@ def parse_json(text: str, where: str) -> Any:
         raise InputError(f"{where}: {name} is not a JSON value; use a number or null")
 
     try:
-        return loads(text, parse_constant=refuse)
+        return loads(text, parse_constant=refuse, object_pairs_hook=_object_without_duplicates)
+    except DuplicateKey as exc:
+        raise InputError(f"{where}: the key {json.dumps(exc.key)[:80]} appears twice in one object; a reader "
+                         "could take either value, so judge refuses it: keep one") from None
     except IntegerTooLong as exc:
         raise InputError(f"{where}: {exc.msg} at line {exc.lineno} column {exc.colno}; "
                          "write it as a string or shorten it") from None
@@ -59,6 +103,22 @@ def parse_json(text: str, where: str) -> Any:
         raise InputError(f"{where}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise InputError(f"{where}: JSON nested too deeply") from None
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names a key twice (RFC 8259 leaves which value wins to the reader)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        raise DuplicateKey(next(key for key, _ in pairs if key in seen or seen.add(key)))  # type: ignore[func-returns-value]
+    return value
 
 
 class IntegerTooLong(json.JSONDecodeError):
@@ -130,11 +190,8 @@ def _numbered_lines(source: str, label: str) -> Iterator[tuple[int, bytes]]:
     if source == "-":
         yield from enumerate(read_text(source, label).encode("utf-8").split(b"\n"), 1)
         return
-    path = Path(source)
-    if path.is_dir():
-        raise InputError(f"{label} {source}: is a directory; give a .jsonl file")
     try:
-        with path.open("rb") as handle:
+        with _open_regular(source, label, "a .jsonl file", most=None) as handle:  # read a line at a time
             for number, line in enumerate(handle, 1):
                 if len(line) > MAX_INPUT_BYTES:
                     raise InputError(f"{label} {source} line {number}: longer than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
