@@ -227,6 +227,30 @@ def test_directory_is_usage_error(capsys, tmp_path, valid_files) -> None:
     assert "--step" in err and "directory" in err
 
 
+def test_a_well_formed_failure_report_is_valid_and_exits_3(capsys, tmp_path) -> None:
+    """Valid as a report, but the step was not done: exit 3, so a shell or CI step cannot read it as done."""
+    step, result = make_case("", success=False, filesWritten=[], filesTouched=[],
+                             summary="parse_port() is generated from ports.yaml, which this step may not edit")
+    step_file, result_file = _files(tmp_path, step, result)
+    code, out, err = _run(capsys, "validate", "--step", step_file, "--result", result_file)
+    assert code == 3, err
+    verdict = json.loads(out)
+    assert verdict["valid"] is True and "not done" in verdict["reason"]
+
+
+def test_an_invalid_failure_report_is_exit_1(capsys, tmp_path) -> None:
+    step, result = make_case(success=False, summary="failed")  # carries a patch: not a clean failure report
+    step_file, result_file = _files(tmp_path, step, result)
+    code, out, _ = _run(capsys, "validate", "--step", step_file, "--result", result_file)
+    assert code == 1 and json.loads(out)["valid"] is False
+
+
+def test_an_unknown_flag_points_at_the_commands_own_help(capsys, valid_files) -> None:
+    code, out, err = _run(capsys, "validate", "--step", valid_files[0], "--result", valid_files[1], "--bogus")
+    _assert_usage_error(code, out, err)
+    assert "--bogus" in err and "`judge validate --help`" in err
+
+
 def test_a_fifo_is_refused_without_waiting_for_a_writer(capsys, tmp_path, valid_files) -> None:
     """Opening a FIFO for reading blocks until someone writes; judge must refuse it at once instead."""
     fifo = tmp_path / "step.fifo"

@@ -188,7 +188,11 @@ def test_http_and_cli_verdicts_equal_judge_validate(node: str, server: str, caps
                                                    tmp_path: Path) -> None:
     broken = tmp_path / "result-without-success.json"
     broken.write_text(json.dumps({k: v for k, v in _load(EXAMPLES / "result-valid.json").items() if k != "success"}))
-    results = [EXAMPLES / "result-valid.json", EXAMPLES / "result-undeclared.json", broken]
+    failure = tmp_path / "result-failure-report.json"  # valid as a report, the step not done: the CLI's exit 3
+    failure.write_text(json.dumps({**_load(EXAMPLES / "result-valid.json"), "success": False, "patch": "",
+                                   "filesWritten": [], "filesTouched": [],
+                                   "summary": "The client is generated from openapi.yaml, which this step may not edit."}))
+    results = [EXAMPLES / "result-valid.json", EXAMPLES / "result-undeclared.json", broken, failure]
     got = node_script(node, OUTCOME_JS + f"""
 const {{ readFileSync }} = await import("node:fs");
 const step = JSON.parse(readFileSync({json.dumps(str(EXAMPLES / "step.json"))}, "utf8"));
@@ -204,7 +208,8 @@ console.log(JSON.stringify(out));
     for result, both in zip(results, got):
         _, out, _ = judge_validate(capsys, EXAMPLES / "step.json", result)
         assert both == {"http": {"verdict": json.loads(out)}, "cli": {"verdict": json.loads(out)}}, result.name
-    assert [both["http"]["verdict"]["valid"] for both in got] == [True, False, False]
+    assert [both["http"]["verdict"]["valid"] for both in got] == [True, False, False, True]
+    assert "not done" in got[3]["cli"]["verdict"]["reason"]
     assert got[2]["http"]["verdict"]["reason"].startswith("schema_invalid")
 
 

@@ -200,9 +200,10 @@ function cliVerdict(run) {
     throw new JudgeError("judge validate did not finish within timeoutMs and was killed; nothing was decided",
                          { code: "client_timeout" });
   }
-  if (run.code === 0 || run.code === 1) {
+  // 3: a valid report of a step not done (success: false); the verdict says valid, the reason says not done
+  if (run.code === 0 || run.code === 1 || run.code === 3) {
     const verdict = parseJson(lastLine(run.stdout));
-    if (isVerdict(verdict) && verdict.valid === (run.code === 0)) return { valid: verdict.valid, reason: verdict.reason };
+    if (isVerdict(verdict) && verdict.valid === (run.code !== 1)) return { valid: verdict.valid, reason: verdict.reason };
     throw new JudgeError(`judge validate exited ${run.code} without a verdict to match: ${excerpt(run.stdout)}`,
                          { code: "unreadable_reply", exitCode: run.code });
   }

@@ -1,12 +1,12 @@
 """`judge`: the console script and its sub-commands — `validate` one step, `eval` a labelled set, `run` a command,
-`approve` a step as a human, `report` the recorded runs as seed 001's Execution Evidence table, `drive` an executor
+`approve` a step as a human, `report` the recorded runs as an Execution Evidence table, `drive` an executor
 until its result is valid, `instructions` for an executor's prompt, `mcp` to serve judge to MCP hosts over stdio,
 `serve` the pipeline over HTTP.
 
 Exit codes: 0 valid (or eval ran, the run succeeded, the approval was recorded, the report or instructions were
 written, the drive's step was accepted, the MCP server's client closed it, the HTTP server was stopped with Ctrl-C),
 1 invalid (or the run failed, the drive gave up, an eval's threshold was not met or one of its cases could not be
-judged), 2 bad usage or unreadable input.
+judged), 2 bad usage or unreadable input, 3 (validate) a valid report of a step not done (`success: false`).
 Only argparse is imported up front; each command imports what it uses when it runs.
 """
 
@@ -57,7 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) >= 2 and argv[0] == "eval" and argv[1] in EVAL_SUBCOMMANDS:
         # argparse cannot give `eval` both a FILE positional and sub-commands: `eval merge` is parsed as `eval-merge`.
         argv = [f"eval-{argv[1]}", *argv[2:]]
-    args = _build_parser().parse_args(argv)
+    parser = _build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # word it from the command's own parser, so the hint names that command's --help
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        commands.choices[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         return args.run(args)
     except InputError as exc:
@@ -84,7 +88,7 @@ examples:
   judge COMMAND --help                                              # each command's flags, examples, exit codes
 
 exit codes: 0 valid / done; 1 invalid, not accepted, or a threshold not met; 2 bad usage or unreadable input
-(one line on stderr)."""
+(one line on stderr); 3 (validate) a valid report of a step not done (success: false)."""
 
 
 def _build_parser() -> argparse.ArgumentParser:

@@ -68,7 +68,11 @@ def _validate(args: argparse.Namespace) -> int:
         from judge.cli.explain import render_explanation, render_markdown
 
         sys.stderr.write((render_markdown(verdict) if args.markdown else render_explanation(verdict)) + "\n")
-    return 0 if verdict.valid else 1
+    if not verdict.valid:
+        return 1
+    # A well-formed failure report is valid as a report, but the step was not done: a shell or CI step reading
+    # exit 0 would take it for done.
+    return 3 if isinstance(result, dict) and result.get("success") is False else 0
 
 
 def _with_evidence_doc(result: Any, path: str | None) -> Any:
