@@ -152,6 +152,36 @@ def test_metrics_every_case_verdict_in_file_order(mixed) -> None:
 # --- other sets ---------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("content", ["", "\n  \n"])
+def test_an_empty_set_is_refused_with_exit_2(tmp_path: Path, capsys, content) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(content, encoding="utf-8")
+    code, out, err = _run(capsys, "eval", str(empty), "--out", str(tmp_path / "m.json"))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert f"eval set {empty}: holds no case" in err and not (tmp_path / "m.json").exists()
+
+
+def test_a_report_given_as_a_set_is_refused_at_once_not_listed_line_by_line(tmp_path: Path, capsys) -> None:
+    """A pretty-printed JSON file (an eval report, say) has a bad line per line: judge says what the file is not."""
+    source = _write_set(tmp_path / "set.jsonl", [VALID])
+    _run(capsys, "eval", str(source), "--out", str(tmp_path / "report.json"))
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps(json.loads(report.read_text(encoding="utf-8")), indent=2), encoding="utf-8")
+    assert len(report.read_text(encoding="utf-8").splitlines()) > 20
+    capsys.readouterr()
+    code, out, err = _run(capsys, "eval", str(report), "--out", str(tmp_path / "again.json"))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert f"eval set {report} line 1: " in err and "none of its first 20 lines is a case" in err
+
+
+def test_every_bad_line_is_worded_alike(mixed) -> None:
+    """Invalid JSON and a schema violation: both "eval set FILE line N: what is wrong"."""
+    _, out, _ = mixed
+    bad = out.split("bad lines (2), not run:", 1)[1].splitlines()
+    worded = [line for line in bad if "eval set " in line and ".jsonl line " in line]
+    assert len(worded) == 2, bad
+
+
 def test_clean_set_exits_0(tmp_path: Path, capsys) -> None:
     source = _write_set(tmp_path / "clean.jsonl", [VALID, UNDECLARED, MISSING_PATCH])
     out_file = tmp_path / "m.json"

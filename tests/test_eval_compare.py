@@ -318,3 +318,14 @@ def test_cli_compare_writes_markdown(runs, tmp_path: Path, capsys) -> None:
     capsys.readouterr()
     code, out, _ = _compare(capsys, str(runs["base"]), str(runs["head"]), "--markdown", str(target))
     assert code == 0 and target.read_text(encoding="utf-8") == out
+
+
+def test_cli_refuses_to_compare_runs_that_share_no_case_even_when_allowed(tmp_path: Path, capsys) -> None:
+    """Different sets are allowed on their shared cases; with none shared, "No verdict flipped" would be a lie."""
+    run_eval(tmp_path, [VALID], "one")
+    run_eval(tmp_path, [UNDECLARED], "other")
+    capsys.readouterr()
+    one, other = tmp_path / "one" / "report.json", tmp_path / "other" / "report.json"
+    code, out, err = _compare(capsys, str(one), str(other), "--allow-different-sets")
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert f"{other}: shares no case with {one}" in err and "nothing to compare" in err

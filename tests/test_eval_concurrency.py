@@ -55,12 +55,23 @@ def _flags(server, tmp_path: Path, *extra: str) -> list[str]:
 
 
 def _new_empty_run(server, tmp_path: Path, capsys, run_id: str = "R") -> None:
-    """Run ``run_id`` exists with the test's settings and no case stored: both processes then only resume it."""
-    empty = tmp_path / "empty.jsonl"
-    empty.write_text("", encoding="utf-8")
-    code, _, err = run_cli(capsys, "eval", str(empty), "--run-id", run_id, "--out", str(tmp_path / "empty.json"),
-                           *_flags(server, tmp_path))
+    """Run ``run_id`` exists with the test's settings and no case stored: both processes then only resume it. An
+    empty set is refused, so a run of a one-case set (decided by the rules, no model request) gives the settings
+    the CLI records for these flags, and ``run_id`` is made with them, empty."""
+    other = tmp_path / "other.jsonl"
+    step, result = make_case(success=False, summary="failed")  # a failure report with a patch: rejected by the rules
+    other.write_text(json.dumps({"id": "other", "step": step, "result": result, "expected": {"valid": False}}) + "\n",
+                     encoding="utf-8")
+    code, _, err = run_cli(capsys, "eval", str(other), "--run-id", "settings", "--out", str(tmp_path / "other.json"),
+                           *_flags(server, tmp_path, "--store", str(tmp_path / "settings.sqlite")))
     assert code == 0, err
+    settings = RunStore(tmp_path / "settings.sqlite")
+    store = RunStore(tmp_path / "store.sqlite")
+    try:
+        store.new_run(str(other), settings.run_meta("settings"), run_id)
+    finally:
+        settings.close()
+        store.close()
 
 
 def _rows(store: Path, table: str) -> list[tuple]:

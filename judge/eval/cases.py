@@ -81,14 +81,34 @@ class EvalSet:
             try:
                 case = parse_eval_case(item)
             except ContractViolation as exc:
-                yield BadLine(number, f"line {number}: {exc}")
+                yield BadLine(number, f"eval set {self.source} line {number}: {exc}")
                 continue
             if case.id in seen:
-                yield BadLine(number, f"line {number}: duplicate case id {case.id!r}")
+                yield BadLine(number, f"eval set {self.source} line {number}: duplicate case id {case.id!r}")
                 continue
             seen.add(case.id)
             if shard is None or _shard_of(case.id, shard[1]) == shard[0] - 1:
                 yield LoadedCase(case, inputs_hash(case))
+
+
+    def check_holds_cases(self) -> None:
+        """InputError when the set holds no case, or none of its first lines is one (a report or another JSON
+        file given as a set): a run would only list every line as bad."""
+        bad: list[BadLine] = []
+        for item in self.items():
+            if isinstance(item, LoadedCase):
+                return
+            bad.append(item)
+            if len(bad) == _FIRST_LINES:
+                raise InputError(f"{bad[0].problem} ... and none of its first {_FIRST_LINES} lines is a case: an eval "
+                                 "set is JSONL, one case per line (is this a report, or another JSON file?)",
+                                 field="cases")
+        if not bad:
+            raise InputError(f"eval set {self.source}: holds no case (the file is empty or blank); give a .jsonl "
+                             "file with one case per line", field="cases")
+
+
+_FIRST_LINES = 20  # bad lines in a row from the start that say the file is no eval set
 
 
 def _shard_of(case_id: str, count: int) -> int:

@@ -62,6 +62,9 @@ def compare_reports(base: EvalReport, head: EvalReport, *, allow_different_sets:
             raise InputError(f"{names[1]}: not a run of the same eval set as {names[0]} ({_not_compared(cases, names, ' case(s)')}); "
                              f"compare two runs of one set, or pass {field_ref('allow_different_sets')} to compare "
                              f"only the {len(shared)} cases they share")
+        if not shared:
+            raise InputError(f"{names[1]}: shares no case with {names[0]} ({_not_compared(cases, names, ' case(s)')}): "
+                             "nothing to compare; compare two runs that judged some of the same cases")
         kept = set(shared)
         base = EvalReport(base.meta, tuple(case for case in base.records if case.case_id in kept))
         head = EvalReport(head.meta, tuple(case for case in head.records if case.case_id in kept))

@@ -84,6 +84,7 @@ def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
     shard = parse_shard(options.shard) if options.shard else None
     _refuse_overwriting_input(options)
     cases = EvalSet(options.cases)
+    cases.check_holds_cases()
     set_file_sha256 = cases.file_sha256()
     config = recorded_settings(config, options.record, options.replay)
     store = RunStore(Path(options.store))
