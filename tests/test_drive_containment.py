@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -98,15 +99,20 @@ def test_the_allowlist_keeps_locale_and_drops_what_it_does_not_know():
 # --- nothing outlives its attempt --------------------------------------------------------------------------------
 
 # The escapee leaves the executor's session (setsid; with "double", after a double fork that orphans it), says it
-# started, and waits for the verdict to be given (a file the test makes after judge drive returns) to edit the work.
+# started, and waits for the verdict to be given (a file the test makes after judge drive returns) to edit the work;
+# after 10 minutes it gives up, so that a failed run leaves nothing running for ever.
 ESCAPEE = r'''
 import os, sys, time
 if sys.argv[2] == "double" and os.fork():
     os._exit(0)
 os.setsid()
 open("escapee-started", "w").close()
-while not os.path.exists("verdict-given"):
+for _ in range(30000):
+    if os.path.exists("verdict-given"):
+        break
     time.sleep(0.02)
+else:
+    sys.exit()
 open("written-after-verdict", "w").write("the work changed after judge's verdict")
 '''
 ESCAPING_AGENT = r'''
@@ -148,7 +154,7 @@ def assert_nothing_left(token: str, workspace: Path) -> None:
 
 
 def escaping_drive(capsys, tmp_path: Path, how: str, hang: str, *flags: str) -> tuple[int, str]:
-    token = f"escapee-{tmp_path.name}-{how}-{hang}"
+    token = f"escapee-{uuid.uuid4().hex}"
     agent = script(tmp_path / "agent", "escape.py", ESCAPING_AGENT)
     code, _, err = run_cli(capsys, "drive", "--step", write_step(tmp_path), "--max-attempts", "1", *flags, "--",
                            sys.executable, str(agent), token, how, hang, json.dumps(VALID), ESCAPEE)

@@ -22,12 +22,10 @@ import signal
 import threading
 from typing import Iterator
 
-__all__ = ["children", "contained", "end_orphans", "is_subreaper"]
+__all__ = ["children", "contained", "end_orphans"]
 
 _PR_SET_CHILD_SUBREAPER = 36
-_PR_GET_CHILD_SUBREAPER = 37
 _ONE_AT_A_TIME = threading.Lock()
-_SWEEPS = 10_000  # a fork bomb outrunning the kills: give up after this many rounds (the group is gone already)
 
 
 @contextlib.contextmanager
@@ -45,12 +43,13 @@ def contained() -> Iterator[None]:
 
 def end_orphans(before: frozenset[int] = frozenset()) -> int:
     """Kill and reap this process's children that are not in ``before`` and not in its own session, until none is
-    left; how many were ended."""
+    left; how many were ended. No round limit: each round kills every orphan there is, and only a process that
+    forked before its kill landed can leave one for the next."""
     ended = 0
-    for _ in range(_SWEEPS):
+    while True:
         orphans = children() - before
         if not orphans:
-            break
+            return ended
         for pid in orphans:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
@@ -58,7 +57,6 @@ def end_orphans(before: frozenset[int] = frozenset()) -> int:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
             ended += 1
-    return ended
 
 
 def children() -> frozenset[int]:
@@ -76,15 +74,6 @@ def children() -> frozenset[int]:
         if stat is not None and int(stat[1]) == me and int(stat[3]) != session:
             found.add(int(name))
     return frozenset(found)
-
-
-def is_subreaper() -> bool:
-    """Whether this process is a child subreaper (False where prctl is missing)."""
-    prctl = _prctl()
-    if prctl is None:
-        return False
-    value = ctypes.c_int(0)
-    return prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(value), 0, 0, 0) == 0 and value.value != 0
 
 
 def _become_subreaper() -> None:
