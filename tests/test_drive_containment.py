@@ -175,6 +175,29 @@ def test_a_setsid_grandchild_of_an_agent_killed_at_the_timeout_is_ended_too(caps
     assert_nothing_left(token, cwd)
 
 
+def test_the_sweep_leaves_judges_own_children_alone(capsys, tmp_path):
+    sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]
+    own = subprocess.Popen(sleeper)  # in judge's session
+    detached = subprocess.Popen(sleeper, start_new_session=True)  # its own session, but there before the attempt
+    try:
+        code, _, _ = drive(capsys, tmp_path, Agent(tmp_path / "agent", {"result": VALID}))
+        assert code == 0 and own.poll() is None and detached.poll() is None
+    finally:
+        for process in (own, detached):
+            process.kill()
+            process.wait()
+
+
+def test_a_command_executor_from_python_gets_the_scrubbed_environment_too(tmp_path, monkeypatch):
+    from judge import CommandExecutor, drive as library_drive
+
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    agent, seen = script(tmp_path / "agent", "env.py", ENV_AGENT), tmp_path / "seen-env.json"
+    outcome = library_drive(STEP, CommandExecutor((sys.executable, str(agent), str(seen), json.dumps(VALID))))
+    assert outcome.accepted and set(SECRETS) & set(json.loads(seen.read_text(encoding="utf-8"))) == set()
+
+
 # --- judge's state out of the executor's reach -------------------------------------------------------------------
 
 
@@ -269,6 +292,16 @@ def test_resume_of_an_accepted_drive_whose_work_was_undone_is_not_accepted(capsy
     code, out, err = run_cli(capsys, "drive", "--resume", *flags)
     assert (first, again) == (0, 0) and (code, json.loads(out)["valid"]) == (1, False)
     assert "judged again" in err and len(lines_of(transcript)) == 1
+
+
+def test_resume_of_a_drive_accepted_on_its_fix_judges_the_fix_again_and_accepts(capsys, tmp_path):
+    transcript = tmp_path / "drive.jsonl"
+    first, _, _ = drive(capsys, tmp_path, Agent(tmp_path / "first", {"result": UNDECLARED}, {"result": VALID}),
+                        "--transcript", str(transcript))
+    agent = Agent(tmp_path / "agent", {"result": UNDECLARED})
+    code, verdict, err = drive(capsys, tmp_path, agent, "--transcript", str(transcript), "--resume")
+    assert (first, code, verdict["valid"]) == (0, 0, True) and "judged again" in err and agent.requests() == []
+    assert [line["request"]["mode"] for line in lines_of(transcript)] == ["apply", "fix_regression"]
 
 
 def test_a_forged_acceptance_of_a_rejected_claim_is_not_accepted_on_resume(capsys, tmp_path):
