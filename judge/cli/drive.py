@@ -40,7 +40,8 @@ def add_drive_command(commands: Any) -> None:
     drive.add_argument("--max-attempts", dest="max_attempts", type=int, default=3, metavar="N",
                        help="attempts before giving up (default 3)")
     drive.add_argument("--timeout", dest="executor_timeout", type=float, default=1800.0, metavar="S",
-                       help="seconds per executor attempt; then its process group is killed (default 1800)")
+                       help="seconds per executor attempt; then it is killed, with every process it started "
+                            "(default 1800)")
     drive.add_argument("--max-output", dest="max_output", type=int, metavar="BYTES",
                        help="bytes of stdout an executor may write (default 80 MiB)")
     drive.add_argument("--time-budget", dest="time_budget", type=float, metavar="S",

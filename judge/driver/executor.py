@@ -115,8 +115,9 @@ class CommandExecutor:
             return Reply(None, _failed(f"{run.error}. Check the executor command."), **facts)
         if run.timed_out:
             return Reply(None, _failed(f"the executor was still running after {self.timeout:g} s and was killed "
-                                       f"(with every process it started){_stderr_end(stderr)}. Finish within the time limit, "
-                                       "or report success: false with a summary of what is left."), **facts)
+                                       f"(with every process it started){_stderr_end(stderr)}. Finish within the "
+                                       "time limit, or report success: false with a summary of what is left."),
+                         **facts)
         if run.stdout.total > self.max_output:
             return Reply(None, _invalid(f"the executor wrote {run.stdout.total} bytes on stdout, over the limit of "
                                         f"{self.max_output}. Write only the result JSON on stdout."), **facts)
