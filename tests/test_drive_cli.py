@@ -21,6 +21,16 @@ from scenario_repos import Repo, git_env  # noqa: F401  (git_env: autouse fixtur
 pytestmark = pytest.mark.usefixtures("eval_sandbox")
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def executor_cwd(eval_sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """judge (and so an executor without --repo) runs in a directory apart from tmp_path, which holds the
+    transcripts: judge refuses state under the executor's working directory."""
+    where = tmp_path / "cwd"
+    where.mkdir()
+    monkeypatch.chdir(where)
+    return where
 EXAMPLES = ROOT / "examples"
 STEP = json.loads((EXAMPLES / "step.json").read_text(encoding="utf-8"))
 VALID = json.loads((EXAMPLES / "result-valid.json").read_text(encoding="utf-8"))

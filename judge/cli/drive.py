@@ -23,6 +23,12 @@ example:
   judge drive --step step.json --repo . --base "$(git rev-parse HEAD)" --max-attempts 3 \\
       --transcript drive.jsonl -- python my_agent.py
 
+containment: the executor gets an allowlisted environment (PATH, HOME, locale, terminal; --pass-env NAME adds
+one; judge's JUDGE_* settings never), every process it starts ends when its attempt ends, and judge's state
+(transcript, evidence key, approvals) must be outside its workspace and working directory. --sandbox runs it
+under bubblewrap: the workspace its only writable path, no network unless --sandbox-network, no judge state.
+--resume judges the work again before it accepts: a transcript is a record, never proof.
+
 exit: 0 the step was accepted; 1 it was not (attempts or budget ran out, or a rejection a retry cannot fix);
       2 bad input (one line on stderr)."""
 
@@ -34,7 +40,8 @@ def add_drive_command(commands: Any) -> None:
     drive.add_argument("--max-attempts", dest="max_attempts", type=int, default=3, metavar="N",
                        help="attempts before giving up (default 3)")
     drive.add_argument("--timeout", dest="executor_timeout", type=float, default=1800.0, metavar="S",
-                       help="seconds per executor attempt; then its process group is killed (default 1800)")
+                       help="seconds per executor attempt; then it is killed, with every process it started "
+                            "(default 1800)")
     drive.add_argument("--max-output", dest="max_output", type=int, metavar="BYTES",
                        help="bytes of stdout an executor may write (default 80 MiB)")
     drive.add_argument("--time-budget", dest="time_budget", type=float, metavar="S",
@@ -45,6 +52,16 @@ def add_drive_command(commands: Any) -> None:
     drive.add_argument("--transcript", metavar="FILE", help="append one JSON line per attempt (request, result, "
                        "verdict, timings) to FILE as the drive goes")
     drive.add_argument("--resume", action="store_true", help="continue the drive --transcript FILE holds")
+    drive.add_argument("--pass-env", dest="pass_env", action="append", default=[], metavar="NAME",
+                       help="give the executor this variable of judge's environment too (e.g. its own API key); "
+                            "repeat for several. JUDGE_* are refused")
+    drive.add_argument("--sandbox", action="store_true", help="run the executor under bubblewrap (bwrap): the "
+                       "workspace (--repo, else the current directory) its only writable path, the system read-only, "
+                       "no home, no network, its own PID namespace")
+    drive.add_argument("--sandbox-read", dest="sandbox_read", action="append", default=[], metavar="PATH",
+                       help="also show the sandboxed executor PATH, read-only (e.g. its program's directory)")
+    drive.add_argument("--sandbox-network", dest="sandbox_network", action="store_true",
+                       help="let the sandboxed executor use the network")
     drive.add_argument("command", nargs=argparse.REMAINDER, metavar="-- EXECUTOR ...",
                        help="the executor command and its arguments (no shell)")
     group = drive.add_argument_group("workspace evidence (checked against git, never trusted from the result)")
@@ -61,7 +78,9 @@ def add_drive_command(commands: Any) -> None:
 def _drive(args: argparse.Namespace) -> int:
     from judge.cli.evidence_input import read_evidence
     from judge.contract.jsonio import read_json
+    from judge.driver.environment import executor_environment
     from judge.driver.executor import DEFAULT_MAX_OUTPUT, command_executor
+    from judge.driver.sandbox import Sandbox
     from judge.driver.loop import drive
     from judge.errors import InputError
     from judge.runs.keys import configured_key
@@ -70,13 +89,19 @@ def _drive(args: argparse.Namespace) -> int:
     argv = args.command[1:] if args.command[:1] == ["--"] else args.command
     if args.resume and not args.transcript:
         raise InputError("--resume continues the drive a transcript holds: give --transcript FILE")
+    if (args.sandbox_read or args.sandbox_network) and not args.sandbox:
+        raise InputError("--sandbox-read and --sandbox-network shape the sandbox: add --sandbox")
     config = config_of(args, gate_settings(args))
     configured_key(config.evidence_key, config.artifacts_root)
     step = read_json(args.step, "--step")
     workspace = Workspace(args.repo, args.base) if args.repo is not None or args.base is not None else None
     evidence = tuple(read_evidence(path, "--evidence") for path in args.evidence)
     max_output = DEFAULT_MAX_OUTPUT if args.max_output is None else args.max_output  # 0 is refused, not the default
-    executor = command_executor(argv, timeout=args.executor_timeout, max_output=max_output, cwd=args.repo)
+    env = executor_environment(passed=args.pass_env)
+    sandbox = Sandbox(args.repo if args.repo is not None else ".", tuple(args.sandbox_read),
+                      args.sandbox_network) if args.sandbox else None
+    executor = command_executor(argv, timeout=args.executor_timeout, max_output=max_output, cwd=args.repo, env=env,
+                                sandbox=sandbox)
     outcome = drive(step, executor, max_attempts=args.max_attempts, config=config, workspace=workspace,
                     evidence=evidence, time_budget=args.time_budget, token_budget=args.drive_token_budget,
                     transcript=args.transcript, resume=args.resume, on_attempt=_progress)
@@ -97,7 +122,9 @@ def _ending(outcome: Any) -> str:
     count = len(outcome.attempts)
     attempts = f"{count} attempt{'s' if count != 1 else ''}"
     return {
-        "accepted": f"accepted after {attempts}",
+        "accepted": f"accepted after {attempts}" + (", its work judged again" if outcome.rejudged else ""),
+        "not_confirmed": f"not accepted: the transcript says the drive was accepted after {attempts}, but its work "
+                         f"judged again is not: {outcome.verdict.reason[:300]}",
         "not_retryable": f"stopped after {attempts}: the last verdict's next action is "
                          f"{outcome.verdict.outcome.next_action if outcome.verdict.outcome else 'diagnose'}, "
                          "which another attempt cannot change",

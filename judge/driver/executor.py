@@ -1,8 +1,10 @@
 """One executor attempt: the request in, the result JSON out, or why there is none (a crash, a hang, garbage).
 
 A command executor runs without a shell, in its own session, with a timeout and bounded output
-(judge.runs.execute.run_process); a callable executor is called as it is. Either way an attempt
-that gives no usable result becomes a rejection finding, never an exception.
+(judge.runs.execute.run_process), in an environment scrubbed to an allowlist (judge.driver.environment),
+optionally in a bubblewrap sandbox (judge.driver.sandbox); every process it leaves ends with its attempt
+(judge.driver.reaper). A callable executor is called as it is. Either way an attempt that gives no usable
+result becomes a rejection finding, never an exception.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from judge import rule_ids as ids
+from judge.driver.environment import executor_environment
+from judge.driver.reaper import contained
+from judge.driver.sandbox import Sandbox
 from judge.errors import InputError
 from judge.runs.execute import run_process
 from judge.verdict import Finding
@@ -44,13 +49,17 @@ class Reply:
 
 @dataclass(frozen=True)
 class CommandExecutor:
-    """An executor command (an argv): reads the request JSON on stdin, writes its result JSON on stdout."""
+    """An executor command (an argv): reads the request JSON on stdin, writes its result JSON on stdout.
+
+    ``env``: its whole environment (None: judge's, scrubbed to judge.driver.environment's allowlist).
+    ``sandbox``: run it in that bubblewrap sandbox (its workspace is then its working directory)."""
 
     argv: tuple[str, ...]
     timeout: float = DEFAULT_EXECUTOR_TIMEOUT_S
     max_output: int = DEFAULT_MAX_OUTPUT
     cwd: str | None = None
     env: Mapping[str, str] | None = None
+    sandbox: Sandbox | None = None
 
     def check(self) -> None:
         """InputError when the command cannot be run at all (bad input, not a rejected attempt)."""
@@ -61,28 +70,44 @@ class CommandExecutor:
             raise InputError(f"{self.timeout} is not above 0 seconds", field="timeout")
         if self.max_output < 2:
             raise InputError(f"{self.max_output} is below 2 bytes", field="max_output")
+        self._program()
+
+    def _program(self) -> str:
+        """The program's absolute path, as found now."""
         program = self.argv[0]
-        found = shutil.which(program, path=(self.env or os.environ).get("PATH")) if os.sep not in program \
+        found = shutil.which(program, path=self.environment().get("PATH")) if os.sep not in program \
             else (program if os.access(program, os.X_OK) and os.path.isfile(program) else None)
         if found is None:
             raise InputError(f"executor {program!r} is not an executable file or a command on PATH; "
                              "give its path or install it")
+        return os.path.abspath(found)
+
+    def environment(self) -> dict[str, str]:
+        """The environment the command gets."""
+        return dict(self.env) if self.env is not None else executor_environment()
 
     def checked(self) -> "CommandExecutor":
         """This executor once check() passes, its program made absolute when given by a relative path: it was
         checked from here, and must not be looked up again in ``cwd`` (the work tree, where it could be another
-        file)."""
+        file). A sandbox is checked too (bubblewrap works here, the program is inside it)."""
         self.check()
-        if os.sep not in self.argv[0]:
-            return self
-        return replace(self, argv=(os.path.abspath(self.argv[0]), *self.argv[1:]))
+        checked = self
+        if os.sep in self.argv[0]:
+            checked = replace(self, argv=(os.path.abspath(self.argv[0]), *self.argv[1:]))
+        if self.sandbox is not None:
+            checked = replace(checked, sandbox=self.sandbox.checked(self._program()))
+        return checked
 
     def __call__(self, request: dict, cancel: threading.Event | None = None) -> Reply:
         """Run the command once for ``request``; setting ``cancel`` kills it (the drive was cancelled). Children
-        it leaves in its process group are killed when it is done: they must not change the work tree later."""
+        it leaves are killed when it is done, in its process group or not: they must not change the work tree
+        later."""
         data = (json.dumps(request, ensure_ascii=False) + "\n").encode("utf-8")
-        run = run_process(self.argv, timeout=self.timeout, limit=self.max_output, input=data, cwd=self.cwd,
-                          env=self.env, cancel=cancel, kill_leftovers=True)
+        env = self.environment()
+        argv, cwd = (self.sandbox.argv(self.argv), None) if self.sandbox is not None else (self.argv, self.cwd)
+        with contained():
+            run = run_process(argv, timeout=self.timeout, limit=self.max_output, input=data, cwd=cwd, env=env,
+                              cancel=cancel, kill_leftovers=True)
         stderr = run.stderr.text()[-_STDERR_LIMIT:]
         facts = dict(exit_code=run.exit_code, timed_out=run.timed_out, seconds=run.seconds,
                      stdout_bytes=run.stdout.total, stderr_tail=stderr)
@@ -90,8 +115,9 @@ class CommandExecutor:
             return Reply(None, _failed(f"{run.error}. Check the executor command."), **facts)
         if run.timed_out:
             return Reply(None, _failed(f"the executor was still running after {self.timeout:g} s and was killed "
-                                       f"(with its process group){_stderr_end(stderr)}. Finish within the time limit, "
-                                       "or report success: false with a summary of what is left."), **facts)
+                                       f"(with every process it started){_stderr_end(stderr)}. Finish within the "
+                                       "time limit, or report success: false with a summary of what is left."),
+                         **facts)
         if run.stdout.total > self.max_output:
             return Reply(None, _invalid(f"the executor wrote {run.stdout.total} bytes on stdout, over the limit of "
                                         f"{self.max_output}. Write only the result JSON on stdout."), **facts)

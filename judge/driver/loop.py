@@ -6,20 +6,23 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
+import os
 import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Awaitable, Callable, Sequence, Union
+from typing import Any, Awaitable, Callable, Literal, Sequence, Union
 
 from judge.config import JudgeConfig
 from judge.contract.models import Step
 from judge.contract.schema import parse_step
 from judge.driver.executor import CommandExecutor, Reply, reply_of_call
+from judge.driver.reach import check_out_of_reach
 from judge.driver.request import ApplyWork, apply_work, given_apply, judged_step, request_for
 from judge.driver.transcript import Attempt, Stop, Transcript, step_sha256
 from judge.errors import ContractViolation, InputError, field_ref
 from judge.pipeline import avalidate, run_sync
+from judge.runs.keys import KEY_FILE
 from judge.verdict import Outcome, StageReport, Verdict
 from judge.version import __version__
 from judge.workspace.facts import Workspace
@@ -36,16 +39,20 @@ Executor = Union[CommandExecutor, Callable[[dict], Any], Callable[[dict], Awaita
 
 @dataclass(frozen=True)
 class DriveOutcome:
-    """How a drive ended: ``accepted`` when an attempt's verdict was valid and the step done; every attempt made."""
+    """How a drive ended: ``accepted`` when an attempt's verdict was valid and the step done; every attempt made.
+
+    ``rejudged``: on resume of a drive its transcript says was accepted, the verdict on the work judged again;
+    ``stopped`` is then "not_confirmed" when that verdict does not accept it."""
 
     accepted: bool
-    stopped: Stop
+    stopped: Union[Stop, Literal["not_confirmed"]]
     attempts: tuple[Attempt, ...]
+    rejudged: Verdict | None = None
 
     @property
     def verdict(self) -> Verdict:
-        """The last attempt's verdict."""
-        return self.attempts[-1].verdict
+        """The verdict the outcome rests on: the work judged again on resume, else the last attempt's."""
+        return self.rejudged if self.rejudged is not None else self.attempts[-1].verdict
 
 
 def drive(step: Any, executor: Executor, *, max_attempts: int = 3, config: JudgeConfig | None = None,
@@ -71,9 +78,11 @@ async def adrive(step: Any, executor: Executor, *, max_attempts: int = 3, config
     result dict. ``transcript``: a JSONL file written as the drive goes; with ``resume``, a drive of this step
     continues after the attempts it holds (without, a transcript that holds any is refused: nothing is
     overwritten or mixed; ``time_budget`` counts this call's time, the token budget every attempt's).
-    ``on_attempt`` is called after each attempt is judged and written. InputError for a bad step, bad limits or
-    an unusable transcript; an executor that crashes, hangs or returns garbage is a rejected attempt, never an
-    exception.
+    ``on_attempt`` is called after each attempt is judged and written. A transcript is never trusted: on resume,
+    an acceptance it holds is confirmed by judging the work again (with the workspace and evidence given now).
+    InputError for a bad step, bad limits, an unusable transcript, or judge's state (transcript, evidence key,
+    approvals) where a command executor could rewrite it; an executor that crashes, hangs or returns garbage is a
+    rejected attempt, never an exception.
     """
     step_data = _checked_step(step)
     if max_attempts < 1:
@@ -85,6 +94,7 @@ async def adrive(step: Any, executor: Executor, *, max_attempts: int = 3, config
         workspace.check()
     if isinstance(executor, CommandExecutor):
         executor = executor.checked()  # a program that cannot run is bad input, not max_attempts failed attempts
+    _check_state_out_of_reach(transcript, config, workspace, executor)
     sha = step_sha256(step_data)
     log = Transcript(transcript) if transcript is not None else None
     attempts, stop = log.read(sha) if log is not None else ([], None)
@@ -93,8 +103,10 @@ async def adrive(step: Any, executor: Executor, *, max_attempts: int = 3, config
                          f"{field_ref('resume')} to continue that drive, or give a new transcript file", field="transcript")
     if attempts and stop is None:  # resumed with a lower limit than the drive had: it is already spent
         stop = _stop(attempts, max_attempts, 0.0, time_budget, token_budget)
+    if stop == "accepted":
+        return await _confirmed(step_data, attempts, config, workspace, evidence)
     if stop is not None:
-        return DriveOutcome(stop == "accepted", stop, tuple(attempts))
+        return DriveOutcome(False, stop, tuple(attempts))
     if log is not None:
         log.check_writable()  # not after the executor has done attempt 1's work
     apply = given_apply(step_data) or _last_apply_work(attempts)
@@ -113,6 +125,34 @@ async def adrive(step: Any, executor: Executor, *, max_attempts: int = 3, config
             on_attempt(attempt)
         if stop is not None:
             return DriveOutcome(stop == "accepted", stop, tuple(attempts))
+
+
+async def _confirmed(step: dict, attempts: list[Attempt], config: JudgeConfig | None, workspace: Workspace | None,
+                     evidence: Sequence[Any]) -> DriveOutcome:
+    """A resumed drive whose transcript says it was accepted: the last attempt's result judged again, as the step's
+    whole work, against the workspace as it is now. The transcript is a file the executor may have reached: its
+    verdicts are history, never proof."""
+    request = request_for(step, len(attempts), None, given_apply(step))
+    result = attempts[-1].result
+    claim = {**result, "mode": request["mode"]} if isinstance(result, dict) else result
+    verdict = await avalidate(judged_step(request), claim, config=config, workspace=workspace, evidence=evidence)
+    accepted = verdict.valid and verdict.outcome is not None and verdict.outcome.accepted
+    return DriveOutcome(accepted, "accepted" if accepted else "not_confirmed", tuple(attempts), rejudged=verdict)
+
+
+def _check_state_out_of_reach(transcript: str | None, config: JudgeConfig | None, workspace: Workspace | None,
+                              executor: Executor) -> None:
+    """InputError when judge's state is where a command executor could rewrite it (see judge.driver.reach)."""
+    config = config or JudgeConfig()
+    key = config.evidence_key or os.path.join(config.artifacts_root, KEY_FILE)
+    state = {"transcript": transcript, "evidence_key": key if os.path.exists(key) else None,
+             "approvals": config.approvals if os.path.exists(config.approvals) else None}
+    places = [("the drive's workspace", os.fspath(workspace.repo) if workspace and workspace.repo else None)]
+    if isinstance(executor, CommandExecutor):
+        places.append(("the executor's working directory", executor.cwd or os.getcwd()))
+        if executor.sandbox is not None:
+            places += [("a path the sandbox shows the executor", p) for p in executor.sandbox.mounted()]
+    check_out_of_reach(state, places)
 
 
 def _checked_step(step: Any) -> dict:
