@@ -104,3 +104,15 @@ def test_semantic_off_is_the_orchestrators_explicit_choice(repo):
     verdict = judge.validate(STEP, EMPTY_RESULT, config=judge.JudgeConfig(semantic="off", model="openai/x"),
                              workspace=Workspace(repo.root, repo.base))
     assert verdict.valid and "semantic review off" in verdict.reason
+
+
+@pytest.mark.loopback
+def test_a_long_evidence_file_is_cut_to_the_patch_budget_and_says_so(repo, scripted_server):
+    path = repo.root / ".orchestrator" / "evidence" / "audit-deps.json"
+    path.write_text(json.dumps({**EVIDENCE, "summary": "licence ok. " * 5000}), encoding="utf-8")
+    server = scripted_server([content(False, "step_not_implemented: no licence is named")])
+    config = _config(server).model_copy(update={"max_patch_tokens": 500})
+    judge.validate(STEP, EMPTY_RESULT, config=config, workspace=Workspace(repo.root, repo.base))
+    user = server.requests[0].body["messages"][1]["content"]
+    block = next(block for block in _fenced(user) if ".orchestrator/evidence/audit-deps.json" in block)
+    assert "[cut by judge: the first 2,000 of " in block and len(block) < 2200
