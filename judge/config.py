@@ -1,7 +1,8 @@
 """How a judge run is configured: flags > environment > judge.toml / pyproject.toml > defaults.
 
 Configuration is explicit: a JudgeConfig is built once and passed down; nothing
-global is mutated.
+global is mutated. The files are never read from a judged workspace: the executor writes there, and a
+`[tool.judge] api_base` of its own would receive the orchestrator's key (or `semantic = "off"` its verdict).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Literal, Mapping, Optional
+from typing import Any, Callable, Iterable, Literal, Mapping, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -96,11 +97,17 @@ def load_config(
     flags: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    *,
+    judged: Iterable[str | os.PathLike[str]] = (),
+    warn: Callable[[str], None] | None = None,
 ) -> JudgeConfig:
-    """Merge the layers; a bad value anywhere is an InputError naming its source."""
+    """Merge the layers; a bad value anywhere is an InputError naming its source.
+
+    ``judged``: the work trees the executor writes (the judged repository, the drive workspace, a server's
+    workspace roots). A configuration file inside one of them is not read; ``warn`` gets one line naming it."""
     values: dict[str, Any] = {}
     source: dict[str, str] = {}
-    for name, layer in _file_layers(cwd or Path.cwd()):
+    for name, layer in _file_layers(cwd or Path.cwd(), tuple(judged), warn):
         if _CODE_ONLY.intersection(k.replace("-", "_") for k in layer):
             raise InputError(f"{name}: fence_seed cannot be set in a file (it would make the data fence predictable)")
         _merge(values, source, layer, name)
@@ -123,11 +130,20 @@ def _merge(values: dict, source: dict, layer: Mapping[str, Any], name: str) -> N
         source[key.replace("-", "_")] = name
 
 
-def _file_layers(cwd: Path) -> list[tuple[str, dict]]:
-    """[tool.judge] of pyproject.toml, then judge.toml (which wins), from the working directory."""
+def _file_layers(cwd: Path, judged: tuple[str | os.PathLike[str], ...],
+                 warn: Callable[[str], None] | None) -> list[tuple[str, dict]]:
+    """[tool.judge] of pyproject.toml, then judge.toml (which wins), from the working directory, unless the
+    file lies in a judged work tree."""
     layers = []
     for path, table in ((cwd / "pyproject.toml", ("tool", "judge")), (cwd / "judge.toml", ())):
         if not path.is_file():
+            continue
+        inside = _judged_root_of(path, judged)
+        if inside is not None:
+            if warn is not None and _configures_judge(path, table):
+                warn(f"ignoring {path}: it lies inside the judged work tree {inside}, which the executor can write. "
+                     "Give judge's settings as flags or JUDGE_* variables, or in a judge.toml in a directory outside "
+                     "it that you run judge from")
             continue
         try:
             data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -140,3 +156,26 @@ def _file_layers(cwd: Path) -> list[tuple[str, dict]]:
         if data:
             layers.append((str(path), data))
     return layers
+
+
+def _judged_root_of(path: Path, judged: tuple[str | os.PathLike[str], ...]) -> str | None:
+    """The judged work tree ``path`` lies in, links resolved (a judge.toml linked into one is in it), or None."""
+    real = os.path.realpath(path)
+    for root in judged:
+        top = os.path.realpath(root)
+        if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
+            return top
+    return None
+
+
+def _configures_judge(path: Path, table: tuple[str, ...]) -> bool:
+    """Whether an ignored file would have set anything: judge.toml always, pyproject.toml with a [tool.judge] table.
+    Looked for as text, not parsed: the file is the executor's, and a file judge ignores must not make it fail."""
+    if not table:
+        return True
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1024 * 1024)
+    except OSError:
+        return False
+    return b"tool.judge" in head

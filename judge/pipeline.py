@@ -275,8 +275,10 @@ def _skip_reason(ctx: StepContext, config: JudgeConfig) -> str | None:
         return NOT_VERIFIED
     if not ctx.result.success:
         return "semantic review skipped: the step reports failure, there is no change to judge"
-    if not ctx.work:
+    if not ctx.work and config.semantic != "required" and ctx.evidence_method != "evidence_file":
         return f"semantic review skipped: there is no {'change' if ctx.git else 'patch'} to judge"
+    # With nothing for the rules to reject (an evidence file, or no change at all under `required`), only the
+    # model can say whether the step was done: it reviews the step against what the executor offers instead.
     return None
 
 

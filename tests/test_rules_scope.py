@@ -1,5 +1,7 @@
 """Rule 2, scope: scope_excluded, scope_outside_allowed, scope_fix_regression."""
 
+import pytest
+
 import judge
 from builders import diff, make_case
 
@@ -74,3 +76,41 @@ def test_fix_regression_step_without_apply_files_breaks_the_contract():
     verdict = judge.validate(step, result)
     assert verdict.rule == "schema_invalid"
     assert "applyFiles" in verdict.reason
+
+
+# Aliases: macOS and Windows store a name case-folded and NFC-composed, so these are the excluded files there.
+NFD_CAFE = "cafe\u0301"  # "café" as macOS used to write it: e + COMBINING ACUTE ACCENT
+
+
+def _writing(path: str, step: dict) -> tuple[dict, dict]:
+    patch = f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+key: value\n"
+    return make_case(patch, filesWritten=[path], filesTouched=[path], step=step)
+
+
+@pytest.mark.parametrize("path, excluded", [
+    ("Config/secrets.yml", "config/secrets.yml"),
+    ("config/SECRETS.yml", "config/secrets.yml"),
+    ("CONFIG/Secrets.YML", "config/"),
+    (f"{NFD_CAFE}/menu.txt", "caf\u00e9/"),
+    ("caf\u00e9/menu.txt", f"{NFD_CAFE}/"),
+    ("Stra\u00dfe/plan.txt", "strasse/"),
+])
+def test_an_alias_of_an_excluded_path_is_excluded(path, excluded):
+    verdict = judge.validate(*_writing(path, {"excludedPaths": [excluded]}))
+    assert verdict.rule == "scope_excluded", verdict.reason
+    assert path in verdict.reason
+
+
+@pytest.mark.parametrize("path", ["src/SECRETS.yml", "src/Secrets.yml", "Src/secrets.yml"])
+def test_an_alias_of_a_file_negated_in_allowed_files_is_outside(path):
+    verdict = judge.validate(*_writing(path, {"allowedFiles": ["src/**", "Src/**", "!src/secrets.yml"]}))
+    assert verdict.rule == "scope_outside_allowed", verdict.reason
+
+
+def test_names_that_only_look_alike_keep_their_verdicts():
+    # as written, the allowed and excluded globs decide as before: folding only ever adds a rejection
+    assert judge.validate(*_writing("src/Secrets.yml", {"allowedFiles": ["src/*"], "excludedPaths": ["docs/"]})).valid
+    assert judge.validate(*_writing("src/App.py", {"allowedFiles": ["src/App.py", "src/[A-Z]*.py"]})).valid
+    assert judge.validate(*_writing(f"{NFD_CAFE}/menu.txt", {"excludedPaths": ["cafe/"]})).valid
+    # an alias does not widen allowedFiles: another case is still outside it
+    assert judge.validate(*_writing("SRC/app.py", {"allowedFiles": ["src/**"]})).rule == "scope_outside_allowed"

@@ -91,7 +91,8 @@ def _drive(args: argparse.Namespace) -> int:
         raise InputError("--resume continues the drive a transcript holds: give --transcript FILE")
     if (args.sandbox_read or args.sandbox_network) and not args.sandbox:
         raise InputError("--sandbox-read and --sandbox-network shape the sandbox: add --sandbox")
-    config = config_of(args, gate_settings(args))
+    # with no --repo the executor runs in (and writes) the working directory: no settings are read from it
+    config = config_of(args, gate_settings(args), workspace="." if args.repo is None else None)
     configured_key(config.evidence_key, config.artifacts_root)
     step = read_json(args.step, "--step")
     workspace = Workspace(args.repo, args.base) if args.repo is not None or args.base is not None else None

@@ -1,4 +1,5 @@
-"""The semantic stage's flags, shared by `validate` and `eval`; each also comes from JUDGE_* or judge.toml (flags win)."""
+"""The semantic stage's flags, shared by `validate` and `eval`; each also comes from JUDGE_* or judge.toml (flags win),
+never from a judge.toml or pyproject.toml inside the judged work tree."""
 
 from __future__ import annotations
 
@@ -40,8 +41,17 @@ class _Renaming:
         self._group.add_argument(self._renamed.get(dest, flag), **{**options, "dest": dest})
 
 
-def config_of(args: argparse.Namespace, extra: dict | None = None):
-    """The run's JudgeConfig: these flags (and ``extra`` settings) over JUDGE_* variables over judge.toml / pyproject.toml."""
+def config_of(args: argparse.Namespace, extra: dict | None = None, workspace: str | None = None):
+    """The run's JudgeConfig: these flags (and ``extra`` settings) over JUDGE_* variables over judge.toml / pyproject.toml.
+
+    The files are not read from a work tree the executor writes: ``--repo``, ``--workspace-root``s, or
+    ``workspace`` (drive's executor runs in the working directory when there is no --repo); a file ignored
+    there is named on stderr."""
+    import sys
+
     from judge.config import load_config
 
-    return load_config({**{name: getattr(args, name) for name in _MODEL_FLAGS}, **(extra or {})})
+    judged = [path for path in (getattr(args, "repo", None), workspace) if path]
+    judged += list(getattr(args, "workspace_roots", None) or ())
+    return load_config({**{name: getattr(args, name) for name in _MODEL_FLAGS}, **(extra or {})}, judged=judged,
+                       warn=lambda line: sys.stderr.write(f"judge: warning: {line}\n"))

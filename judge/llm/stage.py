@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 
 from judge import rule_ids as ids
@@ -34,7 +35,8 @@ async def review(ctx: StepContext, signals: tuple[Finding, ...], config: JudgeCo
     summary = ctx.result.summary or ""
     files = list(ctx.result.files_written or ())
     details = _signal_details(signals)
-    untrusted = "\n".join([summary, *files, patch_text, *details])
+    evidence = _evidence_file(ctx, config.max_patch_tokens * 4)
+    untrusted = "\n".join([summary, *files, patch_text, *details, *([evidence] if evidence else [])])
     fence = fence_token(untrusted, config.fence_seed)
     messages = render_messages(
         prompt,
@@ -46,6 +48,7 @@ async def review(ctx: StepContext, signals: tuple[Finding, ...], config: JudgeCo
         signals=_trusted_signals(signals) + _facts(ctx),
         signal_details=details,
         fence=fence,
+        evidence=evidence,
     )
     log = _CallLog(config.token_budget)
     samples = await asyncio.gather(*(_sample(i, messages, config, log, untrusted) for i in range(config.samples)))
@@ -151,10 +154,24 @@ def _signal_details(signals: tuple[Finding, ...]) -> list[str]:
     return [signal.reason for signal in signals]
 
 
+def _evidence_file(ctx: StepContext, limit: int) -> str | None:
+    """The evidence file the executor left (`.orchestrator/evidence/<stepId>.json`) as judge read and parsed it,
+    when the work tree changed no file: then it is the only thing the model can weigh against the step. At most
+    ``limit`` characters of it (the patch's budget, about 4 characters a token), saying so when cut."""
+    found = ctx.workspace.evidence_file if ctx.workspace is not None else None
+    if ctx.work or found is None or found.evidence is None:
+        return None
+    document = json.dumps(found.evidence.model_dump(by_alias=True, mode="json", exclude_none=True), indent=2,
+                          ensure_ascii=False)
+    if len(document) > limit:
+        document = f"{document[:limit]}\n[cut by judge: the first {limit:,} of {len(document):,} characters]"
+    return f"{found.path}:\n{document}"
+
+
 def _facts(ctx: StepContext) -> list[str]:
     """Counts only: the names are the executor's and appear, fenced, in the data part."""
     work = ctx.work
     if not work:
-        return []
+        return ["the step changed no file" if ctx.git is not None else "the result carries no patch"]
     source = "the work tree's diff from base" if ctx.git is not None else "the patch"
     return [f"{source} changes {len(work.files)} file(s): +{work.added_count} -{work.removed_count} lines"]

@@ -25,6 +25,10 @@ git's reading (tests/test_paths.py holds a list of globs to a real ``git check-i
 - A blank pattern or a ``#`` comment matches nothing; trailing spaces (not tabs) are dropped unless
   escaped: ``x\\  `` is ``x`` and one space.
 
+``alias_matches_any`` matches the names a case-insensitive, normalising file system (macOS, Windows) takes
+for one: path and globs both case-folded and NFC-composed, so ``Config/SECRETS.yml`` and an NFD ``café/``
+meet an ``excludedPaths`` that names ``config/secrets.yml`` or ``café/``.
+
 Why matching is linear. A pattern is cut at its ``**`` segments into blocks of consecutive
 one-segment globs. A path matches when the blocks occur in order at segment boundaries, the first at
 the root unless the pattern starts with ``**``; whatever follows the last block lies below a matched
@@ -49,7 +53,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Iterator
 
-__all__ = ["GlobError", "MAX_GLOB_CHARS", "glob_problem", "matches_any"]
+from judge.patch.paths import alias_form
+
+__all__ = ["GlobError", "MAX_GLOB_CHARS", "alias_matches_any", "glob_problem", "matches_any"]
 
 # As long as the longest path judge accepts (judge.patch.paths.MAX_PATH_BYTES): a longer glob could
 # only ever name unsafe paths, and the bound keeps the per-character cost of matching a constant.
@@ -91,6 +97,19 @@ def matches_any(path: str, patterns: Iterable[str]) -> bool:
         if _matches(glob, path):
             return glob.include
     return False
+
+
+def alias_matches_any(path: str, patterns: Iterable[str]) -> bool:
+    """``matches_any`` on the names a folding file system stores: ``path`` and ``patterns`` case-folded and
+    NFC-composed (``[:upper:]`` and ``[:lower:]`` read as ``[:alpha:]`` there: case is gone)."""
+    return matches_any(alias_form(path), _folded(tuple(patterns)))
+
+
+@lru_cache(maxsize=256)
+def _folded(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    folded = (alias_form(p).replace("[:upper:]", "[:alpha:]").replace("[:lower:]", "[:alpha:]") for p in patterns)
+    # a glob that no longer compiles once folded (the range `[Z-a]` becomes `[z-a]`) is kept as written
+    return tuple(fold if glob_problem(fold) is None else p for p, fold in zip(patterns, folded))
 
 
 def _matches(glob: _Glob, path: str) -> bool:

@@ -5,15 +5,19 @@ orchestrator runs on reads it as another name: Windows drops trailing dots and s
 for `CON` or `com1.txt`, reads `a:b` as a drive or an alternate data stream, `\\` as a separator and
 `GIT~1` as the short name of `.git`; macOS ignores invisible code points (`.git` then U+200C) and case. The
 references are git's own checks (verify_path, is_ntfs_dotgit, is_hfs_dotgit in git's path.c and utf8.c).
+The same holds for the name those platforms store: case folded and NFC-composed (``alias_form``), and a
+symlink is unsafe when its target leaves the work tree or enters .git (``link_target_reason``).
 Globs are matched by judge.patch.globs.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
+import unicodedata
 
 __all__ = [
-    "MAX_PATH_BYTES", "MAX_PATH_SEGMENTS", "file_name", "file_suffix", "normalize_path", "unquote_git_path",
+    "MAX_PATH_BYTES", "MAX_PATH_SEGMENTS", "SYMLINK_MODE", "alias_form", "file_name", "link_target_reason", "file_suffix", "normalize_path", "unquote_git_path",
     "unsafe_reason", "segment_reason",
 ]
 
@@ -44,6 +48,15 @@ _DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$"}
 }
 # An 8.3 short name (`GIT~1`, `PROGRA~1.TXT`, `GI7EBA~1`): on NTFS it can stand for another, long name.
 _SHORT_NAME = re.compile(r"[^.~]{1,6}~[0-9]+(\.[^.]{0,3})?")
+SYMLINK_MODE = "120000"  # git's mode of a symbolic link; its blob is the target
+
+
+def alias_form(path: str) -> str:
+    """The name a case-insensitive, normalising file system (macOS, Windows) stores for ``path``: case folded
+    and NFC-composed, so ``Config/SECRETS.yml`` and ``config/secrets.yml``, NFD and NFC ``café``, are one name."""
+    if path.isascii():
+        return path.lower()
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", path).casefold())
 
 
 def normalize_path(path: str) -> str:
@@ -93,7 +106,45 @@ def unquote_git_path(path: str) -> str:
 
 
 def unsafe_reason(path: str) -> str | None:
-    """Why writing to ``path`` could escape the repository, corrupt it or alias another name, or None when safe."""
+    """Why writing to ``path`` could escape the repository, corrupt it or alias another name, or None when safe.
+
+    The name is checked as written and, when it has other than ASCII, as a folding file system stores it."""
+    reason = _unsafe_as_written(path)
+    if reason is None and not path.isascii():
+        folded = alias_form(path)
+        if folded != path and (reason := _unsafe_as_written(folded)) is not None:
+            reason = f"{reason}, once case-folded and NFC-composed as macOS and Windows store it"
+    return reason
+
+
+def link_target_reason(link: str, target: str) -> str | None:
+    """Why a symlink at ``link`` (repository-relative) pointing to ``target`` could lead outside the work tree or
+    into .git, or None when it stays inside. The target is read as POSIX resolves it, and ``\\`` as Windows does."""
+    shown = repr(target[:120])
+    if not target:
+        return None
+    if target.startswith(("/", "\\")) or _WINDOWS_DRIVE.match(target):
+        return f"it is a symlink to the absolute path {shown}, outside the repository"
+    depth = sum(part not in ("", ".") for part in posixpath.dirname(link).split("/"))
+    named = False  # a name seen in the target: a `..` after it is refused (below)
+    for part in _SEPARATORS.split(target):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if named:
+                # `d/../x` resolves through whatever `d` is: a symlink `d -> ..` turns it into a way out.
+                return f"it is a symlink to {shown}, which climbs back out of a directory it names ('/..')"
+            if depth == 0:
+                return f"it is a symlink to {shown}, which leads outside the repository"
+            depth -= 1
+            continue
+        if _is_dotgit(part) or _is_dotgit(alias_form(part)):
+            return f"it is a symlink to {shown}, which leads into .git"
+        named = True
+    return None
+
+
+def _unsafe_as_written(path: str) -> str | None:
     if not path:
         return "the path is empty"
     size = len(path.encode("utf-8", "surrogatepass"))

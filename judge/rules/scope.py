@@ -1,11 +1,15 @@
-"""Rule 2, scope: written files must be allowed, not excluded, and for a fix, already in the apply step."""
+"""Rule 2, scope: written files must be allowed, not excluded, and for a fix, already in the apply step.
+
+A name is also read as a case-insensitive, normalising file system stores it (``alias_form``): on macOS or
+Windows ``Config/SECRETS.yml`` is ``config/secrets.yml``, so it is excluded when either reading is, and allowed
+only when both are."""
 
 from __future__ import annotations
 
 from typing import Iterator
 
 from judge import rule_ids as ids
-from judge.patch.globs import matches_any
+from judge.patch.globs import alias_matches_any, matches_any
 from judge.patch.paths import normalize_path
 from judge.context import StepContext
 from judge.rules.phrasing import names
@@ -18,7 +22,7 @@ def scope_excluded(ctx: StepContext) -> Iterator[Finding]:
     patterns = ctx.step.excluded_paths
     if not patterns:
         return
-    hits = [path for path in _checkable(ctx) if matches_any(path, patterns)]
+    hits = [path for path in _checkable(ctx) if matches_any(path, patterns) or alias_matches_any(path, patterns)]
     if hits:
         yield Finding(
             rule=ids.SCOPE_EXCLUDED,
@@ -32,7 +36,8 @@ def scope_outside_allowed(ctx: StepContext) -> Iterator[Finding]:
     patterns = ctx.step.allowed_files
     if patterns is None:
         return
-    outside = [path for path in _checkable(ctx) if not matches_any(path, patterns)]
+    outside = [path for path in _checkable(ctx)
+               if not (matches_any(path, patterns) and alias_matches_any(path, patterns))]
     if outside:
         yield Finding(
             rule=ids.SCOPE_OUTSIDE_ALLOWED,
