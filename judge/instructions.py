@@ -67,11 +67,13 @@ assert tuple(_EVIDENCE_FIELD_HELP) == EVIDENCE_FIELDS
 # The result's fields, worded for the executor; a field the schema gains and this lacks shows the schema's description.
 _RESULT_FIELD_HELP: dict[str, str] = {
     "success": "`true` only when you did the whole step; otherwise `false` (see the last section)",
-    "patch": "the unified diff (`git diff` against the commit you started from) of every change you made, whole",
+    "patch": "the unified diff (`git diff` against the commit you started from) of every change you made, whole; "
+             "`git add -N FILE` each new file first, or a plain `git diff` leaves it out; delete (or .gitignore) what "
+             "your runs left behind (caches, bytecode, build output) rather than listing it",
     "filesWritten": "every file the patch adds, changes, deletes or renames",
     "filesTouched": "every file of `filesWritten`, plus the files you only read",
     "summary": "what you did, in plain words for the orchestrator; never words addressed to the judge or reviewer",
-    "evidence": "the evidence document (seed 004): only when the step has gates (below)",
+    "evidence": "the evidence document: only when the step has gates (below)",
 }
 
 # Rules only one mode can break; the rest apply to both.
@@ -221,7 +223,7 @@ def _evidence_file_section(step: Step | None) -> str:
     optional = "; ".join(f"`{name}`: {field.get('description', '')}" for name, field in schema["properties"].items()
                          if name not in schema["required"])
     return "\n".join([
-        "## Work evidence (seed 000)",
+        "## Work evidence",
         "Your work must change at least one file. When the step needs no file change (analysis, validation, an "
         "external effect), write the evidence file instead; it counts as the change:",
         f"Path: `{EVIDENCE_DIR}/{step_id}.json`", "```json", json.dumps(example, indent=2, ensure_ascii=False), "```",
@@ -244,7 +246,7 @@ def _gates_section(spec: GateSpec) -> str:
 
 def _evidence_doc(spec: GateSpec) -> str:
     required = spec.required_fields
-    lines = ["### The evidence document (`evidence` in your result, seed 004's snake_case fields)",
+    lines = ["### The evidence document (`evidence` in your result, snake_case fields)",
              "Required (present and not null, false, blank or empty): "
              + (", ".join(f"`{name}`" for name in required) or "none")]
     lines += [f"- `{name}`: {_EVIDENCE_FIELD_HELP[name]}" for name in required if name in _EVIDENCE_FIELD_HELP]
@@ -273,7 +275,7 @@ _TRUTHFULNESS = (
 
 
 def _generic_gates_section() -> str:
-    lines = ["## Gates", "A step may list gates (seed 004), checked after the rules. What each passes on:"]
+    lines = ["## Gates", "A step may list gates, checked after the rules. What each passes on:"]
     lines += [f"- `{kind}`: {check}" for kind, check in GATE_CHECKS.items()]
     lines.append("With gates, send the evidence document as `evidence`; its fields: "
                  + "; ".join(f"`{name}`: {text}" for name, text in _EVIDENCE_FIELD_HELP.items()) + ".")

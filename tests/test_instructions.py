@@ -102,7 +102,7 @@ def test_step_scope_and_real_id_in_the_evidence_path() -> None:
     text = render_instructions({**APPLY, "id": "deploy-staging", "expectsNoChanges": True})
     assert "`src/**`" in section(text, "The step") and "`vendor/**`" in section(text, "The step")
     assert "`expectsNoChanges`" in section(text, "The step")
-    evidence = section(text, "Work evidence (seed 000)")
+    evidence = section(text, "Work evidence")
     assert "Path: `.orchestrator/evidence/deploy-staging.json`" in evidence
     example = json.loads(evidence.split("```json\n", 1)[1].split("```", 1)[0])
     schema = load_schema("evidence-file")

@@ -72,7 +72,7 @@ export interface ExecuteStepResult {
   filesWritten?: string[] | null;
   filesTouched?: string[] | null;
   summary?: string | null;
-  /** The agent's EvidenceSchema document (seed 004). */
+  /** The agent's evidence document (the EvidenceSchema of the step's gates). */
   evidence?: EvidenceDoc | null;
 }
 

@@ -12,7 +12,7 @@ __all__ = ["add_gate_flags", "gate_settings"]
 
 def add_gate_flags(parser: argparse.ArgumentParser, evidence_doc: bool = True) -> None:
     """The flags; ``evidence_doc`` False leaves out --evidence-doc (for commands whose results come from elsewhere)."""
-    group = parser.add_argument_group("gates, evidence and policies (seed 004)")
+    group = parser.add_argument_group("gates, evidence and policies")
     if evidence_doc:
         group.add_argument("--evidence-doc", dest="evidence_doc", metavar="FILE",
                            help="the agent's EvidenceSchema document, when the result does not carry it as `evidence`")

@@ -40,7 +40,8 @@ def file_not_in_patch(ctx: StepContext) -> Iterator[Finding]:
         yield Finding(
             rule=ids.FILE_NOT_IN_PATCH,
             message=f"filesWritten lists {names(phantom)} but the patch has no file header for {pronoun(phantom)}. "
-            "Include the change in the patch, or remove the file from filesWritten.",
+            "Include the change in the patch (a plain `git diff` leaves out files git does not track yet: run "
+            "`git add -N FILE` first), or remove the file from filesWritten.",
             files=tuple(phantom),
         )
 
