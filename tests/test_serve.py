@@ -349,6 +349,7 @@ def test_bodies_being_read_share_a_budget_and_each_has_a_deadline():
 
     over_budget, too_slow, held = asyncio.run(scenario())
     assert (over_budget.status, over_budget.code) == (503, "overloaded") and over_budget.headers["Retry-After"] == "1"
+    assert "already hold 2000 of its 3000 bytes" in over_budget.message
     assert (too_slow.status, too_slow.code) == (408, "body_timeout") and "0.5 s" in too_slow.message
     assert too_slow.headers["Connection"] == "close" and held == 0  # its bytes are given back
     assert asyncio.run(bodies.read(_request(_whole_body))) == b"{}"  # and a body that comes whole is read

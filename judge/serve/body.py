@@ -30,8 +30,9 @@ class Bodies:
         def count(size: int) -> None:
             nonlocal mine
             if self.held + size > self.budget:
-                raise Refusal("overloaded", f"this server is reading {self.held} bytes of request bodies, its limit; "
-                              "retry after 1 s (nothing was judged)", {"Retry-After": "1", "Connection": "close"})
+                raise Refusal("overloaded", f"the request bodies this server is reading already hold {self.held} of "
+                              f"its {self.budget} bytes; retry after 1 s (nothing was judged)",
+                              {"Retry-After": "1", "Connection": "close"})
             self.held += size
             mine += size
 
