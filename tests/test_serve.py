@@ -24,7 +24,7 @@ from judge.cli.main import main
 from judge.config import JudgeConfig
 from judge.serve import access
 from judge.serve.app import create_app
-from judge.serve.body import read_body
+from judge.serve.body import Bodies, read_body
 from judge.serve.replies import Refusal
 from judge.serve.settings import ServerSettings
 from judge.workspace.roots import WorkspaceRoots
@@ -318,6 +318,45 @@ def test_the_body_is_read_only_up_to_the_limit():
     with pytest.raises(Refusal) as refused:
         asyncio.run(read_body(request, 4096))
     assert refused.value.status == 413 and sum(pulled) == 4096 + 1024  # the first chunk past the limit, no more
+
+
+def _request(receive: Any) -> Request:
+    return Request({"type": "http", "method": "POST", "path": "/v1/validate", "headers": []}, receive)
+
+
+def test_bodies_being_read_share_a_budget_and_each_has_a_deadline():
+    bodies = Bodies(limit=4096, seconds=0.5, budget=3000)
+
+    async def scenario() -> tuple[Refusal, Refusal, int]:
+        async def trickle() -> dict:  # 2000 bytes, then the rest never comes
+            if not sent:
+                sent.append(1)
+                return {"type": "http.request", "body": b" " * 2000, "more_body": True}
+            await asyncio.Event().wait()
+
+        async def whole() -> dict:
+            return {"type": "http.request", "body": b" " * 2000, "more_body": False}
+
+        sent: list[int] = []
+        slow = asyncio.create_task(bodies.read(_request(trickle)))
+        while bodies.held == 0:
+            await asyncio.sleep(0.01)
+        with pytest.raises(Refusal) as over_budget:
+            await bodies.read(_request(whole))  # 2000 + 2000 > 3000
+        with pytest.raises(Refusal) as too_slow:
+            await slow
+        return over_budget.value, too_slow.value, bodies.held
+
+    over_budget, too_slow, held = asyncio.run(scenario())
+    assert (over_budget.status, over_budget.code) == (503, "overloaded") and over_budget.headers["Retry-After"] == "1"
+    assert "already hold 2000 of its 3000 bytes" in over_budget.message
+    assert (too_slow.status, too_slow.code) == (408, "body_timeout") and "0.5 s" in too_slow.message
+    assert too_slow.headers["Connection"] == "close" and held == 0  # its bytes are given back
+    assert asyncio.run(bodies.read(_request(_whole_body))) == b"{}"  # and a body that comes whole is read
+
+
+async def _whole_body() -> dict:
+    return {"type": "http.request", "body": b"{}", "more_body": False}
 
 
 def test_a_declared_length_over_the_limit_is_413_at_once():

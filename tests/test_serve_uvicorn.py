@@ -1,6 +1,8 @@
 """`judge serve` as a real process on uvicorn, on 127.0.0.1 and a free port: the ready line and Ctrl-C, the refusal to
-listen beyond loopback without a token, the token over a real socket, a chunked body cut at the limit, and the
-slots and the timeout held by a SYNTHETIC model server (tests/loopback.py) that answers slowly."""
+listen beyond loopback without a token, the token over a real socket, a chunked body cut at the limit, the
+slots and the timeout held by a SYNTHETIC model server (tests/loopback.py) that answers slowly, and bounded work
+against hostile clients: bodies trickled in hold no slot, idle and half-open connections are closed, a stuck
+validation is 504 while /healthz answers and SIGTERM stops the server, a catastrophic pattern freezes nothing."""
 
 from __future__ import annotations
 
@@ -21,7 +23,9 @@ from typing import Iterator
 import httpx
 import pytest
 
+from gate_cases import gate, project, step
 from loopback import content
+from scenario_repos import git_env  # noqa: F401  (autouse fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -34,8 +38,11 @@ READY = re.compile(r"^judge: serving on (http://127\.0\.0\.1:\d+) \(POST \S+/v1/
 pytestmark = pytest.mark.loopback
 
 
-def judge_command(*args: str) -> list[str]:
-    return [sys.executable, "-c", "import sys; from judge.cli.main import main; sys.exit(main())", *args]
+ENTRY = "import sys; from judge.cli.main import main; sys.exit(main())"
+
+
+def judge_command(*args: str, entry: str = ENTRY) -> list[str]:
+    return [sys.executable, "-c", entry, *args]
 
 
 def environment(**extra: str) -> dict[str, str]:
@@ -50,9 +57,9 @@ class Served:
         self.process, self.url, self._lines = process, url, lines
         self.stderr: list[str] = []
 
-    def stop(self) -> int:
-        """Ctrl-C, as a person would press it; the exit code once it has stopped."""
-        self.process.send_signal(signal.SIGINT)
+    def stop(self, sig: int = signal.SIGINT) -> int:
+        """Ctrl-C (or ``sig``), as a person or a service manager would send it; the exit code once it has stopped."""
+        self.process.send_signal(sig)
         code = self.process.wait(30)
         while not self._lines.empty():
             self.stderr.append(self._lines.get())
@@ -60,8 +67,9 @@ class Served:
 
 
 @contextmanager
-def serving(tmp_path: Path, *args: str, **env: str) -> Iterator[Served]:
-    process = subprocess.Popen(judge_command("serve", "--port", "0", *args), cwd=tmp_path, env=environment(**env),
+def serving(tmp_path: Path, *args: str, entry: str = ENTRY, **env: str) -> Iterator[Served]:
+    process = subprocess.Popen(judge_command("serve", "--port", "0", *args, entry=entry), cwd=tmp_path,
+                               env=environment(**env),
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     lines: "queue.Queue[str]" = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line.rstrip("\n")) for line in process.stderr], daemon=True).start()
@@ -204,4 +212,93 @@ def test_a_request_over_its_time_is_504(tmp_path, scripted_server):
         assert response.status_code == 504
         assert response.json()["error"]["code"] == "timeout" and '"valid"' not in response.text
         assert httpx.get(f"{served.url}/healthz").status_code == 200  # the server goes on
+        assert served.stop() == 0
+
+
+# --- bounded work: hostile clients and hostile patterns -----------------------------------------------------------
+
+def _address(served: Served) -> tuple[str, int]:
+    host, port = served.url.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+def _until_closed(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection; the socket's timeout fails the test if it never
+    does."""
+    received = b""
+    while chunk := sock.recv(65536):
+        received += chunk
+    return received
+
+
+def test_bodies_trickled_in_hold_no_slot_and_are_408_past_their_deadline(tmp_path):
+    with serving(tmp_path, "--max-concurrency", "1", "--request-timeout", "5") as served:
+        host, port = _address(served)
+        tricklers = []
+        for _ in range(2):  # each sends its head and the start of a body, then nothing more
+            sock = socket.create_connection((host, port), timeout=60)
+            sock.sendall(f"POST /v1/validate HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+                         "Content-Length: 5000\r\n\r\n{\"step\": ".encode())
+            tricklers.append(sock)
+        assert httpx.get(f"{served.url}/healthz").status_code == 200  # the server has read both heads by now
+        honest = httpx.post(f"{served.url}/v1/validate", json=BODY, timeout=60)
+        assert honest.status_code == 200 and honest.json()["valid"] is True  # the one slot was free for it
+        for sock in tricklers:
+            with sock:
+                head, _, body = _until_closed(sock).partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 408 "), head
+            assert json.loads(body)["error"]["code"] == "body_timeout" and b'"valid"' not in body
+        assert served.stop() == 0
+
+
+def test_idle_and_half_open_connections_are_closed(tmp_path):
+    with serving(tmp_path) as served:
+        host, port = _address(served)
+        idle = socket.create_connection((host, port), timeout=60)  # says nothing at all
+        half_open = socket.create_connection((host, port), timeout=60)  # starts its headers and stops
+        half_open.sendall(f"POST /v1/validate HTTP/1.1\r\nHost: {host}:{port}\r\nContent-".encode())
+        kept = socket.create_connection((host, port), timeout=60)  # a whole request, then the start of another
+        kept.sendall(f"GET /healthz HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+        answer = b""
+        while not answer.endswith(b'{"status":"ok"}'):
+            chunk = kept.recv(65536)
+            assert chunk, answer
+            answer += chunk
+        kept.sendall(b"GET /heal")
+        for sock in (idle, half_open, kept):
+            with sock:
+                assert _until_closed(sock) == b""
+        assert httpx.get(f"{served.url}/healthz").status_code == 200
+        assert served.stop() == 0
+
+
+# SYNTHETIC: a deterministic stage that never returns (it waits for an event nobody sets), as a hung read would.
+STUCK_STAGE = ("import sys, threading, judge.pipeline as pipeline; "
+               "pipeline._deterministic = lambda *args: threading.Event().wait(); "
+               "from judge.cli.main import main; sys.exit(main())")
+
+
+@pytest.mark.parametrize("sig, code, last", [(signal.SIGINT, 0, ["judge: server stopped"]),
+                                             (signal.SIGTERM, -signal.SIGTERM, [])])  # uvicorn passes SIGTERM on
+def test_a_stuck_validation_is_504_while_healthz_answers_and_a_signal_stops_the_server(tmp_path, sig, code, last):
+    with serving(tmp_path, "--request-timeout", "2", entry=STUCK_STAGE) as served:
+        response = httpx.post(f"{served.url}/v1/validate", json=BODY, timeout=60)
+        assert response.status_code == 504 and response.json()["error"]["code"] == "timeout"
+        assert httpx.get(f"{served.url}/healthz").json() == {"status": "ok"}
+        assert served.stop(sig) == code  # the stuck thread does not keep the process from exiting
+    assert served.stderr[1:] == last
+
+
+def test_a_catastrophic_pattern_in_a_gate_is_answered_and_freezes_nothing(tmp_path):
+    proj = project(tmp_path / "work").change({"config/settings.json": json.dumps({"title": "word " * 5_000 + "!"})})
+    schema = {"properties": {"title": {"pattern": r"^(\w+\s?)*$"}}}  # Python's re: 2^5000 steps on that title
+    body = {"step": step(gate("json_schema_valid", path="config/settings.json", schema=schema)),
+            "result": proj.result(), "workspace": {"repo": str(proj.root), "base": proj.repo.base}}
+    with serving(tmp_path, "--workspace-root", str(tmp_path / "work")) as served:
+        response = httpx.post(f"{served.url}/v1/validate", json=body, params={"explain": "1"}, timeout=60)
+        assert response.status_code == 200, response.text
+        verdict = response.json()
+        assert verdict["valid"] is False and verdict["rule"] == "gate_failed"
+        assert "breaks the gate's JSON Schema at $.title" in verdict["reason"]
+        assert httpx.get(f"{served.url}/healthz").status_code == 200
         assert served.stop() == 0

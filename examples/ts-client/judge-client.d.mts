@@ -210,7 +210,7 @@ export interface ValidateRequest {
 /** The service's error codes, plus the client's own for what never reached or never came back from it. */
 export type ErrorCode =
   | "invalid_json" | "invalid_request" | "unauthorized" | "forbidden_host" | "not_found" | "method_not_allowed"
-  | "payload_too_large" | "unsupported_media_type" | "internal_error" | "overloaded" | "timeout"
+  | "body_timeout" | "payload_too_large" | "unsupported_media_type" | "internal_error" | "overloaded" | "timeout"
   | "network_error" | "client_timeout" | "unreadable_reply" | "cli_unavailable" | "cli_error" | "cli_failed";
 
 /** A request judge did not judge: nothing was decided, and nothing may be read as an accepted step. */

@@ -47,8 +47,8 @@ def add_serve_command(commands: Any) -> None:
                        metavar="N", help=f"validations at once (default {_DEFAULT_CONCURRENCY}); beyond it: 503 "
                                          "with Retry-After")
     serve.add_argument("--request-timeout", dest="request_timeout", type=float, default=_DEFAULT_TIMEOUT,
-                       metavar="S", help=f"seconds one validation may take (default {_DEFAULT_TIMEOUT:g}); "
-                                         "longer: 504")
+                       metavar="S", help=f"seconds a request's body may take to arrive (longer: 408), then "
+                                         f"seconds its validation may take (longer: 504); default {_DEFAULT_TIMEOUT:g}")
     serve.add_argument("--workers", type=int, default=1, metavar="N",
                        help="processes sharing the socket (default 1); each has its own --max-concurrency slots")
     add_model_flags(serve)

@@ -10,6 +10,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       StrictInt, StrictStr, ValidationError, model_validator)
 from pydantic_core import PydanticCustomError
 
+from judge.contract.patterns import regex_problem, schema_problem
 from judge.patch.globs import MAX_GLOB_CHARS, glob_problem
 from judge.patch.paths import normalize_path, unsafe_reason
 
@@ -78,21 +79,16 @@ def _splittable_command(command: str) -> str:
 
 
 def _compilable_regex(pattern: str) -> str:
-    try:
-        re.compile(pattern)
-    except (re.error, RecursionError, OverflowError) as exc:
-        raise _refuse("regex", f"the regular expression {pattern[:80]!r} does not compile ({exc})") from None
+    problem = regex_problem(pattern)  # RE2's syntax: the gate matches with RE2 (judge.contract.patterns)
+    if problem:
+        raise _refuse("regex", f"the regular expression {pattern[:80]!r} {problem}")
     return pattern
 
 
 def _json_schema(schema: dict) -> dict:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        raise _refuse("json_schema", f"is not a valid JSON Schema (draft 2020-12): {exc.message[:200]}") from None
+    problem = schema_problem(schema)
+    if problem:
+        raise _refuse("json_schema", problem)
     return schema
 
 

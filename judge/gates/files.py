@@ -45,13 +45,13 @@ def json_schema_valid(g: GateContext, spec: SpecGate) -> GateCheck:
         document = json.loads(probe.data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return GateCheck(False, f"{path} is not valid JSON ({str(exc)[:120]}); write valid JSON there")
-    from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
-    from jsonschema_specifications import REGISTRY as METASCHEMAS
     from referencing.exceptions import Unresolvable
 
-    # The metaschemas and nothing else: jsonschema's default registry would fetch a remote $ref while judging.
-    validator = Draft202012Validator(spec.gate.param("schema"), registry=METASCHEMAS)
+    from judge.contract.patterns import schema_validator
+
+    # RE2 for the schema's patterns; the metaschemas and nothing else to resolve (never a remote $ref).
+    validator = schema_validator(spec.gate.param("schema"))
     try:
         error = best_match(validator.iter_errors(document))
     except Unresolvable as exc:

@@ -1,5 +1,7 @@
 """The ASGI application: `POST /v1/validate` over judge.pipeline.avalidate, `GET /healthz`, `/version`, `/openapi.json`,
-with the access guard, the limits (body, slots, time) and JSON for every refusal."""
+with the access guard, the limits (body, slots, time) and JSON for every refusal. The judging runs in worker
+threads (judge.pipeline, judge.serve.slots): the event loop's thread only reads, waits and answers, so a stuck
+validation is answered 504 and `/healthz` stays alive."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from starlette.routing import Route
 
 from judge.pipeline import avalidate
 from judge.serve.access import AccessGuard
-from judge.serve.body import read_body
+from judge.serve.body import Bodies
 from judge.serve.openapi import openapi_document
 from judge.serve.replies import JSONReply, Refusal, refusal_handlers
 from judge.serve.request import read_request
@@ -42,26 +44,31 @@ def create_app(settings: ServerSettings) -> Starlette:
     ]
     guard = Middleware(AccessGuard, token=settings.token, loopback_only=is_loopback(settings.host))
     return Starlette(routes=routes, middleware=[guard], exception_handlers=refusal_handlers(),
-                     lifespan=_lifespan(settings))
+                     lifespan=_lifespan())
 
 
 class _Validation:
-    """POST /v1/validate: a slot or 503 at once, then the body, the request and the verdict within the timeout."""
+    """POST /v1/validate: the body within the timeout, then a slot or 503 at once, then the request and the verdict
+    within the timeout again. The body comes first: a client that trickles it holds no slot meant for judging."""
 
     def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
         self.slots = Slots(settings.max_concurrency)
+        # bodies being read hold at most what the slots' bodies would: a slot's worth of --max-body each
+        self.bodies = Bodies(settings.max_body, settings.request_timeout,
+                             budget=settings.max_body * settings.max_concurrency)
 
     async def handle(self, request: Request) -> JSONReply:
         explain = _explain(request)
         _require_json(request)
+        body = await self.bodies.read(request)
         slot = self.slots.take()
         if slot is None:
             raise Refusal("overloaded", f"all {self.slots.limit} validation slots of this server are in use; retry "
                           f"after {_RETRY_AFTER} s (nothing was judged)", {"Retry-After": _RETRY_AFTER})
         context = current_slot.set(slot)  # the worker threads of this request hold the slot too
         try:
-            verdict = await asyncio.wait_for(self._judge(request), self.settings.request_timeout)
+            verdict = await asyncio.wait_for(self._judge(body), self.settings.request_timeout)
         except asyncio.TimeoutError:
             raise Refusal("timeout", f"not judged within this server's {self.settings.request_timeout:g} s "
                           "(--request-timeout); nothing was decided: retry, or send a smaller step") from None
@@ -70,8 +77,7 @@ class _Validation:
             slot.let_go()
         return JSONReply(verdict.model_dump(mode="json", by_alias=True) if explain else verdict.contract())
 
-    async def _judge(self, request: Request) -> Verdict:
-        body = await read_body(request, self.settings.max_body)
+    async def _judge(self, body: bytes) -> Verdict:
         asked = await asyncio.to_thread(read_request, body, self.settings.roots)
         return await avalidate(asked.step, asked.result, config=self.settings.config, workspace=asked.workspace,
                                evidence=asked.evidence)
@@ -109,12 +115,12 @@ async def _openapi(request: Request) -> JSONReply:
     return JSONReply(openapi_document())
 
 
-def _lifespan(settings: ServerSettings) -> Any:
+def _lifespan() -> Any:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        # the loop's default executor runs the deterministic stage (asyncio.to_thread): one thread per slot, and a
-        # job keeps its request's slot until it ends
-        executor = SlotExecutor(max_workers=settings.max_concurrency, thread_name_prefix="judge-serve")
+        # the loop's default executor runs the deterministic stage (asyncio.to_thread): a daemon thread per job, and
+        # a job keeps its request's slot until it ends
+        executor = SlotExecutor(thread_name_prefix="judge-serve")
         asyncio.get_running_loop().set_default_executor(executor)
         yield
 

@@ -1,17 +1,53 @@
-"""Reading a request body up to a limit: the stream is counted as it arrives, so no Content-Length (or its absence,
-with chunked transfer) can make the server hold more than the limit."""
+"""Reading a request body before any slot is taken: up to a limit (the stream is counted as it arrives, so no
+Content-Length, or its absence with chunked transfer, can make the server hold more), within a deadline (a client
+that trickles its body is answered 408 and holds nothing meant for judging), and within a budget of bytes for
+all the bodies being read at once (so many such clients together still hold a bounded amount of memory)."""
 
 from __future__ import annotations
+
+import asyncio
+from typing import Callable
 
 from starlette.requests import ClientDisconnect, Request
 
 from judge.serve.replies import Refusal
 
-__all__ = ["read_body"]
+__all__ = ["Bodies", "read_body"]
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The body, at most ``limit`` bytes; Refusal 413 as soon as it is known to be longer."""
+class Bodies:
+    """The bodies being read by one server: each at most ``limit`` bytes within ``seconds``, all of them together
+    at most ``budget`` bytes. Used from the event loop's thread only."""
+
+    def __init__(self, limit: int, seconds: float, budget: int) -> None:
+        self.limit, self.seconds, self.budget = limit, seconds, budget
+        self.held = 0  # bytes of the bodies being read now
+
+    async def read(self, request: Request) -> bytes:
+        """The body; Refusal 413 (too long), 408 (too slow), 503 (the budget is spent), or 400 (client gone)."""
+        mine = 0
+
+        def count(size: int) -> None:
+            nonlocal mine
+            if self.held + size > self.budget:
+                raise Refusal("overloaded", f"the request bodies this server is reading already hold {self.held} of "
+                              f"its {self.budget} bytes; retry after 1 s (nothing was judged)",
+                              {"Retry-After": "1", "Connection": "close"})
+            self.held += size
+            mine += size
+
+        try:
+            return await asyncio.wait_for(read_body(request, self.limit, count), self.seconds)
+        except asyncio.TimeoutError:
+            raise Refusal("body_timeout", f"the request body did not arrive within {self.seconds:g} s "
+                          "(--request-timeout); send the whole body at once", {"Connection": "close"}) from None
+        finally:
+            self.held -= mine
+
+
+async def read_body(request: Request, limit: int, count: Callable[[int], None] | None = None) -> bytes:
+    """The body, at most ``limit`` bytes; Refusal 413 as soon as it is known to be longer. ``count`` is told the
+    size of each chunk before it is kept, and may refuse it."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise _too_large(limit, f"its Content-Length is {int(declared)} bytes")
@@ -22,6 +58,8 @@ async def read_body(request: Request, limit: int) -> bytes:
             size += len(chunk)
             if size > limit:
                 raise _too_large(limit, "it is longer")
+            if count is not None:
+                count(len(chunk))
             chunks.append(chunk)
     except ClientDisconnect:
         raise Refusal("invalid_request", "the client closed the connection before the body ended") from None

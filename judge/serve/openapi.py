@@ -97,11 +97,13 @@ def _validate_operation() -> dict[str, Any]:
                 (400, "Not JSON, not the request's shape, or a workspace the server may not or cannot read."),
                 (401, "No token, or the wrong one."),
                 (403, "A Host that is not this loopback server's."),
+                (408, "The body did not arrive whole within the server's --request-timeout."),
                 (413, "The body is over the server's --max-body."),
                 (415, "The body is not declared application/json."),
                 (500, "A bug in judge; nothing was judged."),
                 (504, "Not judged within the server's --request-timeout."))},
-            "503": {**_error("Every validation slot is in use; retry after Retry-After seconds."),
+            "503": {**_error("Every validation slot is in use, or the bodies being read fill the server's budget for "
+                             "them; retry after Retry-After seconds."),
                     "headers": {"Retry-After": {"required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"}}}},
         },
     }

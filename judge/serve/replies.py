@@ -22,6 +22,7 @@ ERROR_CODES = {
     "forbidden_host": 403,
     "not_found": 404,
     "method_not_allowed": 405,
+    "body_timeout": 408,
     "payload_too_large": 413,
     "unsupported_media_type": 415,
     "internal_error": 500,

@@ -1,5 +1,7 @@
 """Running the application under uvicorn, in one process or several workers sharing one socket: bind it, say where
-it listens in one line once requests are answered, stop on Ctrl-C."""
+it listens in one line once requests are answered, stop on Ctrl-C or SIGTERM. Connections are bounded too: a
+request's head within judge.serve.connections' deadline and at most 16 KiB (h11's limit), an idle connection
+closed after 5 s."""
 
 from __future__ import annotations
 
@@ -16,12 +18,15 @@ from uvicorn.supervisors import Multiprocess
 
 from judge.errors import InputError
 from judge.serve.app import create_app
+from judge.serve.connections import HeadDeadlineProtocol
 from judge.serve.settings import ServerSettings
 
 __all__ = ["bind", "serve", "url_of"]
 
 _GRACE_SECONDS = 5.0  # on Ctrl-C, requests in flight get this long to finish
 _WORKER_START_SECONDS = 120.0  # a worker that imports litellm takes seconds
+_IDLE_SECONDS = 5.0  # a kept-alive connection with no next request is closed after this long (uvicorn's default)
+_MAX_HEAD_BYTES = 16 * 1024  # a request line and headers longer than this are refused 400 (h11's default)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -58,7 +63,9 @@ def serve(settings: ServerSettings, workers: int = 1) -> bool:
     sock = bind(settings.host, settings.port)
     config = uvicorn.Config(functools.partial(create_app, settings) if workers > 1 else app, factory=workers > 1,
                             workers=workers, log_level="warning", access_log=False, lifespan="on", ws="none",
-                            server_header=False, timeout_graceful_shutdown=_GRACE_SECONDS)
+                            http=HeadDeadlineProtocol, h11_max_incomplete_event_size=_MAX_HEAD_BYTES,
+                            timeout_keep_alive=_IDLE_SECONDS, server_header=False,
+                            timeout_graceful_shutdown=_GRACE_SECONDS)
     try:
         if workers == 1:
             server = _AnnouncingServer(config, url_of(sock))

@@ -3,13 +3,16 @@ kept until the thread work of its request has really ended, also when the reques
 
 Python cannot stop a thread: a validation that timed out keeps running its deterministic stage in a worker
 thread. The executor below charges each job to the slot of the request that submitted it (through a context
-variable, which `asyncio.to_thread` carries into the job), so that abandoned work still counts against the limit.
+variable, which `asyncio.to_thread` carries into the job), so that abandoned work still counts against the limit,
+and runs each job on a daemon thread of its own, so that a job that never returns neither takes a thread from
+the others nor keeps the process from exiting on SIGTERM or Ctrl-C (a pool's threads are joined at exit).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable
 
@@ -49,21 +52,40 @@ class Slot:
 
 
 class SlotExecutor(ThreadPoolExecutor):
-    """The event loop's default executor: every job submitted while a request holds a slot holds it too."""
+    """The event loop's default executor (asyncio takes only a ThreadPoolExecutor; none of the pool is used): each
+    job on its own daemon thread, and every job submitted while a request holds a slot holds it too. The slots
+    bound the threads: a request runs one job at a time, and a job keeps its slot until it ends."""
+
+    def __init__(self, thread_name_prefix: str = "judge-serve") -> None:
+        super().__init__(max_workers=1, thread_name_prefix=thread_name_prefix)
+        self._count = 0
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        future: Future = Future()
         slot = current_slot.get()
-        if slot is None:
-            return super().submit(fn, *args, **kwargs)
-        loop = asyncio.get_running_loop()
-        slot.hold()
+        if slot is not None:
+            loop = asyncio.get_running_loop()
+            slot.hold()
+            future.add_done_callback(lambda _: _on_loop(loop, slot.let_go))
+        self._count += 1
+        thread = threading.Thread(target=_run, args=(future, fn, args, kwargs), daemon=True,
+                                  name=f"{self._thread_name_prefix}-{self._count}")
         try:
-            future = super().submit(fn, *args, **kwargs)
-        except BaseException:
-            slot.let_go()
-            raise
-        future.add_done_callback(lambda _: _on_loop(loop, slot.let_go))
+            thread.start()
+        except BaseException as exc:  # no thread to be had: the job fails, and its slot is let go
+            future.set_exception(exc)
         return future
+
+
+def _run(future: Future, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None:
+    if not future.set_running_or_notify_cancel():
+        return
+    try:
+        result = fn(*args, **kwargs)
+    except BaseException as exc:
+        future.set_exception(exc)
+    else:
+        future.set_result(result)
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
