@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge.contract.gates import PolicyLayer
 from judge.errors import InputError
+from judge.runs.state import state_dir
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -52,12 +53,16 @@ class JudgeConfig(BaseModel):
     policy_overrides: Optional[PolicyLayer] = Field(
         default=None, description="Policies over every step's own (the command line's policy flags).")
     templates_dir: str = Field(default=".judge/templates", min_length=1, description="Where step templates are.")
-    approvals: str = Field(default=".judge/approvals.jsonl", min_length=1, description="The approvals file (JSONL).")
-    artifacts_root: str = Field(default=".judge", min_length=1, description="Where command gates' runs are recorded.")
+    # judge's own state lives outside any repository (judge.runs.state): the executor works in one
+    approvals: str = Field(default_factory=lambda: str(state_dir() / "approvals.jsonl"), min_length=1,
+                           description="The approvals file (JSONL); default: in judge's state directory.")
+    artifacts_root: str = Field(default_factory=lambda: str(state_dir()), min_length=1,
+                                description="Where command gates' runs are recorded; default: judge's state directory "
+                                            "($XDG_STATE_HOME/judge or ~/.local/state/judge).")
     evidence_key: Optional[str] = Field(
         default=None, min_length=1,
-        description="The key execution records must be signed with (judge.runs.keys); default: "
-                    "<artifacts_root>/evidence.key when that file exists, else records are checked by their hash only.")
+        description="The key execution records and approvals must be signed with (judge.runs.keys); default: "
+                    "<artifacts_root>/evidence.key when that file exists, else no record or approval is trusted.")
     gate_timeout: float = Field(default=600.0, gt=0, description="Seconds a command gate's command may run.")
     gate_max_output: int = Field(default=64 * 1024, ge=2, le=16 * 1024 * 1024,
                                  description="Bytes of stdout and of stderr a command gate's record keeps.")
