@@ -8,14 +8,16 @@ import os
 import shlex
 from dataclasses import dataclass
 
+from judge.context import StepContext
 from judge.contract.models import ExecutionEvidence
 from judge.gates.context import GateContext
 from judge.runs.binding import WorkBinding, binding_problem
 from judge.runs.keys import mac_problem
 from judge.runs.observe import failure_class
 from judge.runs.record import derived_status, evidence_hash
+from judge.workspace.work_hash import tree_work_hash
 
-__all__ = ["Backing", "RecordTrust", "backing", "intact", "record_trust", "run_hint", "trust_problem"]
+__all__ = ["Backing", "RecordTrust", "backing", "intact", "judged_work", "record_trust", "run_hint", "trust_problem"]
 
 
 @dataclass(frozen=True)
@@ -42,10 +44,17 @@ class RecordTrust:
 
 def record_trust(g: GateContext) -> RecordTrust:
     """The trust the gates of ``g`` give a record."""
-    git, key = g.step.git, g.step.evidence_key
-    work = WorkBinding(os.path.realpath(git.root), git.base, g.work_hash) if git is not None else None
-    return RecordTrust(g.step.step.id, key.secret if key is not None else None, work,
+    key = g.step.evidence_key
+    return RecordTrust(g.step.step.id, key.secret if key is not None else None, judged_work(g.step),
                        g.spec.policies.accept_unsigned_records, g.made)
+
+
+def judged_work(ctx: StepContext) -> WorkBinding | None:
+    """The work judged, as a record names the work it ran on; None without a workspace."""
+    git = ctx.git
+    if git is None:
+        return None
+    return WorkBinding(os.path.realpath(git.root), git.base, tree_work_hash(git, ctx.step.id))
 
 
 def intact(record: ExecutionEvidence, step_id: str, key: bytes | None = None) -> bool:
