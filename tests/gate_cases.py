@@ -118,6 +118,11 @@ def config(tmp: Path, **settings: Any) -> judge.JudgeConfig:
     return judge.JudgeConfig(**{**defaults, **settings})
 
 
+# The stand-in test commands these tests run (`python -c "print('3 passed')"`) count as test commands only because
+# the step's policy says so: a record of any other command never backs a tests claim.
+STAND_IN_TESTS = {"test_commands": ["python -c *"]}
+
+
 def shell_on(*patterns: str) -> dict:
     """Policies that let judge run commands matching ``patterns`` (all of them when none is given)."""
     return {"enable_shell_gates": True, "shell_gate_allowlist": list(patterns or ("*",))}

@@ -91,7 +91,8 @@ def test_ledger_flags(capsys, case, tmp_path):
 def test_run_then_attach_the_evidence(capsys, case, tmp_path):
     repo, step, result = case
     root = tmp_path / "evidence-root"
-    code, out, err = run(capsys, "run", "--step", "step-1", "--root", str(root), "--run-id", "r1", "--",
+    code, out, err = run(capsys, "run", "--step", "step-1", "--root", str(root), "--run-id", "r1",
+                         "--repo", str(repo.root), "--base", repo.base, "--",
                          sys.executable, "-c", "import sys; print('2 failed'); sys.exit(1)")
     record = json.loads(out)
     assert (code, record["status"], record["exitCode"], record["stdout"]) == (1, "FAILURE", 1, "2 failed\n")
@@ -105,12 +106,13 @@ def test_run_then_attach_the_evidence(capsys, case, tmp_path):
 
 
 def test_run_success_exit_0(capsys, tmp_path):
-    code, out, _ = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--", sys.executable, "-c", "pass")
+    code, out, _ = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--no-sign", "--",
+                       sys.executable, "-c", "pass")
     assert (code, json.loads(out)["status"]) == (0, "SUCCESS")
 
 
 def test_run_of_a_missing_program_is_no_evidence(capsys, tmp_path):
-    code, out, _ = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--", "/no/such/program")
+    code, out, _ = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--no-sign", "--", "/no/such/program")
     assert (code, json.loads(out)["status"]) == (1, "NO_EVIDENCE")
 
 
