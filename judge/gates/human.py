@@ -22,9 +22,11 @@ def human_approval(g: GateContext, spec: SpecGate) -> GateCheck:
     if approval is not None:
         return GateCheck.ok(f"approved by {approval.by!r} at {approval.at} (this exact work, signed)")
     where = f" --approvals {shlex.quote(facts.path)}" if facts is not None else ""
-    command = f"judge approve {shlex.quote(g.step.step.id)} --by NAME --work {g.work_hash}{where}"
+    signer = f" --evidence-key {shlex.quote(key.path)}" if key is not None else ""
+    command = f"judge approve {shlex.quote(g.step.step.id)} --by NAME --work {g.work_hash}{where}{signer}"
+    keyless = "" if key is not None else " and the key `judge approve` signs with (judge has none yet)"
     return GateCheck(False, f"waiting for a person to review this step's work and approve it: `{command}`, then "
-                            f"validate again with the same approvals file{_unread(facts, secret)}",
+                            f"validate again with the same approvals file{keyless}{_unread(facts, secret)}",
                      rule=ids.HUMAN_APPROVAL_PENDING, retryable=False)
 
 
