@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from judge.context import StepContext
 from judge.contract.models import ExecutionEvidence
 from judge.gates.context import GateContext
-from judge.runs.binding import WorkBinding, binding_problem
+from judge.runs.binding import ANOTHER_TREE, WorkBinding, binding_problem
 from judge.runs.keys import mac_problem
 from judge.runs.observe import failure_class
 from judge.runs.record import derived_status, evidence_hash
@@ -104,7 +104,8 @@ def backing(command: str, records: tuple[ExecutionEvidence, ...], trust: RecordT
                                       f"{_how(record)} ({failure_class(record)})", failure=record)
     if matching:
         record, problem = matching[-1]
-        return Backing(command, None, f"the record of `{_shown(command)}` (run {record.run_id}) {problem}")
+        joint = ": " if problem == ANOTHER_TREE else " "  # a sentence of its own, quoted as users will search it
+        return Backing(command, None, f"the record of `{_shown(command)}` (run {record.run_id}){joint}{problem}")
     return Backing(command, None, f"no execution record of `{_shown(command)}` for step {trust.step_id!r}")
 
 
