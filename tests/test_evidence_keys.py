@@ -394,6 +394,16 @@ def test_judge_run_refuses_its_root_or_key_inside_a_git_work_tree_and_runs_nothi
     assert not marker.exists() and not inside.exists()
 
 
+def test_judge_run_binds_the_tree_the_command_started_on_and_warns_when_the_command_changed_it(capsys, tmp_path,
+                                                                                               repo):
+    before = work_binding(repo.root, repo.base, "s").work_hash
+    code, out, err = run_cli(capsys, "run", "--step", "s", "--repo", str(repo.root), "--base", repo.base,
+                             "--root", str(tmp_path / "r"), "--", PY, "-c",
+                             f"open({str(repo.root / 'app.py')!r}, 'w').write('x = 9\\n')")
+    assert code == 0 and json.loads(out)["workHash"] == before != work_binding(repo.root, repo.base, "s").work_hash
+    assert "the command changed the work tree" in err
+
+
 def test_judge_run_needs_the_base_to_sign(capsys, tmp_path, repo):
     code, out, err = run_cli(capsys, "run", "--step", "s", "--repo", str(repo.root), "--root", str(tmp_path / "r"),
                              "--", "true")
