@@ -9,9 +9,9 @@ names a step template (an eval case carries no template file). The execution rec
 (`executions`) are built here with fixed run ids and timestamps, their evidenceHash computed by
 judge.runs.record.evidence_hash over what they say: never written by hand, so an intact record verifies and an
 edited one (its output changed after hashing) does not; they are unsigned, so every case that attaches them sets
-policy accept_unsigned_records (one case shows such a record backing nothing without it). `judge eval` has no workspace, so the gates that read the
-work tree or git (file_exists, file_not_exists, json_schema_valid, no_uncommitted_changes, patch_applies_cleanly
-with a patch parameter) fail closed, and a command gate passes only on an attached record: judge runs nothing.
+policy accept_unsigned_records (one case shows such a record backing nothing without it). `judge eval` has no
+workspace, so the gates that read the work tree or git (file_exists, file_not_exists, json_schema_valid,
+no_uncommitted_changes, patch_applies_cleanly with a patch parameter) fail closed, and a command gate passes only on an attached record: judge runs nothing.
 Deterministic output: keys sorted, cases sorted by id, `\\n` line endings.
 """
 

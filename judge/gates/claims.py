@@ -62,14 +62,13 @@ def _backed(g: GateContext, kind: str, commands: tuple[str, ...]) -> GateCheck:
                                 f"list the exact {kind} commands in {field} and commands_run", rule=ids.UNVERIFIABLE_CLAIM)
     listed = tuple(g.evidence.commands_run or ()) if g.evidence else ()
     step_id, trust = g.step.step.id, record_trust(g)
-    if kind == "tests":
-        other = next((command for command in commands if not is_test_command(command, g.spec.policies.test_commands)),
-                     None)
-        if other is not None:
-            return GateCheck(False, f"tests_passed is true but `{other[:160]}` in tests_run is not a test command "
-                                    "(it matches no pattern of policy test_commands), so its record backs no tests "
-                                    "claim; list the commands that ran the tests in tests_run, or add a pattern for "
-                                    "the test runner to test_commands", rule=ids.UNVERIFIABLE_CLAIM)
+    patterns = g.spec.policies.test_commands
+    other = next((command for command in commands if not is_test_command(command, patterns)), None)
+    if kind == "tests" and other is not None:
+        return GateCheck(False, f"tests_passed is true but `{other[:160]}` in tests_run is not a test command (it "
+                                "matches no pattern of policy test_commands), so its record backs no tests claim; "
+                                "list the commands that ran the tests in tests_run, or add a pattern for the test "
+                                "runner to test_commands", rule=ids.UNVERIFIABLE_CLAIM)
     for command in commands:
         found = backing(command, g.records, trust, commands_run=listed)
         if found.failure is not None:

@@ -11,7 +11,8 @@ from typing import Iterable, Literal
 from judge.config import JudgeConfig
 from judge.contract.gates import COMMAND_GATE_TYPES, Gate, PolicyLayer
 
-__all__ = ["DEFAULT_TEST_COMMANDS", "Policies", "command_denial", "contradiction", "pinned_for_clients", "policy_warnings", "resolve_policies"]
+__all__ = ["DEFAULT_TEST_COMMANDS", "Policies", "command_denial", "contradiction", "pinned_for_clients",
+           "policy_warnings", "resolve_policies"]
 
 
 # The common test runners, as fnmatch patterns over a command whose program is named by its file name
