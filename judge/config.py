@@ -15,17 +15,25 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge.contract.gates import PolicyLayer
 from judge.errors import InputError
-from judge.runs.state import state_dir
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["JudgeConfig", "load_config", "ENV_VARS"]
+__all__ = ["JudgeConfig", "load_config", "ENV_VARS", "state_dir"]
 
 Semantic = Literal["auto", "required", "off"]
 OutputMode = Literal["auto", "json_schema", "json_object", "grammar", "none"]
+
+
+def state_dir() -> Path:
+    """Where judge keeps what it trusts (evidence key, records, approvals): ``$XDG_STATE_HOME/judge``, else
+    ``~/.local/state/judge`` (an XDG_STATE_HOME that is not absolute is ignored, as the XDG specification says).
+    Outside every repository, since the executor works in one (judge.runs.state refuses state inside one)."""
+    configured = os.environ.get("XDG_STATE_HOME", "")
+    base = Path(configured) if os.path.isabs(configured) else Path.home() / ".local" / "state"
+    return base / "judge"
 
 
 class JudgeConfig(BaseModel):

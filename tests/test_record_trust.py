@@ -1,5 +1,5 @@
 """What a record must show to back a claim, and where judge keeps what it trusts: the state directory
-(judge/runs/state.py), the work hash (judge/workspace/work_hash.py), a record's binding to the work
+(judge.config.state_dir, judge/runs/state.py), the work hash (judge/workspace/work_hash.py), a record's binding to the work
 (judge/runs/binding.py, covered by the MAC) and the test commands a tests claim may rest on (policy test_commands)."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from judge.gates.policies import DEFAULT_TEST_COMMANDS
 from judge.runs.artifacts import record_execution
 from judge.runs.binding import ANOTHER_TREE, WorkBinding, binding_problem, bound
 from judge.runs.keys import mac_problem, sign
-from judge.runs.state import refuse_inside_work_tree, state_dir, work_tree_around
+from judge.config import state_dir
+from judge.runs.state import refuse_inside_work_tree, work_tree_around
 from judge.workspace.git import read_git_facts
 from judge.workspace.work_hash import tree_work_hash, work_binding
 from scenario_repos import Repo, git_env  # noqa: F401  (git_env: autouse fixture)

@@ -33,7 +33,8 @@ def add_approve_command(commands: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     """Prints the record on stdout; exit 0 once it is on disk, 2 when the input or the file is unusable."""
     from judge.runs.keys import KEY_FILE, load_or_create_key
-    from judge.runs.state import refuse_inside_work_tree, state_dir
+    from judge.config import state_dir
+    from judge.runs.state import refuse_inside_work_tree
     from judge.workspace.approvals import APPROVALS_FILE, append_approval
 
     approvals = args.approvals or str(state_dir() / APPROVALS_FILE)

@@ -19,7 +19,7 @@ from judge.errors import InputError
 
 __all__ = ["DEFAULT_PATH", "add_report_command"]
 
-DEFAULT_PATH = "$XDG_STATE_HOME/judge/artifacts"  # shown in help; judge.runs.state.state_dir() is the real one
+DEFAULT_PATH = "$XDG_STATE_HOME/judge/artifacts"  # shown in help; judge.config.state_dir() is the real one
 _EVIDENCE = "evidence.json"
 _UNPUBLISHED = re.compile(r"^\..*\.incomplete-")  # judge run's directory before it is renamed to the step's
 _TIMESTAMP = re.compile(r"^(?P<base>[0-9-]+T[0-9:]+)(?:\.(?P<fraction>[0-9]+))?(?P<zone>Z|[+-][0-9:]+)$")
@@ -38,7 +38,7 @@ def _report(args: argparse.Namespace) -> int:
     from judge.cli.output import write_stdout
     from judge.runs.evidence_table import render_evidence_table
 
-    from judge.runs.state import state_dir
+    from judge.config import state_dir
 
     paths = args.paths or [str(state_dir() / "artifacts")]
     files = _evidence_files(paths, named=bool(args.paths))

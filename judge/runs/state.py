@@ -1,9 +1,8 @@
-"""Where judge keeps what it trusts (the evidence key, records, approvals): the user's state directory, never a
-repository an executor works in.
+"""Judge's state never inside a repository: a place judge is asked to keep its key or records in is refused when it
+lies inside a git work tree.
 
 The executor runs as the same user and owns its work tree: a key or a record inside any git work tree is one
-it may read or rewrite. So the default lives in ``$XDG_STATE_HOME/judge`` (``~/.local/state/judge``), and a
-place judge is asked to write its state to is refused when it lies inside a git work tree.
+it may read or rewrite. The default place is the user's state directory (judge.config.state_dir).
 """
 
 from __future__ import annotations
@@ -11,17 +10,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from judge.config import state_dir
 from judge.errors import InputError
 
-__all__ = ["refuse_inside_work_tree", "state_dir", "work_tree_around"]
-
-
-def state_dir() -> Path:
-    """``$XDG_STATE_HOME/judge``, else ``~/.local/state/judge`` (an XDG_STATE_HOME that is not absolute is ignored,
-    as the XDG specification says)."""
-    configured = os.environ.get("XDG_STATE_HOME", "")
-    base = Path(configured) if os.path.isabs(configured) else Path.home() / ".local" / "state"
-    return base / "judge"
+__all__ = ["refuse_inside_work_tree", "work_tree_around"]
 
 
 def work_tree_around(path: str | os.PathLike[str]) -> Path | None:
