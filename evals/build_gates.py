@@ -8,9 +8,10 @@ unified diff made by difflib, under a step whose gates, evidenceSchema and polic
 names a step template (an eval case carries no template file). The execution records a case attaches
 (`executions`) are built here with fixed run ids and timestamps, their evidenceHash computed by
 judge.runs.record.evidence_hash over what they say: never written by hand, so an intact record verifies and an
-edited one (its output changed after hashing) does not. `judge eval` has no workspace, so the gates that read the
-work tree or git (file_exists, file_not_exists, json_schema_valid, no_uncommitted_changes, patch_applies_cleanly
-with a patch parameter) fail closed, and a command gate passes only on an attached record: judge runs nothing.
+edited one (its output changed after hashing) does not; they are unsigned, so every case that attaches them sets
+policy accept_unsigned_records (one case shows such a record backing nothing without it). `judge eval` has no
+workspace, so the gates that read the work tree or git (file_exists, file_not_exists, json_schema_valid,
+no_uncommitted_changes, patch_applies_cleanly with a patch parameter) fail closed, and a command gate passes only on an attached record: judge runs nothing.
 Deterministic output: keys sorted, cases sorted by id, `\\n` line endings.
 """
 
@@ -155,6 +156,9 @@ def case(case_id: str, spec: dict, res: dict, *, rule: str | None = None, tags: 
             "expected": {"valid": True} if rule is None else {"valid": False, "rule": rule},
             "tags": sorted({*tags, *(g["type"] for g in spec.get("gates", ()))}), "notes": notes}
     if executions is not None:
+        # `judge eval` has no evidence key and no workspace: these records are believed on their evidenceHash only
+        # because the step's policy says so (a case that sets the policy itself keeps its own value)
+        made["step"] = {**spec, "policies": {"accept_unsigned_records": True, **spec.get("policies", {})}}
         made["executions"] = executions
     return made
 
@@ -319,6 +323,11 @@ def claim_cases() -> list[dict]:
         case("unverifiable_claim/tests-passed-other-argv", step(tests_gate), result(evidence()),
              executions=[record("python -m pytest -q", "5 passed in 0.10s\n")], rule="unverifiable_claim",
              tags=("claim", "record"), notes="the record is of another command than tests_run names"),
+        case("unverifiable_claim/tests-passed-unsigned-record", step(tests_gate,
+                                                                    policies={"accept_unsigned_records": False}),
+             result(evidence()), executions=[TESTS_RECORD], rule="unverifiable_claim",
+             tags=("claim", "record", "unsigned-record"),
+             notes="a record judge's key did not sign (anyone can write one) backs no claim unless the policy says so"),
         case("execution_evidence_invalid/tests-passed-foreign-step", step(tests_gate), result(evidence()),
              executions=[record(TESTS, TESTS_OUTPUT, step_id="step-docs")], rule="execution_evidence_invalid",
              tags=("claim", "record", "foreign-step"),

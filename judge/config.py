@@ -22,10 +22,19 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["JudgeConfig", "load_config", "ENV_VARS"]
+__all__ = ["JudgeConfig", "load_config", "ENV_VARS", "state_dir"]
 
 Semantic = Literal["auto", "required", "off"]
 OutputMode = Literal["auto", "json_schema", "json_object", "grammar", "none"]
+
+
+def state_dir() -> Path:
+    """Where judge keeps what it trusts (evidence key, records, approvals): ``$XDG_STATE_HOME/judge``, else
+    ``~/.local/state/judge`` (an XDG_STATE_HOME that is not absolute is ignored, as the XDG specification says).
+    Outside every repository, since the executor works in one (judge.runs.state refuses state inside one)."""
+    configured = os.environ.get("XDG_STATE_HOME", "")
+    base = Path(configured) if os.path.isabs(configured) else Path.home() / ".local" / "state"
+    return base / "judge"
 
 
 class JudgeConfig(BaseModel):
@@ -53,12 +62,16 @@ class JudgeConfig(BaseModel):
     policy_overrides: Optional[PolicyLayer] = Field(
         default=None, description="Policies over every step's own (the command line's policy flags).")
     templates_dir: str = Field(default=".judge/templates", min_length=1, description="Where step templates are.")
-    approvals: str = Field(default=".judge/approvals.jsonl", min_length=1, description="The approvals file (JSONL).")
-    artifacts_root: str = Field(default=".judge", min_length=1, description="Where command gates' runs are recorded.")
+    # judge's own state lives outside any repository (judge.runs.state): the executor works in one
+    approvals: str = Field(default_factory=lambda: str(state_dir() / "approvals.jsonl"), min_length=1,
+                           description="The approvals file (JSONL); default: in judge's state directory.")
+    artifacts_root: str = Field(default_factory=lambda: str(state_dir()), min_length=1,
+                                description="Where command gates' runs are recorded; default: judge's state directory "
+                                            "($XDG_STATE_HOME/judge or ~/.local/state/judge).")
     evidence_key: Optional[str] = Field(
         default=None, min_length=1,
-        description="The key execution records must be signed with (judge.runs.keys); default: "
-                    "<artifacts_root>/evidence.key when that file exists, else records are checked by their hash only.")
+        description="The key execution records and approvals must be signed with (judge.runs.keys); default: "
+                    "<artifacts_root>/evidence.key when that file exists, else no record or approval is trusted.")
     gate_timeout: float = Field(default=600.0, gt=0, description="Seconds a command gate's command may run.")
     gate_max_output: int = Field(default=64 * 1024, ge=2, le=16 * 1024 * 1024,
                                  description="Bytes of stdout and of stderr a command gate's record keeps.")

@@ -270,8 +270,10 @@ def _policies(spec: GateSpec) -> str:
 
 _TRUTHFULNESS = (
     "A claim about a command (`tests_passed`, `lint_passed`, a command gate) counts only when judge has a verified "
-    "record of exactly that command for this step, made by the orchestrator or by judge itself, and the command is "
-    "in `commands_run`. List the commands exactly as run; never claim what you did not run or what failed.")
+    "record of exactly that command for this step, made on the work as you leave it by the orchestrator or by judge "
+    "itself (a record of an earlier state of the tree backs nothing), and the command is in `commands_run`; "
+    "`tests_run` must name commands that run the tests. List the commands exactly as run; never claim what you "
+    "did not run or what failed.")
 
 
 def _generic_gates_section() -> str:

@@ -175,7 +175,7 @@ CATALOG: tuple[RuleInfo, ...] = (
     RuleInfo(EVIDENCE_MISMATCH, 'gates',
              "*(gates)* the evidence's `changed_files` disagree with the files git (with a workspace) or the patch shows changed"),
     RuleInfo(UNVERIFIABLE_CLAIM, 'gates',
-             '*(gates)* `tests_passed`/`lint_passed` is true, or a gate reads a command\'s output, but no verified execution record (same step, exact command, hash intact, exit 0) backs it, or the command is not in `commands_run`: the reason gives the command to run'),
+             '*(gates)* `tests_passed`/`lint_passed` is true, or a gate reads a command\'s output, but no verified execution record (same step, exact command, hash intact, signed with judge\'s key and made on the judged work unless policy `accept_unsigned_records` is on, a test command for `tests_run`, exit 0) backs it, or the command is not in `commands_run`: the reason gives the command to run'),
     RuleInfo(COMMAND_NOT_ALLOWED, 'gates',
              '*(gates)* a command gate whose command the policies do not let run (`enable_shell_gates` off, or no `shell_gate_allowlist` pattern matches): the reason names the policy to change; the command is never run'),
     RuleInfo(GATE_FAILED, 'gates',

@@ -55,3 +55,12 @@ def eval_sandbox(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith("JUDGE_"):
             monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True)
+def judge_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """judge's state directory (evidence key, records, approvals) fresh for each test and outside every repository a
+    test makes: never the user's own ~/.local/state/judge."""
+    home = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(home))
+    return home / "judge"

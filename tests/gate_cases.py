@@ -14,6 +14,8 @@ import judge
 from builders import text_diff
 from judge.contract.models import ExecutionEvidence
 from judge.runs.artifacts import record_execution
+from judge.runs.keys import KEY_FILE, load_or_create_key
+from judge.workspace.work_hash import work_binding
 from scenario_repos import Repo, git, snapshot
 
 PY = sys.executable
@@ -116,15 +118,28 @@ def config(tmp: Path, **settings: Any) -> judge.JudgeConfig:
     return judge.JudgeConfig(**{**defaults, **settings})
 
 
+# The stand-in test commands these tests run (`python -c "print('3 passed')"`) count as test commands only because
+# the step's policy says so: a record of any other command never backs a tests claim.
+STAND_IN_TESTS = {"test_commands": ["python -c *"]}
+
+
 def shell_on(*patterns: str) -> dict:
     """Policies that let judge run commands matching ``patterns`` (all of them when none is given)."""
     return {"enable_shell_gates": True, "shell_gate_allowlist": list(patterns or ("*",))}
 
 
 def record(tmp: Path, argv: list[str] | tuple[str, ...], step_id: str = STEP_ID, cwd: Path | None = None,
-           run_id: str | None = None) -> ExecutionEvidence:
-    """A real `judge run` record: ``argv`` run for ``step_id``, its artifacts under tmp/runs."""
-    return record_execution(list(argv), step_id=step_id, root=tmp / "runs", run_id=run_id, cwd=cwd or tmp)
+           run_id: str | None = None, sign: bool = True) -> ExecutionEvidence:
+    """A real `judge run` record: ``argv`` run for ``step_id``, its artifacts under tmp/runs. Signed (``sign``) as
+    `judge run --base` signs: with the key in the artifacts root ``config`` gives validation, bound to the work of the
+    project's repository (tmp/repo) against its first commit, as it is when the command starts."""
+    key = work = None
+    if sign:
+        key = load_or_create_key(tmp / "judge-artifacts" / KEY_FILE)
+        base = git(tmp / "repo", "rev-list", "--max-parents=0", "HEAD").split()[0]
+        work = work_binding(tmp / "repo", base, step_id)
+    return record_execution(list(argv), step_id=step_id, root=tmp / "runs", run_id=run_id, cwd=cwd or tmp, key=key,
+                            work=work)
 
 
 def evidence(*, commands: list[str] | None = None, tests: list[str] | None = None, passed: bool | None = None,

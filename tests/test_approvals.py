@@ -1,5 +1,6 @@
 """The approvals file (judge/workspace/approvals.py) and `judge approve`: append-only, one record a line, never
-through a link; a torn or corrupt line is counted, never fatal."""
+through a link; a torn or corrupt line is counted, never fatal; an approval counts only for the exact work it names
+and only with the MAC of the orchestrator's key."""
 
 from __future__ import annotations
 
@@ -12,16 +13,23 @@ from pathlib import Path
 import pytest
 
 from builders import run_cli
-from judge.cli import approve as approve_cli
 from judge.contract.schema import parse_approval
 from judge.errors import InputError
+from judge.runs.keys import read_key
 from judge.workspace.approvals import (
-    DEFAULT_APPROVALS, ApprovalLine, append_approval, approval_for, read_approvals,
+    APPROVALS_FILE, ApprovalLine, append_approval, approval_for, read_approvals, refused_approvals,
 )
 
 WORK_A = "a" * 64
 WORK_B = "b" * 64
 NOW = datetime(2026, 2, 7, 16, 0, 0, 123456, tzinfo=timezone.utc)
+KEY = bytes(range(32))  # the orchestrator's key in these library tests; the CLI tests make theirs in the state dir
+OTHER_KEY = bytes(range(1, 33))
+
+
+def _approve(path, **fields):
+    """append_approval signed with KEY, for WORK_A unless the test names other work."""
+    return append_approval(path, **{"work": WORK_A, "key": KEY, **fields})
 
 
 @pytest.fixture
@@ -35,7 +43,7 @@ def _record(step_id: str = "step-1", by: str = "ana", work: str | None = None) -
 
 
 def test_append_then_read_round_trip(file):
-    approval = append_approval(file, step_id="step-1", by="Ana Lima", note="checked the diff\nline two", work=WORK_A,
+    approval = _approve(file, step_id="step-1", by="Ana Lima", note="checked the diff\nline two", work=WORK_A,
                                now=NOW)
     assert file.read_bytes().count(b"\n") == 1  # the newline in the note is escaped: one record, one line
     assert parse_approval(json.loads(file.read_text(encoding="utf-8"))) == approval
@@ -49,13 +57,13 @@ def test_now_in_another_zone_is_written_in_utc(file):
     from datetime import timedelta
 
     east = datetime(2026, 2, 7, 18, 0, tzinfo=timezone(timedelta(hours=2)))
-    assert append_approval(file, step_id="s", by="ana", now=east).at == "2026-02-07T16:00:00.000Z"
+    assert _approve(file, step_id="s", by="ana", now=east).at == "2026-02-07T16:00:00.000Z"
 
 
 def test_several_steps_in_one_file_each_read_in_file_order(file):
-    first = append_approval(file, step_id="step-1", by="ana", now=NOW)
-    append_approval(file, step_id="step-2", by="bo", now=NOW)
-    third = append_approval(file, step_id="step-1", by="cy", work=WORK_B, now=NOW)
+    first = _approve(file, step_id="step-1", by="ana", now=NOW)
+    _approve(file, step_id="step-2", by="bo", now=NOW)
+    third = _approve(file, step_id="step-1", by="cy", work=WORK_B, now=NOW)
     assert read_approvals(file, "step-1").approvals == (ApprovalLine(1, first), ApprovalLine(3, third))
     assert [line.line for line in read_approvals(file, "step-2").approvals] == [2]
     assert read_approvals(file, "step-3").approvals == ()
@@ -64,7 +72,7 @@ def test_several_steps_in_one_file_each_read_in_file_order(file):
 def test_a_torn_last_line_is_left_alone_and_the_new_record_gets_its_own_line(file):
     file.parent.mkdir(parents=True)
     file.write_bytes(_record(by="old") + b'{"version": 1, "stepId": "step-1", "by": "to')
-    approval = append_approval(file, step_id="step-1", by="new", now=NOW)
+    approval = _approve(file, step_id="step-1", by="new", now=NOW)
     facts = read_approvals(file, "step-1")
     assert [(line.line, line.approval.by) for line in facts.approvals] == [(1, "old"), (3, "new")]
     assert facts.approvals[-1].approval == approval
@@ -109,7 +117,7 @@ def test_a_symlink_at_the_file_is_refused_on_append_and_read_and_its_target_unto
     target.write_bytes(_record())
     link = tmp_path / "approvals.jsonl"
     link.symlink_to(target)
-    for attempt in (lambda: append_approval(link, step_id="step-1", by="ana"),
+    for attempt in (lambda: _approve(link, step_id="step-1", by="ana"),
                     lambda: read_approvals(link, "step-1")):
         with pytest.raises(InputError) as error:
             attempt()
@@ -122,12 +130,12 @@ def test_a_dangling_symlink_is_refused_and_nothing_is_created(tmp_path):
     link = tmp_path / "approvals.jsonl"
     link.symlink_to(tmp_path / "created.jsonl")
     with pytest.raises(InputError, match="symbolic link"):
-        append_approval(link, step_id="step-1", by="ana")
+        _approve(link, step_id="step-1", by="ana")
     assert not (tmp_path / "created.jsonl").exists()
 
 
 def test_a_directory_is_refused_on_append_and_read(tmp_path):
-    for attempt in (lambda: append_approval(tmp_path, step_id="step-1", by="ana"),
+    for attempt in (lambda: _approve(tmp_path, step_id="step-1", by="ana"),
                     lambda: read_approvals(tmp_path, "step-1")):
         with pytest.raises(InputError, match="is a directory") as error:
             attempt()
@@ -137,7 +145,7 @@ def test_a_directory_is_refused_on_append_and_read(tmp_path):
 def test_a_fifo_is_refused_without_waiting(tmp_path):
     fifo = tmp_path / "approvals.jsonl"
     os.mkfifo(fifo)
-    for attempt in (lambda: append_approval(fifo, step_id="step-1", by="ana"),
+    for attempt in (lambda: _approve(fifo, step_id="step-1", by="ana"),
                     lambda: read_approvals(fifo, "step-1")):
         with pytest.raises(InputError, match="not a plain file"):
             attempt()
@@ -156,7 +164,7 @@ def test_an_unreadable_file_is_an_input_error(file):
 
 def test_a_file_in_the_way_of_the_directory_is_an_input_error(tmp_path):
     (tmp_path / "plain").write_bytes(b"")
-    for attempt, says in ((lambda: append_approval(tmp_path / "plain" / "a.jsonl", step_id="s", by="ana"),
+    for attempt, says in ((lambda: _approve(tmp_path / "plain" / "a.jsonl", step_id="s", by="ana"),
                            "cannot create its directory"),
                           (lambda: read_approvals(tmp_path / "plain" / "a.jsonl", "s"), "cannot read it")):
         with pytest.raises(InputError, match=says) as error:
@@ -168,7 +176,7 @@ def test_a_new_file_and_its_directories_are_created_with_mode_0644(tmp_path):
     file = tmp_path / "a" / "b" / "approvals.jsonl"
     old = os.umask(0o022)
     try:
-        append_approval(file, step_id="step-1", by="ana")
+        _approve(file, step_id="step-1", by="ana")
     finally:
         os.umask(old)
     assert file.stat().st_mode & 0o777 == 0o644
@@ -188,44 +196,73 @@ def test_a_new_file_and_its_directories_are_created_with_mode_0644(tmp_path):
     ({"work": "a" * 63}, "work"),
     ({"work": "a" * 64 + "\n"}, "work"),
     ({"work": 5}, "work"),
+    ({"work": None}, "work"),
 ])
 def test_bad_input_is_an_input_error_naming_the_field_and_nothing_is_written(file, inputs, field):
     with pytest.raises(InputError) as error:
-        append_approval(file, **{"step_id": "step-1", "by": "ana", **inputs})
+        _approve(file, **{"step_id": "step-1", "by": "ana", **inputs})
     assert error.value.field == field and len(str(error.value).splitlines()) == 1
     assert not file.exists()
 
 
-def test_approval_for_an_approval_without_work_covers_any_work(file):
-    append_approval(file, step_id="step-1", by="ana", now=NOW)
+def test_an_approval_without_work_approves_nothing(file):
+    """An executor appends `work: null` to approve whatever it left: that approves nothing, signed or not."""
+    file.parent.mkdir(parents=True)
+    file.write_bytes(_record())
     facts = read_approvals(file, "step-1")
-    assert approval_for(facts, WORK_A).by == "ana"
-    assert approval_for(facts, None).by == "ana"
+    assert approval_for(facts, WORK_A, KEY) is None
+    assert [line.line for line in refused_approvals(facts, KEY)] == [1]
 
 
-def test_approval_for_an_approval_with_work_covers_only_that_work(file):
-    append_approval(file, step_id="step-1", by="ana", work=WORK_A, now=NOW)
+def test_an_approval_covers_only_the_work_it_names(file):
+    _approve(file, step_id="step-1", by="ana", work=WORK_A, now=NOW)
     facts = read_approvals(file, "step-1")
-    assert approval_for(facts, WORK_A).work == WORK_A
-    assert approval_for(facts, WORK_B) is None
-    assert approval_for(facts, None) is None  # judge could not say which work: a hashed approval does not cover it
+    assert approval_for(facts, WORK_A, KEY).work == WORK_A
+    assert approval_for(facts, WORK_B, KEY) is None
+    assert refused_approvals(facts, KEY) == ()
+
+
+def test_an_approval_without_the_keys_mac_approves_nothing(file):
+    """A line appended by hand (the executor can write the file) names the work but cannot carry the MAC."""
+    file.parent.mkdir(parents=True)
+    file.write_bytes(_record(work=WORK_A))
+    _approve(file, step_id="step-1", by="bo", work=WORK_A, key=OTHER_KEY, now=NOW)
+    facts = read_approvals(file, "step-1")
+    assert approval_for(facts, WORK_A, KEY) is None
+    assert [line.line for line in refused_approvals(facts, KEY)] == [1, 2]
+
+
+def test_an_edited_approval_approves_nothing(file):
+    _approve(file, step_id="step-1", by="ana", work=WORK_A, now=NOW)
+    line = json.loads(file.read_text(encoding="utf-8"))
+    file.write_text(json.dumps({**line, "work": WORK_B}) + "\n", encoding="utf-8")  # moved to other work
+    facts = read_approvals(file, "step-1")
+    assert approval_for(facts, WORK_B, KEY) is None and approval_for(facts, WORK_A, KEY) is None
+
+
+def test_without_a_key_no_approval_counts(file):
+    _approve(file, step_id="step-1", by="ana", work=WORK_A, now=NOW)
+    facts = read_approvals(file, "step-1")
+    assert approval_for(facts, WORK_A, None) is None
+    assert len(refused_approvals(facts, None)) == 1
 
 
 def test_approval_for_takes_the_first_that_covers(file):
-    append_approval(file, step_id="step-1", by="ana", work=WORK_B, now=NOW)
-    append_approval(file, step_id="step-1", by="bo", now=NOW)
-    append_approval(file, step_id="step-1", by="cy", work=WORK_A, now=NOW)
+    _approve(file, step_id="step-1", by="ana", work=WORK_B, now=NOW)
+    _approve(file, step_id="step-1", by="bo", work=WORK_A, key=OTHER_KEY, now=NOW)
+    _approve(file, step_id="step-1", by="cy", work=WORK_A, now=NOW)
+    _approve(file, step_id="step-1", by="dan", work=WORK_A, now=NOW)
     facts = read_approvals(file, "step-1")
-    assert approval_for(facts, WORK_A).by == "bo"
-    assert approval_for(facts, WORK_B).by == "ana"
-    assert approval_for(read_approvals(file, "step-2"), WORK_A) is None
+    assert approval_for(facts, WORK_A, KEY).by == "cy"
+    assert approval_for(facts, WORK_B, KEY).by == "ana"
+    assert approval_for(read_approvals(file, "step-2"), WORK_A, KEY) is None
 
 
 def _append_many(path: str, name: str, start, count: int) -> None:
     start.wait()
     for _ in range(count):
         # A long note: a write split in two would leave a line that is not a record.
-        append_approval(path, step_id="step-1", by=name, note=name * 9_000)
+        _approve(path, step_id="step-1", by=name, note=name * 9_000)
 
 
 def test_concurrent_appends_from_8_processes_give_intact_lines(file):
@@ -249,27 +286,44 @@ def test_concurrent_appends_from_8_processes_give_intact_lines(file):
 # --- judge approve --------------------------------------------------------------------------------
 
 
-def test_cli_appends_and_prints_the_record(capsys, file):
+def test_cli_appends_and_prints_the_record_signed_with_the_state_directorys_key(capsys, file, judge_state):
     code, out, err = run_cli(capsys, "approve", "step-1", "--by", "ana", "--note", "looked", "--work", WORK_A,
                              "--approvals", str(file))
     assert code == 0
     record = json.loads(out)
-    assert {k: v for k, v in record.items() if k != "at"} == {
+    assert {k: v for k, v in record.items() if k not in ("at", "mac")} == {
         "version": 1, "stepId": "step-1", "by": "ana", "note": "looked", "work": WORK_A}
     assert err == f"judge: approved step step-1 by ana; appended to {file}\n"
-    assert read_approvals(file, "step-1").approvals[0].approval == parse_approval(record)
+    facts = read_approvals(file, "step-1")
+    assert facts.approvals[0].approval == parse_approval(record)
+    key = read_key(judge_state / "evidence.key")  # made by `judge approve`, 0600, in the state directory
+    assert (judge_state / "evidence.key").stat().st_mode & 0o777 == 0o600
+    assert approval_for(facts, WORK_A, key).by == "ana"
 
 
-def test_cli_default_file_is_the_libraries(capsys, tmp_path, monkeypatch):
+def test_cli_default_file_is_in_the_state_directory(capsys, tmp_path, monkeypatch, judge_state):
     monkeypatch.chdir(tmp_path)
-    assert approve_cli._DEFAULT_APPROVALS == DEFAULT_APPROVALS
-    code, _, _ = run_cli(capsys, "approve", "step-1", "--by", "ana")
+    code, _, _ = run_cli(capsys, "approve", "step-1", "--by", "ana", "--work", WORK_A)
     assert code == 0
-    assert [line.approval.by for line in read_approvals(tmp_path / DEFAULT_APPROVALS, "step-1").approvals] == ["ana"]
+    assert not (tmp_path / ".judge").exists()
+    assert [line.approval.by for line in read_approvals(judge_state / APPROVALS_FILE, "step-1").approvals] == ["ana"]
+
+
+def test_cli_without_work_is_a_usage_error(capsys, file):
+    _usage_error(*run_cli(capsys, "approve", "step-1", "--by", "ana", "--approvals", str(file)))
+    assert not file.exists()
+
+
+def test_cli_refuses_a_key_inside_a_git_work_tree(capsys, file, tmp_path):
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    err = _usage_error(*run_cli(capsys, "approve", "step-1", "--by", "ana", "--work", WORK_A, "--approvals", str(file),
+                                "--evidence-key", str(tmp_path / "repo" / "evidence.key")))
+    assert "inside the git work tree" in err and not (tmp_path / "repo" / "evidence.key").exists()
 
 
 def test_cli_keeps_its_stderr_line_one_line(capsys, file):
-    code, _, err = run_cli(capsys, "approve", "step\n1", "--by", "ana\nbo", "--approvals", str(file))
+    code, _, err = run_cli(capsys, "approve", "step\n1", "--by", "ana\nbo", "--work", WORK_A,
+                           "--approvals", str(file))
     assert code == 0 and len(err.splitlines()) == 1
 
 
@@ -279,9 +333,10 @@ def _usage_error(code: int, out: str, err: str) -> str:
 
 
 @pytest.mark.parametrize("flags, says", [
-    (["--by", ""], "judge: --by: empty"),
+    (["--by", "", "--work", WORK_A], "judge: --by: empty"),
     (["--by", "ana", "--work", "ABC"], "judge: --work 'ABC': not a sha256"),
-    (["--by", "ana", "--note", "n" * 10_001], "judge: --note: must be a string of 0 to 10000 characters"),
+    (["--by", "ana", "--work", WORK_A, "--note", "n" * 10_001],
+     "judge: --note: must be a string of 0 to 10000 characters"),
 ])
 def test_cli_bad_input_is_exit_2_and_one_line(capsys, file, flags, says):
     err = _usage_error(*run_cli(capsys, "approve", "step-1", *flags, "--approvals", str(file)))
@@ -290,7 +345,7 @@ def test_cli_bad_input_is_exit_2_and_one_line(capsys, file, flags, says):
 
 
 def test_cli_names_the_step_id_as_its_positional_argument(capsys, file):
-    err = _usage_error(*run_cli(capsys, "approve", "s" * 201, "--by", "ana", "--approvals", str(file)))
+    err = _usage_error(*run_cli(capsys, "approve", "s" * 201, "--by", "ana", "--work", WORK_A, "--approvals", str(file)))
     assert err.startswith("judge: STEP_ID: must be a string of 1 to 200 characters")
 
 
@@ -298,11 +353,11 @@ def test_cli_refuses_a_symlink_and_leaves_its_target_untouched(capsys, tmp_path)
     target = tmp_path / "target.jsonl"
     target.write_bytes(b"")
     (tmp_path / "approvals.jsonl").symlink_to(target)
-    err = _usage_error(*run_cli(capsys, "approve", "step-1", "--by", "ana",
+    err = _usage_error(*run_cli(capsys, "approve", "step-1", "--by", "ana", "--work", WORK_A,
                                 "--approvals", str(tmp_path / "approvals.jsonl")))
     assert "--approvals" in err and "symbolic link" in err
     assert target.read_bytes() == b""
 
 
 def test_cli_without_by_is_a_usage_error(capsys, file):
-    _usage_error(*run_cli(capsys, "approve", "step-1", "--approvals", str(file)))
+    _usage_error(*run_cli(capsys, "approve", "step-1", "--work", WORK_A, "--approvals", str(file)))

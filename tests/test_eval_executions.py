@@ -33,8 +33,9 @@ PASSED = execution("step-1", TESTS.split(), "3 passed in 0.1s")
 
 
 def _claiming(**step: object) -> tuple[dict, dict]:
-    """A valid step whose result claims its tests passed."""
-    return make_case(step=step or None, evidence=EVIDENCE)
+    """A valid step whose result claims its tests passed; its records are unsigned and an eval case has no
+    workspace, so the step's policy accepts records on their evidenceHash."""
+    return make_case(step={"policies": {"accept_unsigned_records": True}, **step}, evidence=EVIDENCE)
 
 
 def _case(**extra: object) -> dict:

@@ -88,10 +88,29 @@ def test_ledger_flags(capsys, case, tmp_path):
     assert run(capsys, *common, "--ledger-id", "cmt_7", "--ledger-op", "submit")[0] == 1
 
 
+@pytest.mark.parametrize("where", ["repo/ledger.jsonl", "repo/.judge/ledger.jsonl"])
+def test_a_ledger_inside_the_judged_repository_is_refused_even_when_git_ignores_it(capsys, tmp_path, where):
+    """The executor can append the `close` line judge looks for to any file in its work tree."""
+    repo = Repo(tmp_path / "repo", {"src/app.py": APP, ".gitignore": "ledger.jsonl\n.judge/\n"})
+    repo.write({"src/app.py": APP_FIXED})
+    result = {"mode": "apply", "success": True, "patch": repo.diff(repo.base), "filesWritten": ["src/app.py"],
+              "filesTouched": ["src/app.py"], "summary": "parse_port() rejects ports below 1"}
+    (tmp_path / "step.json").write_text(json.dumps(STEP), encoding="utf-8")
+    (tmp_path / "result.json").write_text(json.dumps(result), encoding="utf-8")
+    ledger = tmp_path / where
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    ledger.write_text('{"op": "close", "id": "step-1"}\n', encoding="utf-8")  # appended by the executor
+    err = usage_error(*run(capsys, "validate", "--step", str(tmp_path / "step.json"), "--result",
+                           str(tmp_path / "result.json"), "--repo", str(repo.root), "--base", repo.base,
+                           "--ledger", str(ledger)))
+    assert "--ledger" in err and "inside the judged repository" in err and "outside the repository" in err
+
+
 def test_run_then_attach_the_evidence(capsys, case, tmp_path):
     repo, step, result = case
     root = tmp_path / "evidence-root"
-    code, out, err = run(capsys, "run", "--step", "step-1", "--root", str(root), "--run-id", "r1", "--",
+    code, out, err = run(capsys, "run", "--step", "step-1", "--root", str(root), "--run-id", "r1",
+                         "--repo", str(repo.root), "--base", repo.base, "--",
                          sys.executable, "-c", "import sys; print('2 failed'); sys.exit(1)")
     record = json.loads(out)
     assert (code, record["status"], record["exitCode"], record["stdout"]) == (1, "FAILURE", 1, "2 failed\n")
@@ -105,12 +124,13 @@ def test_run_then_attach_the_evidence(capsys, case, tmp_path):
 
 
 def test_run_success_exit_0(capsys, tmp_path):
-    code, out, _ = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--", sys.executable, "-c", "pass")
+    code, out, _ = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--no-sign", "--",
+                       sys.executable, "-c", "pass")
     assert (code, json.loads(out)["status"]) == (0, "SUCCESS")
 
 
 def test_run_of_a_missing_program_is_no_evidence(capsys, tmp_path):
-    code, out, _ = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--", "/no/such/program")
+    code, out, _ = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--no-sign", "--", "/no/such/program")
     assert (code, json.loads(out)["status"]) == (1, "NO_EVIDENCE")
 
 

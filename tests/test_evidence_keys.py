@@ -20,12 +20,13 @@ from judge.contract.schema import parse_execution_evidence, parse_result, parse_
 from judge.errors import InputError
 from judge.gates.prepare import GateIO, run_commands
 from judge.gates.spec import gate_spec
-from judge.gates.truth import backing, intact
+from judge.gates.truth import RecordTrust, backing, intact
 from judge.runs.artifacts import record_execution
 from judge.runs.keys import (
     KEY_FILE, configured_key, evidence_mac, load_or_create_key, mac_problem, read_key, sign,
 )
 from judge.runs.record import evidence_hash
+from judge.workspace.work_hash import work_binding
 from scenario_repos import Repo, git_env  # noqa: F401  (git_env: autouse fixture)
 
 PY = sys.executable
@@ -34,6 +35,8 @@ TESTS_TEXT = shlex.join(TESTS)
 STEP = {"id": "step-1", "description": "Run the checks of the parser", "mode": "apply", "expectsNoChanges": True}
 RESULT = {"mode": "apply", "success": True, "summary": "ran the checks"}
 CLAIM = {"commands_run": [TESTS_TEXT], "tests_run": [TESTS_TEXT], "tests_passed": True}
+# The stand-in test command above counts as one for the steps that claim it (policy test_commands)
+CLAIMING = {**STEP, "policies": {"test_commands": ["python -c *"]}}
 
 
 def _config(root: Path, **values) -> judge.JudgeConfig:
@@ -190,11 +193,62 @@ def test_a_signed_record_is_written_with_its_mac(tmp_path):
 # --- judging with a key --------------------------------------------------------------------------
 
 
-def test_a_record_signed_by_judge_run_backs_the_tests_claim(tmp_path):
-    record = _signed(tmp_path)
-    verdict = judge.validate(STEP, {**RESULT, "evidence": CLAIM}, evidence=[record.to_json()],
-                             config=_config(tmp_path))
+@pytest.fixture
+def repo(tmp_path) -> Repo:
+    """The judged repository: the step checks it and changes nothing (STEP expectsNoChanges)."""
+    return Repo(tmp_path / "repo", {"app.py": "x = 1\n"})
+
+
+def _bound(root: Path, repo: Repo, command=TESTS, step_id="step-1", run_id="r1"):
+    """A record `judge run --root ROOT --repo REPO --base BASE` would make: signed and bound to REPO's work now."""
+    return record_execution(command, step_id=step_id, root=root, run_id=run_id, cwd=repo.root,
+                            key=load_or_create_key(root / KEY_FILE), work=work_binding(repo.root, repo.base, step_id))
+
+
+def _claimed(repo: Repo, record, root: Path, step=CLAIMING, **config) -> judge.Verdict:
+    return judge.validate(step, {**RESULT, "evidence": CLAIM}, evidence=[record.to_json()],
+                          workspace=judge.Workspace(str(repo.root), repo.base), config=_config(root, **config))
+
+
+def test_a_record_signed_and_bound_by_judge_run_backs_the_tests_claim(tmp_path, repo):
+    verdict = _claimed(repo, _bound(tmp_path, repo), tmp_path)
     assert verdict.valid, verdict.reason
+
+
+def test_a_record_made_on_another_tree_state_backs_nothing(tmp_path, repo):
+    """A genuine signed record made on the base tree says nothing of the work that came after it."""
+    record = _bound(tmp_path, repo)
+    repo.write({"app.py": "x = 'broken'\n"})
+    result = {**RESULT, "patch": repo.diff(), "filesWritten": ["app.py"], "filesTouched": ["app.py"],
+              "evidence": CLAIM}
+    verdict = judge.validate({**CLAIMING, "expectsNoChanges": False, "description": "Set x in app.py to a string"},
+                             result, evidence=[record], workspace=judge.Workspace(str(repo.root), repo.base),
+                             config=_config(tmp_path))
+    assert (verdict.valid, verdict.rule) == (False, "unverifiable_claim")
+    assert "record made on another tree state; rerun `judge run` on this work" in verdict.reason
+
+
+def test_a_record_of_another_repository_backs_nothing(tmp_path, repo):
+    twin = Repo(tmp_path / "twin", {"app.py": "x = 1\n"})
+    verdict = _claimed(repo, _bound(tmp_path, twin), tmp_path)
+    assert verdict.rule == "unverifiable_claim" and "another repository" in verdict.reason
+
+
+def test_a_record_of_an_older_judge_bound_to_nothing_backs_nothing_and_is_not_called_forged(tmp_path, repo):
+    old = _signed(tmp_path)  # signed as before records were bound: genuine, but of no known tree
+    verdict = _claimed(repo, old, tmp_path)
+    assert verdict.rule == "unverifiable_claim" and "bound to no tree state" in verdict.reason
+    assert judge.validate(STEP, RESULT, evidence=[old], config=_config(tmp_path)).valid  # not forged
+
+
+def test_a_signed_record_of_a_command_that_runs_no_tests_does_not_back_a_tests_claim(tmp_path, repo):
+    version = [PY, "--version"]
+    text = shlex.join(version)
+    claim = {"commands_run": [text], "tests_run": [text], "tests_passed": True}
+    verdict = judge.validate(STEP, {**RESULT, "evidence": claim}, evidence=[_bound(tmp_path, repo, version)],
+                             workspace=judge.Workspace(str(repo.root), repo.base),
+                             config=_config(tmp_path, policy_overrides={"require_tests_evidence": True}))
+    assert verdict.rule == "unverifiable_claim" and "is not a test command" in verdict.reason
 
 
 def test_a_forged_record_is_caught_when_judge_has_a_key(tmp_path):
@@ -207,6 +261,16 @@ def test_a_forged_record_is_caught_when_judge_has_a_key(tmp_path):
     assert "carries no evidenceMac" in verdict.reason
 
 
+def test_a_bound_record_whose_binding_is_edited_is_caught(tmp_path, repo):
+    record = _bound(tmp_path, repo).to_json()
+    moved = {**record, "workHash": "0" * 64}  # retargeted at other work: the MAC covers the binding
+    verdict = judge.validate(STEP, RESULT, evidence=[moved], config=_config(tmp_path))
+    assert verdict.rule == "execution_evidence_invalid" and "did not make" in verdict.reason
+    stripped = {k: v for k, v in record.items() if k not in ("repository", "base", "workHash")}
+    assert judge.validate(STEP, RESULT, evidence=[stripped], config=_config(tmp_path)).rule == \
+        "execution_evidence_invalid"
+
+
 def test_a_record_signed_with_another_key_is_caught(tmp_path):
     load_or_create_key(tmp_path / KEY_FILE)
     elsewhere = _signed(tmp_path / "executor")  # the executor's own `judge run`, with its own key
@@ -214,30 +278,38 @@ def test_a_record_signed_with_another_key_is_caught(tmp_path):
     assert verdict.rule == "execution_evidence_invalid" and "did not make" in verdict.reason
 
 
-def test_a_forged_record_never_backs_a_tests_claim(tmp_path):
+def test_a_forged_record_never_backs_a_tests_claim(tmp_path, repo):
     load_or_create_key(tmp_path / KEY_FILE)
     forged = _forged(record_execution(TESTS, step_id="step-1", root=tmp_path / "x", run_id="r1"))
-    result = {**RESULT, "evidence": CLAIM}
-    verdict = judge.validate({**STEP, "gates": [{"type": "tests_passed"}]}, result, evidence=[forged],
-                             config=_config(tmp_path))
+    verdict = judge.validate(CLAIMING, {**RESULT, "evidence": CLAIM}, evidence=[forged], config=_config(tmp_path))
     assert not verdict.valid and verdict.rule == "execution_evidence_invalid"
     # and where the gates judge it themselves, the record backs nothing
     record = parse_execution_evidence(forged)
     key = read_key(tmp_path / KEY_FILE)
     assert intact(record, "step-1") and not intact(record, "step-1", key)
-    found = backing(TESTS_TEXT, (record,), "step-1", commands_run=(TESTS_TEXT,), key=key)
-    assert found.record is None and "not signed with judge's evidence key" in found.problem
+    found = backing(TESTS_TEXT, (record,), RecordTrust("step-1", key, None), commands_run=(TESTS_TEXT,))
+    assert found.record is None and "carries no evidenceMac" in found.problem
 
 
-def test_without_a_key_a_recomputed_hash_still_passes(tmp_path):
+def test_without_a_key_a_recomputed_hash_passes_the_rules_but_backs_no_claim(tmp_path, repo):
     # what an unkeyed hash proves: no edit was made by someone who did not recompute it; nothing more
     forged = _forged(record_execution(TESTS, step_id="step-1", root=tmp_path, run_id="r1"), stdout="all good\n")
     assert judge.validate(STEP, RESULT, evidence=[forged], config=_config(tmp_path)).valid
+    verdict = _claimed(repo, parse_execution_evidence(forged), tmp_path)
+    assert verdict.rule == "unverifiable_claim" and "judge has no evidence key" in verdict.reason
 
 
-def test_unsigned_records_still_work_when_no_key_is_configured(tmp_path):
+def test_a_hand_written_record_backs_no_claim_when_no_key_exists(tmp_path, repo):
+    """No key file anywhere: an unsigned pytest record the executor wrote itself backs nothing."""
     record = record_execution(TESTS, step_id="step-1", root=tmp_path, run_id="r1")
-    verdict = judge.validate(STEP, {**RESULT, "evidence": CLAIM}, evidence=[record], config=_config(tmp_path))
+    verdict = _claimed(repo, record, tmp_path)
+    assert verdict.rule == "unverifiable_claim" and "accept_unsigned_records" in verdict.reason
+
+
+def test_unsigned_records_back_claims_only_when_the_policy_says_so(tmp_path, repo):
+    record = record_execution(TESTS, step_id="step-1", root=tmp_path, run_id="r1")
+    policy = {**CLAIMING, "policies": {**CLAIMING["policies"], "accept_unsigned_records": True}}
+    verdict = _claimed(repo, record, tmp_path, step=policy)
     assert verdict.valid, verdict.reason
 
 
@@ -281,15 +353,20 @@ def _files(tmp_path: Path, record_path: Path) -> tuple[str, str]:
     return str(tmp_path / "step.json"), str(tmp_path / "result.json")
 
 
-def test_judge_run_signs_by_default_and_validate_checks_it(capsys, tmp_path):
+def test_judge_run_signs_and_binds_by_default_and_validate_checks_it(capsys, tmp_path, repo):
     root = tmp_path / "orchestrator"
-    code, out, _ = run_cli(capsys, "run", "--step", "step-1", "--root", str(root), "--run-id", "r1", "--", *TESTS)
+    code, out, _ = run_cli(capsys, "run", "--step", "step-1", "--root", str(root), "--run-id", "r1",
+                           "--repo", str(repo.root), "--base", repo.base, "--", *TESTS)
     record = json.loads(out)
     assert code == 0 and record["evidenceMac"] == evidence_mac(read_key(root / KEY_FILE),
                                                                parse_execution_evidence(record))
+    assert (record["repository"], record["base"]) == (os.path.realpath(repo.root), repo.base)
+    assert record["workHash"] == work_binding(repo.root, repo.base, "step-1").work_hash
     evidence = root / "artifacts/r1/step-1/evidence.json"
-    step, result = _files(tmp_path, evidence)
-    common = ["validate", "--step", step, "--result", result]
+    (tmp_path / "step.json").write_text(json.dumps(CLAIMING))
+    (tmp_path / "result.json").write_text(json.dumps({**RESULT, "evidence": CLAIM}))
+    common = ["validate", "--step", str(tmp_path / "step.json"), "--result", str(tmp_path / "result.json"),
+              "--repo", str(repo.root), "--base", repo.base]
     assert run_cli(capsys, *common, "--evidence", str(evidence), "--artifacts", str(root))[0] == 0
     assert run_cli(capsys, *common, "--evidence", str(evidence), "--evidence-key", str(root / KEY_FILE))[0] == 0
     forged = tmp_path / "forged.json"
@@ -298,28 +375,65 @@ def test_judge_run_signs_by_default_and_validate_checks_it(capsys, tmp_path):
     assert code == 1 and "not signed with this judge's evidence key" in json.loads(out)["reason"]
 
 
-def test_judge_run_no_sign_writes_an_unsigned_record_and_no_key(capsys, tmp_path):
+def test_judge_run_keeps_its_key_and_records_in_the_state_directory_by_default(capsys, tmp_path, repo, judge_state,
+                                                                                monkeypatch):
+    monkeypatch.chdir(repo.root)  # run from inside the repository, as an orchestrator may
+    code, out, _ = run_cli(capsys, "run", "--step", "step-1", "--run-id", "r1", "--base", repo.base, "--", *TESTS)
+    assert code == 0 and (judge_state / KEY_FILE).exists() and (judge_state / "artifacts/r1/step-1").is_dir()
+    assert not (repo.root / ".judge").exists() and json.loads(out)["repository"] == os.path.realpath(repo.root)
+
+
+@pytest.mark.parametrize("where", ["root", "key"])
+def test_judge_run_refuses_its_root_or_key_inside_a_git_work_tree_and_runs_nothing(capsys, tmp_path, repo, where):
+    marker = tmp_path / "ran"
+    inside = repo.root / ".judge"
+    flags = ["--root", str(inside)] if where == "root" else ["--evidence-key", str(inside / KEY_FILE)]
+    code, out, err = run_cli(capsys, "run", "--step", "s", "--repo", str(repo.root), "--base", repo.base, *flags,
+                             "--", PY, "-c", f"open({str(marker)!r}, 'w')")
+    assert (code, out, len(err.splitlines())) == (2, "", 1) and "inside the git work tree" in err, err
+    assert not marker.exists() and not inside.exists()
+
+
+def test_judge_run_binds_the_tree_the_command_started_on_and_warns_when_the_command_changed_it(capsys, tmp_path,
+                                                                                               repo):
+    before = work_binding(repo.root, repo.base, "s").work_hash
+    code, out, err = run_cli(capsys, "run", "--step", "s", "--repo", str(repo.root), "--base", repo.base,
+                             "--root", str(tmp_path / "r"), "--", PY, "-c",
+                             f"open({str(repo.root / 'app.py')!r}, 'w').write('x = 9\\n')")
+    assert code == 0 and json.loads(out)["workHash"] == before != work_binding(repo.root, repo.base, "s").work_hash
+    assert "the command changed the work tree" in err
+
+
+def test_judge_run_needs_the_base_to_sign(capsys, tmp_path, repo):
+    code, out, err = run_cli(capsys, "run", "--step", "s", "--repo", str(repo.root), "--root", str(tmp_path / "r"),
+                             "--", "true")
+    assert (code, out) == (2, "") and "--base: required to sign" in err and not (tmp_path / "r").exists()
+
+
+def test_judge_run_no_sign_writes_an_unsigned_unbound_record_and_no_key(capsys, tmp_path):
     code, out, _ = run_cli(capsys, "run", "--step", "s", "--root", str(tmp_path), "--no-sign", "--", *TESTS)
-    assert code == 0 and "evidenceMac" not in json.loads(out) and not (tmp_path / KEY_FILE).exists()
+    written = json.loads(out)
+    assert code == 0 and "evidenceMac" not in written and "workHash" not in written
+    assert not (tmp_path / KEY_FILE).exists()
 
 
-def test_judge_run_with_an_explicit_key(capsys, tmp_path):
+def test_judge_run_with_an_explicit_key(capsys, tmp_path, repo):
     key_path = tmp_path / "secure" / "judge.key"
-    code, out, _ = run_cli(capsys, "run", "--step", "s", "--root", str(tmp_path / "root"),
-                           "--evidence-key", str(key_path), "--", *TESTS)
+    code, out, _ = run_cli(capsys, "run", "--step", "s", "--root", str(tmp_path / "root"), "--repo", str(repo.root),
+                           "--base", repo.base, "--evidence-key", str(key_path), "--", *TESTS)
     assert code == 0 and key_path.exists() and not (tmp_path / "root" / KEY_FILE).exists()
     assert mac_problem(read_key(key_path), parse_execution_evidence(json.loads(out))) is None
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--step", "s", "--no-sign", "--evidence-key", "{tmp}/k"], "contradict"),
-    (["--step", "s"], "chmod 600"),
+    (["--step", "s", "--repo", "{tmp}/repo", "--base", "{base}"], "chmod 600"),
     (["--step", "../up"], "path separator"),
 ], ids=["no-sign-and-key", "bad-key-file", "bad-step"])
-def test_judge_run_bad_key_input_is_exit_2_and_runs_nothing(capsys, tmp_path, argv, message):
+def test_judge_run_bad_key_input_is_exit_2_and_runs_nothing(capsys, tmp_path, repo, argv, message):
     _plant(tmp_path / KEY_FILE, "world-readable")
     marker = tmp_path / "ran"
-    argv = [a.format(tmp=tmp_path) for a in argv]
+    argv = [a.format(tmp=tmp_path, base=repo.base) for a in argv]
     code, out, err = run_cli(capsys, "run", *argv, "--root", str(tmp_path), "--", PY, "-c", f"open({str(marker)!r}, 'w')")
     assert (code, out, len(err.splitlines())) == (2, "", 1) and message in err
     assert not marker.exists() and not (tmp_path / "artifacts").exists()
@@ -406,11 +520,23 @@ def test_judge_runs_the_gates_command_itself_unless_a_signed_record_of_it_is_att
 def test_a_signed_record_of_the_gates_command_is_not_run_again(tmp_path):
     repo, step, result = _gate_case(tmp_path)
     root = tmp_path / "judge"
-    signed = _signed(root)
+    signed = _bound(root, repo)
     verdict = judge.validate(step, result, workspace=judge.Workspace(str(repo.root), repo.base),
                              config=_config(root), evidence=[signed])
     assert verdict.valid, verdict.reason
     assert [r.run_id for r in verdict.execution_evidence] == ["r1"]  # the attached one only: nothing was run
+
+
+def test_a_signed_record_of_the_gates_command_on_another_tree_state_is_run_again(tmp_path):
+    repo, step, result = _gate_case(tmp_path)
+    root = tmp_path / "judge"
+    repo.write({"app.py": "x = 1\n"})
+    stale = _bound(root, repo)  # made on the base tree, before the change
+    repo.write({"app.py": "x = 2\n"})
+    verdict = judge.validate(step, result, workspace=judge.Workspace(str(repo.root), repo.base),
+                             config=_config(root), evidence=[stale])
+    assert verdict.valid, verdict.reason
+    assert [r.run_id for r in verdict.execution_evidence][0] == "r1" and len(verdict.execution_evidence) == 2
 
 
 def test_a_passing_record_does_not_outvote_judges_own_failing_run(tmp_path):

@@ -12,8 +12,8 @@ import pytest
 
 import judge
 from builders import text_diff
-from gate_cases import (APP, APP_FIXED, TEST_APP_MORE, Project, evidence, gate, gate_result, project,
-                        py, record, rules, shell_on, step)
+from gate_cases import (APP, APP_FIXED, STAND_IN_TESTS, TEST_APP_MORE, Project, evidence, gate, gate_result,
+                        project, py, record, rules, shell_on, step)
 from scenario_repos import git, git_env  # noqa: F401  (git_env: autouse fixture)
 
 
@@ -410,7 +410,8 @@ def test_no_uncommitted_changes_fails_for_staged_unstaged_and_untracked(tmp_path
 def test_tests_passed_passes_with_a_verified_record_of_the_claimed_command(proj, tmp_path):
     made = record(tmp_path, shlex.split(OK))
     doc = evidence(commands=[OK], tests=[OK], passed=True)
-    passes(proj.validate(step(gate("tests_passed")), proj.result(doc), records=(made,)), "tests_passed")
+    passes(proj.validate(step(gate("tests_passed"), policies=STAND_IN_TESTS), proj.result(doc), records=(made,)),
+           "tests_passed")
 
 
 def test_tests_passed_fails_when_the_evidence_says_false(proj):

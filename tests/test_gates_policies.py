@@ -13,7 +13,8 @@ import pytest
 
 import judge
 from builders import run_cli
-from gate_cases import PY, Project, evidence, gate, gate_result, project, py, record, rules, shell_on, step
+from gate_cases import (PY, STAND_IN_TESTS, Project, evidence, gate, gate_result, project, py, record, rules,
+                        shell_on, step)
 from judge.contract.gates import PRESETS, PolicyLayer
 from judge.contract.schema import parse_step
 from judge.gates.policies import Policies, command_denial
@@ -221,7 +222,7 @@ def test_each_command_runs_once_even_when_several_gates_name_it(proj):
 def test_an_unsigned_attached_record_does_not_save_the_run(proj):
     # without judge's key an attached record may be forged: judge runs the allowed command itself
     cmd, marker = marking(proj)
-    attached = record(proj.tmp, shlex.split(cmd))
+    attached = record(proj.tmp, shlex.split(cmd), sign=False)
     marker.unlink()
     verdict = proj.validate(step(gate("command_exit_0", command=cmd), policies=shell_on()),
                             proj.result(evidence(commands=[cmd])), records=(attached,))
@@ -324,7 +325,7 @@ def warnings(verdict: judge.Verdict) -> list[str]:
 
 def test_warning_tests_evidence_required_with_shell_gates_off(proj):
     tests = py("print('1 passed')")
-    s = step(policies={"require_tests_evidence": True})
+    s = step(policies={"require_tests_evidence": True, **STAND_IN_TESTS})
     verdict = proj.validate(s, proj.result(evidence(commands=[tests], tests=[tests], passed=True)),
                             records=(record(proj.tmp, shlex.split(tests)),))
     assert verdict.valid, verdict.reason
@@ -415,7 +416,7 @@ def test_a_workspace_without_a_repository_runs_no_command_so_the_contradiction_s
 
 def test_an_attached_record_lifts_the_contradiction(proj):
     tests = py("print('1 passed')")
-    s = step(policies={"require_tests_evidence": True})
+    s = step(policies={"require_tests_evidence": True, **STAND_IN_TESTS})
     verdict = proj.validate(s, proj.result(evidence(commands=[tests], tests=[tests], passed=True)),
                             records=(record(proj.tmp, shlex.split(tests)),))
     assert verdict.valid and gate_result(verdict, "tests_passed").source == "policy"
@@ -431,7 +432,7 @@ def test_require_tests_evidence_makes_the_tests_fields_required(proj):
 
 def test_audit_mode_requires_the_strict_evidence_fields(proj):
     tests = shlex.join([PY, "-c", "print('3 passed')", "pytest"])
-    s = step(policies={"preset": "audit"}, evidenceSchema={"criteriaChecklist": {"c1": "validated"}})
+    s = step(policies={"preset": "audit", **STAND_IN_TESTS}, evidenceSchema={"criteriaChecklist": {"c1": "validated"}})
     verdict = proj.validate(s, proj.result({"tests_passed": True}), records=(record(proj.tmp, shlex.split(tests)),))
     assert verdict.rule == "evidence_incomplete"
     assert set(verdict.outcome.missing_fields) == {"diff_summary", "tests_run", "commands_run", "changed_files"}

@@ -16,6 +16,7 @@ import pytest
 import judge
 from builders import run_cli, text_diff
 from gate_cases import FILES, Project, evidence, gate, gate_result, project, record, shell_on, step
+from judge.runs.keys import load_or_create_key
 from scenario_repos import git_env  # noqa: F401  (git_env: autouse fixture)
 
 SEED_004 = next((Path(__file__).resolve().parents[2] / "shared" / "seeds").glob("004_*.txt"), None) \
@@ -70,7 +71,7 @@ def never_valid(verdict: judge.Verdict, rule: str, *says: str) -> None:
 def test_a_claim_without_a_record_is_unverifiable_and_says_what_to_run(proj, kind, command, gate_type):
     verdict = judged(proj, kind, claim(kind, command))
     never_valid(verdict, "unverifiable_claim", f"{gate_type} is true but no execution record of `{command}`",
-                f"judge run --step step-1 -- {command}", "--evidence")
+                f"judge run --step step-1 --base {proj.repo.base} -- {command}", "--evidence")
     assert gate_result(verdict, gate_type).status == "failed"
 
 
@@ -189,10 +190,11 @@ def test_a_foreign_record_never_passes(proj, tools):
 
 def test_a_foreign_record_made_for_another_step_does_not_back_a_gate_either(proj, tools):
     # the gates' own check, below the rules: a record for another step is not this step's proof
-    from judge.gates.truth import backing
+    from judge.gates.truth import RecordTrust, backing
 
     foreign = record(proj.tmp, ["pytest", "-q"], step_id="step-0")
-    found = backing("pytest -q", (foreign,), "step-1", commands_run=("pytest -q",))
+    found = backing("pytest -q", (foreign,), RecordTrust("step-1", None, None, accept_unsigned=True),
+                    commands_run=("pytest -q",))
     assert found.record is None and "another step" in found.problem
 
 
@@ -212,7 +214,7 @@ def test_tests_passed_true_without_tests_run_is_unverifiable(proj, tools):
 
 def test_a_tests_claim_is_checked_even_when_the_step_asks_for_no_gate(proj):
     verdict = proj.validate(step(), proj.result(evidence(commands=["pytest -q"], tests=["pytest -q"], passed=True)))
-    never_valid(verdict, "unverifiable_claim", "judge run --step step-1 -- pytest -q")
+    never_valid(verdict, "unverifiable_claim", f"judge run --step step-1 --base {proj.repo.base} -- pytest -q")
     assert gate_result(verdict, "tests_passed").source == "claim"
 
 
@@ -289,6 +291,9 @@ SEED_REQUIRED = ["changed_files", "diff_summary", "commands_run", "tests_run", "
 SEED_STEP = {"id": "step-7", "description": "Fix the HTTP endpoint mismatch between the server and the UI client",
              "mode": "apply", "gates": [{"type": "tests_passed", "parameters": {}, "description": "tests gate"}],
              "evidenceSchema": {"required": SEED_REQUIRED}}
+# Judged with no workspace and no key, as the seed's example is: its record is believed on its evidenceHash only
+# because the step's policy says so (without it, below, the record backs nothing).
+SEED_STEP_UNSIGNED = {**SEED_STEP, "policies": {"accept_unsigned_records": True}}
 
 
 def _seed_json(title: str) -> dict:
@@ -318,13 +323,13 @@ def seed_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     suite.mkdir()
     (suite / "test_smoke.py").write_text("def test_smoke():\n    assert True\n")
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    made = record(tmp_path, ["python", "-m", "pytest", "-q"], step_id="step-7", cwd=suite)
+    made = record(tmp_path, ["python", "-m", "pytest", "-q"], step_id="step-7", cwd=suite, sign=False)
     assert made.exit_code == 0 and re.search(r"1 passed", made.stdout), made.stdout + made.stderr
     return made
 
 
 def test_the_seeds_good_evidence_passes_with_a_matching_record(tmp_path, seed_record):
-    verdict = judge.validate(SEED_STEP, seed_result(SEED_GOOD), evidence=[seed_record],
+    verdict = judge.validate(SEED_STEP_UNSIGNED, seed_result(SEED_GOOD), evidence=[seed_record],
                              config=judge.JudgeConfig(semantic="off", artifacts_root=str(tmp_path / "a")))
     assert verdict.valid, verdict.reason
     assert verdict.outcome.model_dump() == {"accepted": True, "missing_fields": (), "rejection_reasons": (),
@@ -333,20 +338,27 @@ def test_the_seeds_good_evidence_passes_with_a_matching_record(tmp_path, seed_re
 
 
 def test_the_seeds_good_evidence_without_its_record_is_unverifiable(tmp_path):
-    verdict = judge.validate(SEED_STEP, seed_result(SEED_GOOD), config=judge.JudgeConfig(semantic="off"))
-    never_valid(verdict, "unverifiable_claim", "judge run --step step-7 -- python -m pytest -q")
+    verdict = judge.validate(SEED_STEP_UNSIGNED, seed_result(SEED_GOOD), config=judge.JudgeConfig(semantic="off"))
+    never_valid(verdict, "unverifiable_claim", "judge run --step step-7 --base BASE -- python -m pytest -q")
     assert verdict.outcome.next_action == "retry"
+
+
+def test_the_seeds_unsigned_record_backs_nothing_without_the_policy(tmp_path, seed_record):
+    """No key file, no policy: a hand-written or unsigned pytest record never backs tests_passed."""
+    verdict = judge.validate(SEED_STEP, seed_result(SEED_GOOD), evidence=[seed_record],
+                             config=judge.JudgeConfig(semantic="off", artifacts_root=str(tmp_path / "a")))
+    never_valid(verdict, "unverifiable_claim", "judge has no evidence key", "accept_unsigned_records")
 
 
 def test_the_seeds_good_evidence_with_a_wrong_file_list_is_a_mismatch(seed_record):
     doc = {**SEED_GOOD, "changed_files": ["vibedev_mcp/http_server.py"]}
-    verdict = judge.validate(SEED_STEP, seed_result(doc), evidence=[seed_record],
+    verdict = judge.validate(SEED_STEP_UNSIGNED, seed_result(doc), evidence=[seed_record],
                              config=judge.JudgeConfig(semantic="off"))
     never_valid(verdict, "evidence_mismatch", "vibedev-ui/src/lib/api.ts")
 
 
 def test_the_seeds_hand_wave_is_rejected_with_its_missing_fields(seed_record):
-    verdict = judge.validate(SEED_STEP, seed_result(SEED_BAD), evidence=[seed_record],
+    verdict = judge.validate(SEED_STEP_UNSIGNED, seed_result(SEED_BAD), evidence=[seed_record],
                              config=judge.JudgeConfig(semantic="off"))
     never_valid(verdict, "evidence_incomplete", "tests_run", "commands_run", "changed_files")
     assert verdict.outcome.accepted is False
@@ -362,7 +374,7 @@ def test_the_seeds_hand_wave_without_any_record_is_rejected_with_its_missing_fie
 
 def test_the_evidence_doc_cli_flag_carries_the_seeds_example(tmp_path, seed_record, capsys, monkeypatch):
     result = {k: v for k, v in seed_result(SEED_GOOD).items() if k != "evidence"}
-    for name, content in (("step.json", SEED_STEP), ("result.json", result), ("doc.json", SEED_GOOD),
+    for name, content in (("step.json", SEED_STEP_UNSIGNED), ("result.json", result), ("doc.json", SEED_GOOD),
                           ("bad.json", SEED_BAD), ("record.json", seed_record.to_json())):
         (tmp_path / name).write_text(json.dumps(content))
     monkeypatch.chdir(tmp_path)
@@ -378,10 +390,15 @@ def test_the_evidence_doc_cli_flag_carries_the_seeds_example(tmp_path, seed_reco
 WORK = re.compile(r"--work ([0-9a-f]{64})")
 
 
-def approve(capsys, approvals: Path, *extra: str, step_id: str = "step-1") -> None:
+def approve(capsys, proj: Project, approvals: Path, *extra: str, step_id: str = "step-1") -> None:
+    """`judge approve`, signed with the key the project's validation checks approvals with."""
     code, out, err = run_cli(capsys, "approve", step_id, "--by", "Ana Lima", "--note", "read the diff",
-                             "--approvals", str(approvals), *extra)
+                             "--approvals", str(approvals), "--evidence-key", str(proj_key(proj)), *extra)
     assert code == 0, err
+
+
+def proj_key(proj: Project) -> Path:
+    return proj.tmp / "judge-artifacts" / "evidence.key"  # gate_cases.config's artifacts root
 
 
 def human_step(**extra) -> dict:
@@ -396,7 +413,7 @@ def test_human_approval_pauses_then_resumes_after_judge_approve(proj, capsys):
     assert pending.outcome.next_action == "pause_for_human" and not pending.outcome.accepted
     assert gate_result(pending, "human_approval").status == "pending"
     work = WORK.search(pending.reason).group(1)
-    approve(capsys, approvals, "--work", work)
+    approve(capsys, proj, approvals, "--work", work)
     verdict = proj.validate(human_step())
     assert verdict.valid, verdict.reason
     assert verdict.outcome.next_action == "advance"
@@ -405,8 +422,9 @@ def test_human_approval_pauses_then_resumes_after_judge_approve(proj, capsys):
 
 def test_an_approval_of_other_work_does_not_count(proj, capsys):
     approvals = proj.tmp / "approvals.jsonl"
-    approve(capsys, approvals, "--work", "0" * 64)
-    approve(capsys, approvals, step_id="step-2")
+    work = WORK.search(proj.validate(human_step()).reason).group(1)
+    approve(capsys, proj, approvals, "--work", "0" * 64)
+    approve(capsys, proj, approvals, "--work", work, step_id="step-2")
     verdict = proj.validate(human_step())
     never_valid(verdict, "human_approval_pending")
 
@@ -414,7 +432,7 @@ def test_an_approval_of_other_work_does_not_count(proj, capsys):
 def test_changing_the_work_after_the_approval_asks_again(proj, capsys):
     approvals = proj.tmp / "approvals.jsonl"
     work = WORK.search(proj.validate(human_step()).reason).group(1)
-    approve(capsys, approvals, "--work", work)
+    approve(capsys, proj, approvals, "--work", work)
     assert proj.validate(human_step()).valid
     proj.change({"src/app.py": (proj.root / "src" / "app.py").read_text() + "# and one more line\n"})
     again = proj.validate(human_step())
@@ -422,21 +440,36 @@ def test_changing_the_work_after_the_approval_asks_again(proj, capsys):
     assert WORK.search(again.reason).group(1) != work
 
 
-def test_an_approval_without_work_approves_any_work_of_the_step(proj, capsys):
-    approve(capsys, proj.tmp / "approvals.jsonl")
-    assert proj.validate(human_step()).valid
+def test_an_approval_without_work_approves_nothing(proj, capsys):
+    """What an executor appends to approve whatever it left (`work: null`), even signed, approves nothing."""
+    approvals = proj.tmp / "approvals.jsonl"
+    approvals.write_text('{"version": 1, "stepId": "step-1", "by": "Ana", "work": null, "at": "2026-11-23T10:00:00Z"}\n')
+    verdict = proj.validate(human_step())
+    never_valid(verdict, "human_approval_pending", "line(s) 1 approve nothing")
+
+
+def test_an_approval_appended_by_hand_for_this_work_approves_nothing(proj, capsys):
+    """The executor can read the work hash from the pending verdict and append a line naming it: without the MAC of
+    the orchestrator's key (in judge's state directory, which it cannot read) it counts for nothing."""
+    approvals = proj.tmp / "approvals.jsonl"
+    approve(capsys, proj, proj.tmp / "elsewhere.jsonl", "--work", "0" * 64)  # the project's key exists
+    work = WORK.search(proj.validate(human_step()).reason).group(1)
+    approvals.write_text(json.dumps({"version": 1, "stepId": "step-1", "by": "Ana", "work": work,
+                                     "at": "2026-11-23T10:00:00Z", "mac": "f" * 64}) + "\n")
+    never_valid(proj.validate(human_step()), "human_approval_pending", "do not carry the MAC")
 
 
 def test_human_approval_without_a_workspace_binds_to_the_patch(proj, capsys):
     approvals = proj.tmp / "approvals.jsonl"
     pending = proj.validate(human_step(), workspace=False)
     assert pending.rule == "human_approval_pending"
-    approve(capsys, approvals, "--work", WORK.search(pending.reason).group(1))
+    approve(capsys, proj, approvals, "--work", WORK.search(pending.reason).group(1))
     assert proj.validate(human_step(), workspace=False).valid
 
 
 def test_the_human_is_not_asked_when_another_gate_fails(proj, capsys):
-    approve(capsys, proj.tmp / "approvals.jsonl")
+    work = WORK.search(proj.validate(human_step()).reason).group(1)
+    approve(capsys, proj, proj.tmp / "approvals.jsonl", "--work", work)
     verdict = proj.validate(step(gate("human_approval"), gate("forbid_paths", paths=["src/**"])))
     assert verdict.rule == "gate_failed" and gate_result(verdict, "human_approval").status == "skipped"
 
@@ -446,7 +479,7 @@ def test_an_approvals_file_inside_the_repository_is_refused(tmp_path, capsys, wh
     # ignored by git, so it is no part of the change: only the gates' own check can refuse it
     proj = project(tmp_path, {**FILES, ".gitignore": ".judge/\napprovals.jsonl\n"}).change()
     inside = proj.tmp / where
-    approve(capsys, inside)  # an executor could write this one itself
+    approve(capsys, proj, inside, "--work", "0" * 64)  # an executor could write this one itself
     verdict = proj.validate(human_step(), approvals=str(inside))
     assert not verdict.valid and verdict.rule != "human_approval_pending"
     assert "inside the judged repository" in verdict.reason
@@ -455,7 +488,7 @@ def test_an_approvals_file_inside_the_repository_is_refused(tmp_path, capsys, wh
 
 def test_an_approvals_file_that_is_a_link_is_refused(proj, capsys):
     real = proj.tmp / "real.jsonl"
-    approve(capsys, real)
+    approve(capsys, proj, real, "--work", "0" * 64)
     os.symlink(real, proj.tmp / "link.jsonl")
     verdict = proj.validate(human_step(), approvals=str(proj.tmp / "link.jsonl"))
     assert not verdict.valid and "symbolic link" in verdict.reason
@@ -483,7 +516,8 @@ def test_an_approval_binds_a_binary_files_full_content(tmp_path):
     pending = judged_with(first)
     assert pending.rule == "human_approval_pending"
     work = re.search(r"--work ([0-9a-f]{64})", pending.reason).group(1)
-    judge.append_approval(str(approvals), step_id="s", by="Ada", work=work)
+    key = load_or_create_key(tmp_path / "judge" / "evidence.key")  # the config's artifacts root: validation's key
+    judge.append_approval(str(approvals), step_id="s", by="Ada", work=work, key=key)
     assert judged_with(first).valid
     assert judged_with(swapped).rule == "human_approval_pending"
 

@@ -168,7 +168,9 @@ def test_code_span_fence_is_longer_than_any_backtick_run():
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
+    """The working directory, which is also where judge's state directory is: tmp/judge."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     return tmp_path
 
 
@@ -178,13 +180,13 @@ def _usage_error(code: int, out: str, err: str) -> str:
 
 
 def test_report_reads_the_default_artifacts_in_start_order(capsys, workdir):
-    _record(workdir / ".judge", ["true"], run_id="z-first")
-    _record(workdir / ".judge", ["sh", "-c", "exit 2"], run_id="a-second")
+    _record(workdir / "judge", ["true"], run_id="z-first")
+    _record(workdir / "judge", ["sh", "-c", "exit 2"], run_id="a-second")
     code, out, _ = run_cli(capsys, "report")
     assert code == 0 and out.startswith("## Execution Evidence\n\n" + HEADER + "\n" + RULE + "\n")
     rows = _rows(out.split("\n\n", 1)[1])
     assert [row.split(" | ")[1] for row in rows] == ["`true`", "`sh -c 'exit 2'`"]
-    assert "[stdout](.judge/artifacts/z-first/step-1/stdout.log)" in rows[0]
+    assert "[stdout](judge/artifacts/z-first/step-1/stdout.log)" in rows[0]
 
 
 def test_report_links_relative_to_the_out_file(capsys, workdir):
@@ -199,18 +201,18 @@ def test_report_links_relative_to_the_out_file(capsys, workdir):
 
 
 def test_report_links_point_beside_the_evidence_read_not_where_it_says(capsys, workdir):
-    record = _record(workdir / ".judge", ["true"])
-    evidence = workdir / ".judge" / "artifacts" / "r1" / "step-1" / "evidence.json"
+    record = _record(workdir / "judge", ["true"])
+    evidence = workdir / "judge" / "artifacts" / "r1" / "step-1" / "evidence.json"
     lying = {**record.to_json(), "artifacts": ["../../../../etc/stdout.log", "/tmp/elsewhere/evidence.json"]}
     evidence.chmod(0o644)
     evidence.write_text(json.dumps(lying), encoding="utf-8")
     out = run_cli(capsys, "report", str(evidence))[1]
-    assert "[stdout](.judge/artifacts/r1/step-1/stdout.log) [evidence](.judge/artifacts/r1/step-1/evidence.json)" in out
+    assert "[stdout](judge/artifacts/r1/step-1/stdout.log) [evidence](judge/artifacts/r1/step-1/evidence.json)" in out
 
 
 def test_report_of_an_edited_file_shows_edited(capsys, workdir):
-    record = _record(workdir / ".judge", ["sh", "-c", "exit 1"])
-    evidence = workdir / ".judge" / "artifacts" / "r1" / "step-1" / "evidence.json"
+    record = _record(workdir / "judge", ["sh", "-c", "exit 1"])
+    evidence = workdir / "judge" / "artifacts" / "r1" / "step-1" / "evidence.json"
     evidence.write_text(json.dumps({**record.to_json(), "exitCode": 0, "status": "SUCCESS"}), encoding="utf-8")
     code, out, _ = run_cli(capsys, "report")
     assert code == 0 and "| EDITED |" in out and "SUCCESS" not in out
@@ -218,7 +220,7 @@ def test_report_of_an_edited_file_shows_edited(capsys, workdir):
 
 def test_report_with_no_records_says_where_it_looked_and_how_to_make_them(capsys, workdir):
     err = _usage_error(*run_cli(capsys, "report"))
-    assert ".judge/artifacts" in err and "judge run" in err
+    assert "judge/artifacts" in err and "judge run" in err
     (workdir / "empty").mkdir()
     err = _usage_error(*run_cli(capsys, "report", "empty"))
     assert "empty" in err and "judge run" in err
@@ -229,11 +231,11 @@ def test_report_of_a_missing_path_is_exit_2(capsys, workdir):
 
 
 def test_report_of_a_file_that_breaks_the_schema_names_file_and_json_path(capsys, workdir):
-    record = _record(workdir / ".judge", ["true"])
-    evidence = workdir / ".judge" / "artifacts" / "r1" / "step-1" / "evidence.json"
+    record = _record(workdir / "judge", ["true"])
+    evidence = workdir / "judge" / "artifacts" / "r1" / "step-1" / "evidence.json"
     evidence.write_text(json.dumps({**record.to_json(), "exitCode": "0"}), encoding="utf-8")
     err = _usage_error(*run_cli(capsys, "report"))
-    assert str(Path(".judge/artifacts/r1/step-1/evidence.json")) in err and "$.exitCode" in err
+    assert str(Path("judge/artifacts/r1/step-1/evidence.json")) in err and "$.exitCode" in err
 
 
 def test_report_of_a_file_that_is_not_json(capsys, workdir):
@@ -242,32 +244,32 @@ def test_report_of_a_file_that_is_not_json(capsys, workdir):
 
 
 def test_report_refuses_a_planted_link_and_skips_unpublished_directories(capsys, workdir):
-    _record(workdir / ".judge", ["true"])
-    unpublished = workdir / ".judge" / "artifacts" / "r1" / ".s.incomplete-0a1b2c3d"
+    _record(workdir / "judge", ["true"])
+    unpublished = workdir / "judge" / "artifacts" / "r1" / ".s.incomplete-0a1b2c3d"
     unpublished.mkdir()
     (unpublished / "evidence.json").write_text("{half", encoding="utf-8")  # judge run still writing it
     assert run_cli(capsys, "report")[0] == 0
-    planted = workdir / ".judge" / "artifacts" / "r2" / "s"
+    planted = workdir / "judge" / "artifacts" / "r2" / "s"
     planted.mkdir(parents=True)
-    os.symlink(workdir / ".judge" / "artifacts" / "r1" / "step-1" / "evidence.json", planted / "evidence.json")
+    os.symlink(workdir / "judge" / "artifacts" / "r1" / "step-1" / "evidence.json", planted / "evidence.json")
     assert "not a regular file" in _usage_error(*run_cli(capsys, "report"))
 
 
 def test_report_does_not_enter_linked_directories(capsys, workdir):
     _record(workdir / "elsewhere", ["true"])
-    (workdir / ".judge" / "artifacts").mkdir(parents=True)
-    os.symlink(workdir / "elsewhere", workdir / ".judge" / "artifacts" / "linked")
+    (workdir / "judge" / "artifacts").mkdir(parents=True)
+    os.symlink(workdir / "elsewhere", workdir / "judge" / "artifacts" / "linked")
     assert "judge run" in _usage_error(*run_cli(capsys, "report"))
 
 
 def test_report_names_a_record_once_when_paths_overlap(capsys, workdir):
-    _record(workdir / ".judge", ["true"])
-    out = run_cli(capsys, "report", ".judge", ".judge/artifacts/r1/step-1/evidence.json")[1]
+    _record(workdir / "judge", ["true"])
+    out = run_cli(capsys, "report", "judge", "judge/artifacts/r1/step-1/evidence.json")[1]
     assert len(_rows(out.split("\n\n", 1)[1])) == 1
 
 
 def test_report_to_an_unwritable_out_is_exit_2(capsys, workdir):
-    _record(workdir / ".judge", ["true"])
+    _record(workdir / "judge", ["true"])
     assert "--out" in _usage_error(*run_cli(capsys, "report", "--out", "missing-dir/r.md"))
 
 

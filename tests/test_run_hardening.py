@@ -127,14 +127,14 @@ def test_a_file_planted_in_judges_directory_before_it_is_published_is_refused(tm
 # --- 2. a root that is, or lies under, a link -------------------------------------------------------
 
 
-def test_planted_default_root_link_is_refused_before_the_command_runs(tmp_path, elsewhere, monkeypatch):
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / ".judge").symlink_to(elsewhere)
-    monkeypatch.chdir(work)
+def test_planted_default_root_link_is_refused_before_the_command_runs(capsys, tmp_path, elsewhere, monkeypatch):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "judge").symlink_to(elsewhere)  # judge's default root, its state directory, made a link
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
     marker = tmp_path / "ran"
-    with pytest.raises(InputError, match=r"^\.judge: is a symlink"):
-        record_execution([PY, "-c", f"open({str(marker)!r}, 'w')"], step_id="s", run_id="r")
+    code, out, err = run_cli(capsys, "run", "--step", "s", "--no-sign", "--", PY, "-c", f"open({str(marker)!r}, 'w')")
+    assert (code, out) == (2, "") and "judge: is a symlink" in err
     assert not marker.exists() and _files_under(elsewhere) == []
 
 
@@ -148,7 +148,8 @@ def test_root_under_a_link_is_refused_too(tmp_path, elsewhere):
 
 def test_root_link_on_the_command_line_is_one_line_exit_2(capsys, tmp_path, elsewhere):
     (tmp_path / "root").symlink_to(elsewhere)
-    code, out, err = run_cli(capsys, "run", "--step", "s", "--root", str(tmp_path / "root"), "--", PY, "-c", "pass")
+    code, out, err = run_cli(capsys, "run", "--step", "s", "--root", str(tmp_path / "root"), "--no-sign", "--",
+                             PY, "-c", "pass")
     assert (code, out, len(err.splitlines())) == (2, "", 1)
     assert "is a symlink" in err and "remove it" in err
     assert _files_under(elsewhere) == []
@@ -161,7 +162,8 @@ def test_forged_evidence_made_while_the_command_runs_is_a_collision_with_nothing
     root = tmp_path / "root"
     step = root / "artifacts" / "r" / "s"
     forge = _sh(f'mkdir -p "{step}" && echo \'{{"forged": 1}}\' > "{step}/evidence.json"')
-    code, out, err = run_cli(capsys, "run", "--step", "s", "--root", str(root), "--run-id", "r", "--", *forge)
+    code, out, err = run_cli(capsys, "run", "--step", "s", "--root", str(root), "--run-id", "r", "--no-sign", "--",
+                             *forge)
     assert (code, out, len(err.splitlines())) == (2, "", 1)
     assert "appeared while the command ran" in err and "--run-id" in err
     assert _files_under(step) == ["evidence.json"]  # not adopted: no command.txt or logs of judge's beside it
@@ -241,7 +243,8 @@ def test_a_daemon_that_never_stops_writing_is_cut_at_the_timeout(tmp_path):
                       pid_file)
     code = "import sys; from judge.cli.main import main; sys.exit(main(sys.argv[1:]))"
     try:
-        done = subprocess.run([PY, "-c", code, "run", "--root", str(tmp_path), "--step", "s", "--timeout", "2", "--",
+        done = subprocess.run([PY, "-c", code, "run", "--root", str(tmp_path), "--step", "s", "--timeout", "2",
+                               "--no-sign", "--",
                                *command], capture_output=True, text=True, timeout=120,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     finally:

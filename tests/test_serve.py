@@ -109,7 +109,8 @@ def test_execution_records_in_the_full_verdict_are_as_judge_run_writes_them(clie
     response = post(client, {"step": STEP, "result": VALID, "evidence": [record]}, params={"explain": "1"})
     assert response.status_code == 200, response.text
     (echoed,) = response.json()["execution_evidence"]
-    assert echoed == {**record, "evidenceMac": None}  # an unsigned record: to_json() leaves the key out
+    # an unsigned, unbound record: to_json() leaves these keys out, the verdict's model shows them null
+    assert echoed == {**record, "evidenceMac": None, "repository": None, "base": None, "workHash": None}
 
 
 @pytest.mark.parametrize("body, path", [

@@ -53,7 +53,8 @@ reason=$(judge validate --step human-step.json --result result.json --evidence-d
   --repo repo --base "$base" --artifacts "$work/judge" --approvals "$work/approvals.jsonl" || true)
 echo "$reason"
 work_hash=$(printf '%s' "$reason" | sed -n 's/.*--work \([0-9a-f]\{64\}\).*/\1/p')
-judge approve add-greeting --by "Ada Lovelace" --work "$work_hash" --approvals "$work/approvals.jsonl" > /dev/null
+judge approve add-greeting --by "Ada Lovelace" --work "$work_hash" --approvals "$work/approvals.jsonl" \
+  --evidence-key "$work/judge/evidence.key" > /dev/null
 judge validate --step human-step.json --result result.json --evidence-doc "$here/evidence.json" \
   --repo repo --base "$base" --artifacts "$work/judge" --approvals "$work/approvals.jsonl"
 echo "4. the Execution Evidence table of the runs judge recorded"

@@ -58,6 +58,8 @@ export interface Policies {
   require_tests_evidence?: boolean | null;
   require_diff_summary?: boolean | null;
   evidence_schema_mode?: "lenient" | "strict" | null;
+  accept_unsigned_records?: boolean | null;
+  test_commands?: string[] | null;
 }
 
 // ---- schemas/execute-step.schema.json ------------------------------------------------------------------------
@@ -111,6 +113,9 @@ export interface ExecutionEvidence {
   artifacts: string[];
   error?: string | null;
   evidenceMac?: string | null;
+  repository?: string | null;
+  base?: string | null;
+  workHash?: string | null;
 }
 
 // ---- schemas/verdict.schema.json and the full verdict (?explain=1) ---------------------------------------------

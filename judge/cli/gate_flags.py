@@ -17,14 +17,15 @@ def add_gate_flags(parser: argparse.ArgumentParser, evidence_doc: bool = True) -
         group.add_argument("--evidence-doc", dest="evidence_doc", metavar="FILE",
                            help="the agent's EvidenceSchema document, when the result does not carry it as `evidence`")
     group.add_argument("--approvals", metavar="FILE", help="the append-only approvals file `judge approve` writes "
-                       "(default .judge/approvals.jsonl)")
+                       "(default: approvals.jsonl in judge's state directory)")
     group.add_argument("--templates", dest="templates_dir", metavar="DIR",
                        help="where step templates are (NAME.json/.yaml/.yml; default .judge/templates)")
     group.add_argument("--artifacts", dest="artifacts_root", metavar="DIR",
-                       help="where command gates record their runs (default .judge)")
+                       help="where command gates record their runs (default: judge's state directory, "
+                            "$XDG_STATE_HOME/judge or ~/.local/state/judge)")
     group.add_argument("--evidence-key", dest="evidence_key", metavar="FILE",
-                       help="execution records must carry this key's evidenceMac (default ARTIFACTS/evidence.key "
-                            "when it exists; without a key only their unkeyed hash is checked)")
+                       help="execution records and approvals must carry this key's MAC (default ARTIFACTS/evidence.key "
+                            "when it exists; without a key no record backs a claim and no approval counts)")
     group.add_argument("--gate-timeout", dest="gate_timeout", type=float, metavar="S",
                        help="seconds a command gate's command may run (default 600)")
     group.add_argument("--policy-preset", dest="preset", choices=("permissive", "strict", "audit"),

@@ -19,7 +19,7 @@ from judge.errors import InputError
 
 __all__ = ["DEFAULT_PATH", "add_report_command"]
 
-DEFAULT_PATH = ".judge/artifacts"
+DEFAULT_PATH = "$XDG_STATE_HOME/judge/artifacts"  # shown in help; judge.config.state_dir() is the real one
 _EVIDENCE = "evidence.json"
 _UNPUBLISHED = re.compile(r"^\..*\.incomplete-")  # judge run's directory before it is renamed to the step's
 _TIMESTAMP = re.compile(r"^(?P<base>[0-9-]+T[0-9:]+)(?:\.(?P<fraction>[0-9]+))?(?P<zone>Z|[+-][0-9:]+)$")
@@ -38,11 +38,13 @@ def _report(args: argparse.Namespace) -> int:
     from judge.cli.output import write_stdout
     from judge.runs.evidence_table import render_evidence_table
 
-    paths = args.paths or [DEFAULT_PATH]
+    from judge.config import state_dir
+
+    paths = args.paths or [str(state_dir() / "artifacts")]
     files = _evidence_files(paths, named=bool(args.paths))
     if not files:
         raise InputError(f"no {_EVIDENCE} found under {', '.join(paths)}; `judge run --step ID -- CMD ARGS...` "
-                         f"records a run there ({DEFAULT_PATH}/RUN_ID/STEP/{_EVIDENCE})")
+                         f"records a run under judge's state directory (artifacts/RUN_ID/STEP/{_EVIDENCE})")
     records = sorted(((read_evidence(str(file), "evidence file"), file) for file in files),
                      key=lambda pair: (_instant(pair[0].started_at), str(pair[1])))
     link_base = Path(args.out).absolute().parent if args.out else Path.cwd()

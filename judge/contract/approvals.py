@@ -17,7 +17,8 @@ SHA256_HEX = r"[0-9a-f]{64}"  # whole string; use with re.fullmatch
 
 
 class Approval(BaseModel):
-    """``work`` is the sha256 of the work the human saw; None approves any work of the step."""
+    """``work`` is the sha256 of the work the human saw; ``mac`` binds the approval to the orchestrator's key. One
+    without a work hash or a MAC (older judges wrote such lines) approves nothing."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=False)
 
@@ -27,8 +28,13 @@ class Approval(BaseModel):
     note: Optional[StrictStr] = Field(default=None, max_length=MAX_NOTE)
     work: Optional[StrictStr] = Field(default=None, pattern=f"^{SHA256_HEX}$")
     at: Timestamp
+    # HMAC-SHA256 under the orchestrator's key (judge.workspace.approvals): an approval without it counts for nothing
+    mac: Optional[StrictStr] = Field(default=None, pattern=f"^{SHA256_HEX}$")
 
     _version_is_the_integer_one = model_validator(mode="before")(_refuse_boolean_version)
 
     def to_json(self) -> dict:
-        return self.model_dump(mode="json", by_alias=True)
+        data = self.model_dump(mode="json", by_alias=True)
+        if data["mac"] is None:
+            del data["mac"]
+        return data

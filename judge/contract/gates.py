@@ -245,6 +245,9 @@ class PolicyLayer(BaseModel):
     require_tests_evidence: Optional[StrictBool] = None
     require_diff_summary: Optional[StrictBool] = None
     evidence_schema_mode: Optional[Literal["lenient", "strict"]] = None
+    accept_unsigned_records: Optional[StrictBool] = None
+    test_commands: Optional[tuple[Annotated[StrictStr, Field(min_length=1, max_length=1000)], ...]] = Field(
+        default=None, max_length=1000)
 
     def stated(self) -> dict[str, Any]:
         """The keys this layer sets, its preset's first."""

@@ -166,14 +166,21 @@ class ExecutionEvidence(BaseModel):
     error: Optional[StrictStr] = None
     # HMAC-SHA256 under the orchestrator's evidence key (judge.runs.keys); absent on records made without one
     evidence_mac: Optional[StrictStr] = Field(default=None, alias="evidenceMac", pattern=r"^[0-9a-f]{64}$")
+    # The work the command ran on (judge.runs.binding), covered by evidenceMac; absent on records of older judges,
+    # which back no claim
+    repository: Optional[StrictStr] = Field(default=None, min_length=1, max_length=4096)
+    base: Optional[StrictStr] = Field(default=None, pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+    work_hash: Optional[StrictStr] = Field(default=None, alias="workHash", pattern=r"^[0-9a-f]{64}$")
 
     _version_is_the_integer_one = model_validator(mode="before")(_refuse_boolean_version)
 
     def to_json(self) -> dict:
-        """The record as evidence.json holds it; an unsigned record has no evidenceMac key, as before keys existed."""
+        """The record as evidence.json holds it; an unsigned or unbound record has no evidenceMac or binding keys,
+        as before keys and bindings existed."""
         data = self.model_dump(mode="json", by_alias=True)
-        if data["evidenceMac"] is None:
-            del data["evidenceMac"]
+        for name in ("evidenceMac", "repository", "base", "workHash"):
+            if data[name] is None:
+                del data[name]
         return data
 
 

@@ -1,15 +1,21 @@
 """Evidence gates (seed 004, 12, 15 and 16): the criteria checklist is complete; the tests and lint the evidence
-claims passed are each backed by a verified execution record of exactly that command."""
+claims passed are each backed by a verified execution record of exactly that command, and a tests claim only by a
+record of a test command (policy test_commands)."""
 
 from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import shlex
 
 from judge import rule_ids as ids
 from judge.gates.context import GateCheck, GateContext
 from judge.gates.spec import SpecGate
-from judge.gates.truth import backing, run_hint
+from judge.gates.truth import backing, record_trust, run_hint
 from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, NOT_RETRYABLE_CLASSES, failure_class
 
-__all__ = ["criteria_checklist_complete", "lint_passed", "tests_passed"]
+__all__ = ["criteria_checklist_complete", "is_test_command", "lint_passed", "tests_passed"]
 
 
 def criteria_checklist_complete(g: GateContext, spec: SpecGate) -> GateCheck:
@@ -55,9 +61,16 @@ def _backed(g: GateContext, kind: str, commands: tuple[str, ...]) -> GateCheck:
         return GateCheck(False, f"{kind}_passed is true but {field} names no command, so nothing backs the claim; "
                                 f"list the exact {kind} commands in {field} and commands_run", rule=ids.UNVERIFIABLE_CLAIM)
     listed = tuple(g.evidence.commands_run or ()) if g.evidence else ()
-    step_id, key = g.step.step.id, (g.step.evidence_key.secret if g.step.evidence_key else None)
+    step_id, trust = g.step.step.id, record_trust(g)
+    patterns = g.spec.policies.test_commands
+    other = next((command for command in commands if not is_test_command(command, patterns)), None)
+    if kind == "tests" and other is not None:
+        return GateCheck(False, f"tests_passed is true but `{other[:160]}` in tests_run is not a test command (it "
+                                "matches no pattern of policy test_commands), so its record backs no tests claim; "
+                                "list the commands that ran the tests in tests_run, or add a pattern for the test "
+                                "runner to test_commands", rule=ids.UNVERIFIABLE_CLAIM)
     for command in commands:
-        found = backing(command, g.records, step_id, commands_run=listed, key=key)
+        found = backing(command, g.records, trust, commands_run=listed)
         if found.failure is not None:
             kind_of = failure_class(found.failure)
             environment = kind_of in ENVIRONMENT_CLASSES
@@ -65,10 +78,30 @@ def _backed(g: GateContext, kind: str, commands: tuple[str, ...]) -> GateCheck:
             return GateCheck(False, f"{kind}_passed is true but {found.problem}; {advice}",
                              retryable=kind_of not in NOT_RETRYABLE_CLASSES)
         if found.record is None:
-            hint = "" if "commands_run" in (found.problem or "") else f": {run_hint(command, step_id)}"
+            hint = "" if "commands_run" in (found.problem or "") else f": {run_hint(command, step_id, _base(g))}"
             return GateCheck(False, f"{kind}_passed is true but {found.problem}{hint}", rule=ids.UNVERIFIABLE_CLAIM)
     return GateCheck.ok(f"{kind}_passed: each of {len(commands)} command(s) is backed by a verified record with exit 0")
 
 
+def is_test_command(command: str, patterns: tuple[str, ...]) -> bool:
+    """Whether ``command`` runs tests: it matches one of ``patterns`` with its program named by its file name
+    (`.venv/bin/pytest -q` as `pytest -q`, `python3.12` as `python`), its words joined by single spaces."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return False
+    if not argv:
+        return False
+    program = os.path.basename(argv[0])
+    program = "python" if re.fullmatch(r"python[0-9.]*", program) else program  # python3.12 is python
+    shown = " ".join([program, *argv[1:]])
+    return any(fnmatch.fnmatchcase(shown, pattern) for pattern in patterns)
+
+
 def _json(value: object) -> str:
     return {True: "true", False: "false", None: "null"}.get(value, repr(value))  # type: ignore[arg-type]
+
+
+def _base(g: GateContext) -> str | None:
+    """The base `judge run --base` names, when judge knows it (with a workspace)."""
+    return g.step.git.base if g.step.git is not None else None

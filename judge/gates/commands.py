@@ -8,7 +8,7 @@ import re
 from judge import rule_ids as ids
 from judge.gates.context import GateCheck, GateContext
 from judge.gates.spec import SpecGate
-from judge.gates.truth import Backing, backing, run_hint
+from judge.gates.truth import Backing, backing, record_trust, run_hint
 from judge.gates.policies import command_denial
 from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, NOT_RETRYABLE_CLASSES, failure_class, output_tail
 
@@ -38,8 +38,8 @@ def command_output_regex(g: GateContext, spec: SpecGate) -> GateCheck:
 
 def _checked_run(g: GateContext, spec: SpecGate, output_problem, passed: str) -> GateCheck:
     command, step_id = spec.gate.param("command"), g.step.step.id
-    key = g.step.evidence_key.secret if g.step.evidence_key else None
-    found = backing(command, g.records, step_id, key=key)
+    trust = record_trust(g)
+    found = backing(command, g.records, trust)
     if found.failure is not None:
         return _failed(found)
     if found.record is None:
@@ -49,15 +49,15 @@ def _checked_run(g: GateContext, spec: SpecGate, output_problem, passed: str) ->
                              retryable=False)
         if not g.has_workspace:
             return GateCheck(False, f"`{command[:160]}` can only run in the workspace and none was given: validate "
-                                    f"with --repo PATH --base SHA, or {run_hint(command, step_id)}",
+                                    f"with --repo PATH --base SHA, or {run_hint(command, step_id, _base(g))}",
                              rule=ids.UNVERIFIABLE_CLAIM, retryable=False)
-        return GateCheck(False, f"{found.problem}: {run_hint(command, step_id)}", rule=ids.UNVERIFIABLE_CLAIM)
+        return GateCheck(False, f"{found.problem}: {run_hint(command, step_id, _base(g))}", rule=ids.UNVERIFIABLE_CLAIM)
     problem = output_problem(found.record.stdout)
     if problem:
         return GateCheck(False, f"`{command[:160]}` exited 0 but {problem} (run {found.record.run_id}){_tail(found)}; "
                                 "make the step produce it")
     listed = g.evidence.commands_run if g.evidence else None
-    claimed = backing(command, g.records, step_id, commands_run=tuple(listed or ()), key=key)
+    claimed = backing(command, g.records, trust, commands_run=tuple(listed or ()))
     if claimed.record is None:
         return GateCheck(False, f"{claimed.problem} (seed 004: a gate that depends on a command needs the exact "
                                 "command in the evidence's commands_run)", rule=ids.UNVERIFIABLE_CLAIM)
@@ -78,3 +78,8 @@ def _failed(found: Backing) -> GateCheck:
 def _tail(found: Backing) -> str:
     record = found.record or found.failure
     return output_tail(record) if record is not None else ""
+
+
+def _base(g: GateContext) -> str | None:
+    """The base `judge run --base` names, when judge knows it (with a workspace)."""
+    return g.step.git.base if g.step.git is not None else None

@@ -3,7 +3,6 @@ evidence, the execution records, and what judge read from disk for the gates (fi
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Mapping
@@ -15,6 +14,7 @@ from judge.contract.models import ExecutionEvidence
 from judge.gates.spec import GateSpec
 from judge.patch.model import PatchFacts
 from judge.workspace.approvals import ApprovalFacts
+from judge.workspace.work_hash import patch_work_hash, tree_work_hash
 
 __all__ = ["FileProbe", "GateCheck", "GateContext"]
 
@@ -78,12 +78,6 @@ class GateContext:
 
     @cached_property
     def work_hash(self) -> str:
-        """sha256 of the work judged: what an approval is for. With a workspace, every changed file's path, mode and
-        full blob id (git's diff shows a binary file by an abbreviated id only), else the patch's text."""
+        """sha256 of the work judged (judge/workspace/work_hash.py): what approvals and execution records are for."""
         git = self.step.git
-        if git is None:
-            return hashlib.sha256(self.step.work_text.encode("utf-8", "surrogateescape")).hexdigest()
-        digest = hashlib.sha256(b"judge work v1\0")
-        for path, mode, blob in git.work_states:
-            digest.update(f"{path}\0{mode:o}\0{blob}\0".encode("utf-8", "surrogateescape"))
-        return digest.hexdigest()
+        return tree_work_hash(git, self.step.step.id) if git is not None else patch_work_hash(self.step.work_text)

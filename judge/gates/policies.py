@@ -11,7 +11,29 @@ from typing import Iterable, Literal
 from judge.config import JudgeConfig
 from judge.contract.gates import COMMAND_GATE_TYPES, Gate, PolicyLayer
 
-__all__ = ["Policies", "command_denial", "contradiction", "pinned_for_clients", "policy_warnings", "resolve_policies"]
+__all__ = ["DEFAULT_TEST_COMMANDS", "Policies", "command_denial", "contradiction", "pinned_for_clients",
+           "policy_warnings", "resolve_policies"]
+
+
+# The common test runners, as fnmatch patterns over a command whose program is named by its file name
+# (`.venv/bin/pytest -q` is matched as `pytest -q`, `python3 -m pytest` as `python -m pytest`): a record of
+# another command never backs a tests claim.
+DEFAULT_TEST_COMMANDS = (
+    "pytest", "pytest *", "py.test", "py.test *", "python -m pytest", "python -m pytest *",
+    "python -m unittest", "python -m unittest *", "tox", "tox *", "nox", "nox *",
+    "uv run pytest", "uv run pytest *", "poetry run pytest", "poetry run pytest *",
+    "npm test", "npm test *", "npm run test", "npm run test *", "npm run test:*", "npm t", "npm t *",
+    "pnpm test", "pnpm test *", "pnpm run test", "pnpm run test *", "pnpm run test:*",
+    "yarn test", "yarn test *", "yarn run test", "yarn run test *", "yarn run test:*",
+    "bun test", "bun test *", "deno test", "deno test *",
+    "vitest", "vitest *", "jest", "jest *", "ava", "ava *", "mocha", "mocha *",
+    "npx vitest", "npx vitest *", "npx jest", "npx jest *", "npx ava", "npx ava *", "npx mocha", "npx mocha *",
+    "go test", "go test *", "cargo test", "cargo test *", "cargo nextest run", "cargo nextest run *",
+    "mvn test", "mvn * test", "mvn test *", "mvn * test *", "mvnw test", "mvnw * test", "mvnw test *",
+    "gradle test", "gradle * test", "gradle test *", "gradlew test", "gradlew * test", "gradlew test *",
+    "dotnet test", "dotnet test *", "ctest", "ctest *", "make test", "make check",
+    "rspec", "rspec *", "bundle exec rspec", "bundle exec rspec *", "phpunit", "phpunit *",
+)
 
 
 @dataclass(frozen=True)
@@ -23,6 +45,8 @@ class Policies:
     require_tests_evidence: bool = False
     require_diff_summary: bool = False
     evidence_schema_mode: Literal["lenient", "strict"] = "lenient"
+    accept_unsigned_records: bool = False  # records believed on their unkeyed hash alone, bound to no work
+    test_commands: tuple[str, ...] = DEFAULT_TEST_COMMANDS  # what a tests_run command must be (judge/gates/claims.py)
     sources: dict[str, str] = field(default_factory=dict, compare=False)
 
     def source(self, key: str) -> str:
@@ -37,7 +61,7 @@ def resolve_policies(layers: Iterable[tuple[str, PolicyLayer | None]]) -> Polici
         if layer is None:
             continue
         for key, value in layer.stated().items():
-            values[key] = tuple(value) if key == "shell_gate_allowlist" else value
+            values[key] = tuple(value) if key in ("shell_gate_allowlist", "test_commands") else value
             sources[key] = name
     return Policies(**values, sources=sources)
 

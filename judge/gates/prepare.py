@@ -15,7 +15,8 @@ from judge.gates.context import FileProbe
 from judge.gates.hygiene import patch_key
 from judge.gates.policies import command_denial
 from judge.gates.spec import GateSpec
-from judge.gates.truth import intact
+from judge.gates.truth import intact, judged_work
+from judge.runs.binding import binding_problem
 from judge.runs.artifacts import new_run_id, record_execution
 from judge.workspace.confine import is_inside
 from judge.workspace.approvals import ApprovalFacts, read_approvals
@@ -79,7 +80,9 @@ def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvid
     if ctx.git is None:
         return ()
     key = ctx.evidence_key.secret if ctx.evidence_key else None
-    known = {record.command for record in attached if key is not None and intact(record, ctx.step.id, key)}
+    work = judged_work(ctx)  # a signed record of another tree state says nothing of this one: judge runs it again
+    known = {record.command for record in attached
+             if key is not None and intact(record, ctx.step.id, key) and binding_problem(record, work) is None}
     commands = dict.fromkeys(g.gate.param("command") for g in spec.gates if g.gate.type in COMMAND_GATE_TYPES)
     run_id, made = new_run_id(), []
     for number, command in enumerate(commands, 1):

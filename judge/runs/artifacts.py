@@ -26,15 +26,15 @@ from judge.workspace.confine import check_segment
 from judge.runs.dirfd import create_new_file, entry_exists, open_child_dir, open_real_dir, still_named
 from judge.runs.execute import DEFAULT_TIMEOUT_S, check_run_inputs, run_command
 from judge.runs.json_pieces import object_pieces
+from judge.runs.binding import WorkBinding, bound
 from judge.runs.keys import sign
 from judge.runs.record import DEFAULT_LIMIT
 from judge.contract.models import ExecutionEvidence
 
-__all__ = ["ARTIFACT_FILES", "DEFAULT_ROOT", "ArtifactDir", "new_run_id", "prepare_artifact_dir", "record_execution",
+__all__ = ["ARTIFACT_FILES", "ArtifactDir", "new_run_id", "prepare_artifact_dir", "record_execution",
            "write_artifacts"]
 
 ARTIFACT_FILES = ("command.txt", "stdout.log", "stderr.log", "evidence.json")
-DEFAULT_ROOT = ".judge"
 _TEXT_SLICE = 1024 * 1024  # characters encoded at once when writing a log
 
 
@@ -60,22 +60,26 @@ def record_execution(
     command: Sequence[str],
     *,
     step_id: str,
-    root: str | os.PathLike[str] = DEFAULT_ROOT,
+    root: str | os.PathLike[str],
     run_id: str | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
     limit: int = DEFAULT_LIMIT,
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     key: bytes | None = None,
+    work: WorkBinding | None = None,
 ) -> ExecutionEvidence:
     """Run ``command`` and write its artifacts; the returned record lists them (paths relative to ``root``).
 
-    ``key``: the evidence key (judge.runs.keys) the record is signed with before it is written; None: unsigned."""
+    ``key``: the evidence key (judge.runs.keys) the record is signed with before it is written; None: unsigned.
+    ``work``: the work the command runs on (judge.runs.binding), which the record names and the MAC covers."""
     check_run_inputs(command, timeout, limit)  # before any directory is made
     run_id = run_id or new_run_id()
     directory = prepare_artifact_dir(root, run_id, step_id)
     evidence = run_command(command, step_id=step_id, run_id=run_id, timeout=timeout, limit=limit, cwd=cwd,
                            env=env)
+    if work is not None:
+        evidence = bound(evidence, work)
     return write_artifacts(directory, sign(key, evidence) if key is not None else evidence)
 
 

@@ -1,9 +1,10 @@
 """Evidence keys: the orchestrator's secret that signs execution records, so a record the executor forged is caught.
 
 ``evidenceHash`` is unkeyed: anyone who edits a record can recompute it, so it only catches edits.
-``evidenceMac`` is HMAC-SHA256 under a key kept in the orchestrator's artifact root (default
-``.judge/evidence.key``): a record made anywhere else, or rewritten, does not carry a MAC this
-key gives. That holds only while the executor cannot read the key file.
+``evidenceMac`` is HMAC-SHA256 under a key kept in the orchestrator's state directory (default
+``~/.local/state/judge/evidence.key``, judge.runs.state): a record made anywhere else, or rewritten,
+does not carry a MAC this key gives. That holds only while the executor cannot read the key file:
+judge refuses a key other users may read, and one inside a repository.
 
 The key file holds 64 hex digits (32 random bytes) and a newline, mode 0600. It is made by one
 atomic link of a complete file, so processes racing to make it all end with the one key.
@@ -33,6 +34,7 @@ _MAX_FILE = 256  # a key file is 65 bytes; read no more than this of whatever is
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 _NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 _MAC_DOMAIN = "judge execution evidence v1"  # a MAC of these fields means nothing in another context
+_BOUND_MAC_DOMAIN = "judge execution evidence v2"  # the same, bound to the work the command ran on
 
 
 @dataclass(frozen=True)
@@ -79,14 +81,15 @@ def read_key(path: str | os.PathLike[str]) -> bytes | None:
 
 
 def configured_key(explicit: str | None, artifacts_root: str) -> EvidenceKey | None:
-    """The key validation checks records with: ``explicit`` (which must exist), else ``<artifacts_root>/evidence.key``
-    when that file exists, else None (records are then checked by their unkeyed hash only)."""
+    """The key validation checks records and approvals with: ``explicit`` (which must exist), else
+    ``<artifacts_root>/evidence.key`` when that file exists, else None (then no record backs a claim and no
+    approval counts, unless the policies accept unsigned records)."""
     path = explicit if explicit is not None else str(Path(artifacts_root) / KEY_FILE)
     secret = read_key(path)
     if secret is None:
         if explicit is not None:
             raise InputError(f"{path}: no such evidence key; `judge run --evidence-key {path}` makes one, "
-                             "or leave the setting out to check records by their hash only", field="evidence_key")
+                             "or leave the setting out", field="evidence_key")
         return None
     return EvidenceKey(path, secret)
 
@@ -113,10 +116,14 @@ def mac_problem(key: bytes, record: ExecutionEvidence) -> str | None:
 
 def _signed_bytes(record: ExecutionEvidence) -> bytes:
     # Not status (derived from these), not artifacts (their paths follow from the ids). durationSeconds as a float:
-    # a JSON tool that rewrites 1.0 as 1 must not break the MAC.
+    # a JSON tool that rewrites 1.0 as 1 must not break the MAC. A record bound to work (judge.runs.binding) is
+    # signed in its own domain with the binding: stripping the binding breaks the MAC, and an older record's MAC
+    # still verifies (it is genuine, only bound to nothing).
     fields = [_MAC_DOMAIN, record.evidence_hash, record.step_id, record.run_id, record.exit_code, record.timed_out,
               record.error, record.started_at, record.finished_at, float(record.duration_seconds),
               record.stdout_bytes, record.stderr_bytes]
+    if record.work_hash is not None or record.repository is not None or record.base is not None:
+        fields = [_BOUND_MAC_DOMAIN, *fields[1:], record.repository, record.base, record.work_hash]
     return json.dumps(fields, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 

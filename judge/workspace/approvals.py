@@ -3,11 +3,16 @@
 One approval is one JSON line (schemas/approval.schema.json). An append is one write(2) on an O_APPEND
 descriptor, so humans approving at once never interleave within a line. A line that is not an approval
 is corrupt: counted with its line number and skipped, never fatal. Neither side follows a link at the file.
+
+The executor runs as the same user and could append a line too, so an approval counts only when it names the
+exact work hash and carries a MAC under the orchestrator's key (the evidence key, which the executor cannot read):
+an appended line without one, or for other work, approves nothing.
 """
 
 from __future__ import annotations
 
 import errno
+import hmac
 import json
 import os
 import re
@@ -22,9 +27,11 @@ from judge.contract.approvals import MAX_BY, MAX_NOTE, MAX_STEP_ID, SHA256_HEX, 
 from judge.errors import InputError
 from judge.workspace.jsonl import json_lines
 
-__all__ = ["DEFAULT_APPROVALS", "ApprovalFacts", "ApprovalLine", "append_approval", "approval_for", "read_approvals"]
+__all__ = ["APPROVALS_FILE", "ApprovalFacts", "ApprovalLine", "append_approval", "approval_for", "approval_mac",
+           "read_approvals", "refused_approvals"]
 
-DEFAULT_APPROVALS = ".judge/approvals.jsonl"
+APPROVALS_FILE = "approvals.jsonl"  # its name in judge's state directory, the default place
+_MAC_DOMAIN = "judge approval v1"
 
 # O_RDWR, not O_WRONLY: the last byte is read through the same descriptor to mend a torn last line.
 # O_NONBLOCK: opening a fifo planted at the path cannot make judge wait.
@@ -46,18 +53,20 @@ class ApprovalFacts:
     corrupt_lines: tuple[int, ...]
 
 
-def append_approval(path: str | os.PathLike[str], *, step_id: str, by: str, note: str | None = None,
-                    work: str | None = None, now: datetime | None = None) -> Approval:
-    """Append one approval to the file at ``path`` (created, with its directories, when missing) and return it.
+def append_approval(path: str | os.PathLike[str], *, step_id: str, by: str, work: str, key: bytes,
+                    note: str | None = None, now: datetime | None = None) -> Approval:
+    """Append one approval, signed with the orchestrator's ``key``, to the file at ``path`` (created, with its
+    directories, when missing) and return it.
 
-    ``work`` is the sha256 of the work approved (None: any work of the step); ``now`` an aware datetime.
-    InputError naming the input at fault: a bad step id, name, note or hash, or a file that cannot take it.
+    ``work`` is the sha256 of the work approved; ``now`` an aware datetime. InputError naming the input at
+    fault: a bad step id, name, note or hash, or a file that cannot take it.
     """
     approval = Approval.model_validate({
         "version": 1, "stepId": _text("step_id", step_id, MAX_STEP_ID), "by": _name(by),
         "note": None if note is None else _text("note", note, MAX_NOTE, low=0), "work": _work(work),
         "at": _utc(now or datetime.now(timezone.utc)),
     })
+    approval = approval.model_copy(update={"mac": approval_mac(key, approval)})
     record = json.dumps(approval.to_json(), ensure_ascii=False, separators=(",", ":"))
     _append(path, record.encode("utf-8") + b"\n")
     return approval
@@ -84,10 +93,30 @@ def read_approvals(path: str | os.PathLike[str], step_id: str) -> ApprovalFacts:
     return ApprovalFacts(str(path), step_id, tuple(found), tuple(corrupt))
 
 
-def approval_for(facts: ApprovalFacts, work: str | None) -> Approval | None:
-    """The first approval covering ``work`` (a sha256 hex, or None when unknown): one without a hash covers
-    any work, one with a hash only that work."""
-    return next((line.approval for line in facts.approvals if line.approval.work in (None, work)), None)
+def approval_mac(key: bytes, approval: Approval) -> str:
+    """HMAC-SHA256 under ``key`` of what the approval says: step, who, note, work and when."""
+    fields = [_MAC_DOMAIN, approval.step_id, approval.by, approval.note, approval.work, approval.at]
+    return hmac.new(key, json.dumps(fields, ensure_ascii=True, separators=(",", ":")).encode("ascii"),
+                    "sha256").hexdigest()
+
+
+def approval_for(facts: ApprovalFacts, work: str, key: bytes | None) -> Approval | None:
+    """The first approval of exactly ``work`` (a sha256 hex) that carries ``key``'s MAC; None without a key."""
+    return next((line.approval for line in facts.approvals if _counts(line.approval, work, key)), None)
+
+
+def refused_approvals(facts: ApprovalFacts, key: bytes | None) -> tuple[ApprovalLine, ...]:
+    """The step's approvals that count for no work: without a work hash, or without ``key``'s MAC."""
+    return tuple(line for line in facts.approvals if line.approval.work is None or not _signed(line.approval, key))
+
+
+def _counts(approval: Approval, work: str, key: bytes | None) -> bool:
+    return approval.work is not None and hmac.compare_digest(approval.work, work) and _signed(approval, key)
+
+
+def _signed(approval: Approval, key: bytes | None) -> bool:
+    return key is not None and approval.mac is not None and \
+        hmac.compare_digest(approval.mac, approval_mac(key, approval))
 
 
 def _utc(moment: datetime) -> str:
@@ -110,8 +139,8 @@ def _name(by: object) -> str:
     return _text("by", by, MAX_BY)
 
 
-def _work(work: object) -> str | None:
-    if work is not None and not (isinstance(work, str) and re.fullmatch(SHA256_HEX, work)):
+def _work(work: object) -> str:
+    if not (isinstance(work, str) and re.fullmatch(SHA256_HEX, work)):
         shown = repr(work) if len(repr(work)) <= 80 else repr(work)[:80] + "..."
         raise InputError(f"{shown}: not a sha256; give the 64 lowercase hex digits the pending verdict printed",
                          field="work")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from judge.errors import InputError, field_ref
 from judge.workspace.evidence_file import EvidenceFileFacts, read_evidence_file
 from judge.workspace.git import GitFacts, read_git_facts, resolve_repository
-from judge.workspace.ledger import LedgerFacts, check_ledger, read_ledger
+from judge.workspace.ledger import LedgerFacts, check_ledger, read_ledger, refuse_inside_repository
 
 __all__ = ["Workspace", "WorkspaceFacts"]
 
@@ -67,6 +67,8 @@ class Workspace:
                              "started from", field="repo")
         if self.ledger is not None and not self.ledger_op:
             raise _ledger_needs()
+        if self.ledger is not None and self.repo is not None:
+            refuse_inside_repository(self.ledger, self.repo)
 
 
 def _ledger_needs() -> InputError:

@@ -5,6 +5,9 @@ about may sit in ``commitment``, ``target`` or ``id``, at the top level or insid
 ``payload`` (Mentu writes ``{"op": "close", "payload": {"commitment": "cmt_1"}}``).
 A line that is not a JSON object is corrupt: it is counted with its line number and
 skipped, never fatal. Lines are read one at a time with a length cap (judge.workspace.jsonl).
+
+The ledger is the orchestrator's: a ledger inside the judged repository is refused, since the executor
+could append the line it is asked to show (even to a file git ignores).
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
 from judge.errors import InputError
+from judge.workspace.confine import is_inside
 from judge.workspace.jsonl import json_lines
 
-__all__ = ["ID_KEYS", "LedgerFacts", "check_ledger", "read_ledger"]
+__all__ = ["ID_KEYS", "LedgerFacts", "check_ledger", "read_ledger", "refuse_inside_repository"]
 
 ID_KEYS = ("commitment", "target", "id")
 
@@ -50,6 +54,13 @@ def check_ledger(path: str | os.PathLike[str]) -> None:
     """InputError when the ledger at ``path`` cannot be opened for reading."""
     with _reading(path):
         pass
+
+
+def refuse_inside_repository(path: str | os.PathLike[str], repo: str | os.PathLike[str]) -> None:
+    """InputError naming the fix when the ledger at ``path`` lies inside the judged repository ``repo``."""
+    if is_inside(path, repo):
+        raise InputError(f"{path}: is inside the judged repository {repo}, where the executor could append the "
+                         "line judge looks for; keep the ledger outside the repository", field="ledger")
 
 
 @contextmanager
