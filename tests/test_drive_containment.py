@@ -217,9 +217,10 @@ def test_a_transcript_under_the_executors_working_directory_is_refused(capsys, t
 
 
 def test_an_evidence_key_under_the_executors_working_directory_is_refused(capsys, tmp_path, cwd):
-    load_or_create_key(cwd / ".judge" / "evidence.key")
+    key = cwd / ".judge" / "evidence.key"
+    load_or_create_key(key)
     agent = Agent(tmp_path / "agent", {"result": VALID})
-    code, _, err = drive(capsys, tmp_path, agent)
+    code, _, err = drive(capsys, tmp_path, agent, "--evidence-key", str(key))
     assert code == 2 and err.count("\n") == 1 and "--evidence-key" in err and agent.requests() == []
 
 
