@@ -16,7 +16,7 @@ from judge.workspace.objects import FileState, ObjectStore, git_dir, read_head, 
 from judge.workspace.sterile import SterileGit
 from judge.workspace.worktree import GITLINK, WorkFile, WorkTree, is_binary
 
-__all__ = ["read_workspace"]
+__all__ = ["read_workspace", "refuse_outside_paths"]
 
 
 def read_workspace(root: str, base: str, patch: str | None) -> GitFacts:
@@ -52,7 +52,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
                 # A nested repository with no commit is no submodule: its files are plain new files.
                 candidates.discard(path)
                 candidates.update(tree.files_under(path))
-        _refuse_outside_paths(candidates)
+        refuse_outside_paths(candidates)
 
         work: dict[str, WorkFile | None] = {}
         changed: list[str] = []
@@ -157,7 +157,7 @@ def _path_of(patch: pygit2.Patch) -> str:
     return patch.delta.old_file.path if patch.delta.status_char() == "D" else patch.delta.new_file.path
 
 
-def _refuse_outside_paths(paths: set[str]) -> None:
+def refuse_outside_paths(paths: set[str]) -> None:
     """The index, HEAD and base name files; one that is not inside the work tree is refused, never opened."""
     for path in paths:
         parts = path.split("/")
