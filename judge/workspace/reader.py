@@ -11,7 +11,9 @@ from judge.patch.model import PatchFacts
 from judge.patch.parse import parse_patch
 from judge.patch.shape import syntax_for
 from judge.workspace.claim import check_claim
+from judge.workspace.evidence_file import EVIDENCE_DIR
 from judge.workspace.git import TEXT_LIMIT, GitFacts
+from judge.workspace.ignored import hidden_by_the_step, ignored_code
 from judge.workspace.objects import FileState, ObjectStore, git_dir, read_head, read_index
 from judge.workspace.sterile import SterileGit
 from judge.workspace.worktree import GITLINK, WorkFile, WorkTree, is_binary
@@ -44,6 +46,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         known = (base_files, head_files, index_files)
         tracked = set().union(*known)
         listed = tree.listed(git, tracked)
+        listed += hidden_by_the_step(git, tree, store, base_files, tracked | set(listed))
         nested = {path.rstrip("/") for path in listed if path.endswith("/")}
         candidates = tracked | nested
         candidates.update(path for path in listed if not path.endswith("/"))
@@ -65,6 +68,9 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
                 changed.append(path)
             if state != head_files.get(path) or index_files.get(path) != head_files.get(path):
                 uncommitted.append(path)
+        _refuse_masked_head(head, head_files, base_files, work, candidates)
+        judged = {p for p in base_files if p not in work} | {p for p, found in work.items() if found is not None}
+        ignored = ignored_code(git, tree, judged)
         file_diffs = _diffs(store, base_tree, work)
         texts = _texts(store, base_files, work)
         claim = check_claim(git, store, base_tree, base_files, work, tree, patch) \
@@ -86,7 +92,26 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         uncommitted=tuple(uncommitted),
         work_states=tuple((path, *(_state(work[path]) or (0, ""))) for path in changed),
         texts=texts,
+        ignored_code=ignored,
     )
+
+
+def _refuse_masked_head(head: str | None, head_files: dict[str, FileState], base_files: dict[str, FileState],
+                        work: dict[str, WorkFile | None], candidates: set[str]) -> None:
+    """HEAD moved from base and holds a file as neither base nor the work tree does: the commit carries what judge
+    would never see (its real content, whatever a replace ref shows git), so it is refused."""
+    if head is None or head_files is base_files:
+        return
+    masked = []
+    for path in sorted(candidates):
+        now = _state(work[path]) if path in work else base_files.get(path)
+        if head_files.get(path) not in (now, base_files.get(path)) and not path.startswith(EVIDENCE_DIR + "/"):
+            masked.append(path)
+    if masked:
+        shown = ", ".join(masked[:5]) + (f" and {len(masked) - 5} more" if len(masked) > 5 else "")
+        raise InputError(f"HEAD ({head[:12] if head else ''}) moved from base and its commit holds {shown} as the work "
+                         "tree does not; judge judges the work tree, and the commit would carry what it never saw: "
+                         "commit the work tree as it is (or reset HEAD to base) and judge again", field="repo")
 
 
 def _texts(store: ObjectStore, base_files: dict[str, FileState], work: dict[str, WorkFile | None]
