@@ -49,14 +49,14 @@ def hidden_by_the_step(git: SterileGit, tree: WorkTree, store: ObjectStore, base
         return []
     folders = sorted({p.rpartition("/")[0] for p in changed})
     spec = [] if "" in folders else [f"{folder}/" for folder in folders]
-    entries = _ignored(git, tree.root, "--directory", *spec)
+    entries = _ignored(git, tree.root, spec, folders=True)
     base_rules = {p: state for p, state in base_files.items() if _is_rules(p) and stat.S_ISREG(state[0])}
     verdicts = _ignored_by(git, store, base_rules, entries)
     free = [entry for entry in entries if not verdicts[entry]]
     found = [entry for entry in free if not entry.endswith("/") or os.path.lexists(_full(tree, entry, ".git"))]
     folders_to_open = [entry for entry in free if entry not in found]
     if folders_to_open:
-        inner = _ignored(git, tree.root, *folders_to_open)
+        inner = _ignored(git, tree.root, folders_to_open, folders=False)
         verdicts = _ignored_by(git, store, base_rules, inner)
         found += [entry for entry in inner if not verdicts[entry]]
     return found
@@ -65,7 +65,7 @@ def hidden_by_the_step(git: SterileGit, tree: WorkTree, store: ObjectStore, base
 def ignored_code(git: SterileGit, tree: WorkTree, judged: set[str]) -> tuple[IgnoredCode, ...]:
     """The ignored files that can run beside the judged tree ``judged`` (its file paths), at most _SHOWN."""
     found: list[IgnoredCode] = []
-    for entry in _ignored(git, tree.root, "--directory"):
+    for entry in _ignored(git, tree.root, [], folders=True):
         found.extend(_runnable(tree, entry, judged))
         if len(found) >= _SHOWN:
             break
@@ -127,12 +127,12 @@ def _loaded(tree: WorkTree, source: str, data: bytes, code: bytes) -> bool:
         (int.from_bytes(data[8:12], "little"), int.from_bytes(data[12:16], "little"))
 
 
-def _ignored(git: SterileGit, root: str, *args: str) -> list[str]:
-    """Ignored paths under ``root`` (git's rules; nested repositories and, with --directory, folders as ``dir/``)."""
-    flags = [a for a in args if a.startswith("--")]
-    spec = [a for a in args if not a.startswith("--")]
+def _ignored(git: SterileGit, root: str, spec: list[str], *, folders: bool) -> list[str]:
+    """Ignored paths under ``root`` within the folders ``spec`` (none: all), by git's rules; nested repositories
+    and, with ``folders``, wholly ignored folders as ``dir/``."""
+    whole = ["--directory"] if folders else []
     proc = git.run("ls-files", "-z", "--others", "--ignored", f"--exclude-per-directory={_RULES}",
-                   f"--exclude=!{_RULES}", *flags, "--", *spec, work_tree=root, index=str(git.path / "empty-index"))
+                   f"--exclude=!{_RULES}", *whole, "--", *spec, work_tree=root, index=str(git.path / "empty-index"))
     if proc.returncode != 0:
         raise InputError(f"{root}: the ignored files cannot be listed "
                          f"({proc.stderr.decode('utf-8', 'replace').strip()[:200]})", field="repo")
@@ -143,18 +143,11 @@ def _ignored_by(git: SterileGit, store: ObjectStore, base_rules: dict[str, FileS
                 entries: list[str]) -> dict[str, bool]:
     """Whether base's .gitignore files ignore each entry (a file, or a folder as ``dir/``)."""
     scratch = git.path / f"rules-{len(list(git.path.glob('rules-*')))}"
-    for path, (_, object_id) in base_rules.items():
-        target = scratch.joinpath(*path.split("/"))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(store.blob(object_id))
-    for entry in entries:
-        target = scratch.joinpath(*entry.rstrip("/").split("/"))
-        if entry.endswith("/"):
-            target.mkdir(parents=True, exist_ok=True)
-        elif not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.touch()
-    scratch.mkdir(exist_ok=True)
+    try:
+        _stand_ins(scratch, store, base_rules, entries)
+    except OSError as exc:  # base names a path both as a file and as a folder: it cannot be checked, so refused
+        raise InputError(f"base's ignore rules cannot be checked ({exc.strerror}: {exc.filename})",
+                         field="repo") from None
     # check-ignore reads its paths as pathspecs and refuses literal ones: "./" keeps a leading ":" from being magic
     asked = "".join(f"./{entry.rstrip('/')}\0" for entry in entries).encode("utf-8", "surrogateescape")
     proc = git.run("check-ignore", "--no-index", "-v", "-n", "-z", "--stdin", data=asked, work_tree=str(scratch),
@@ -169,6 +162,22 @@ def _ignored_by(git: SterileGit, store: ObjectStore, base_rules: dict[str, FileS
                          f"{len(patterns)} of {len(entries)} paths)", field="repo")
     # -n: one answer per path, in order; a pattern starting with ! re-includes the path
     return {entry: bool(pattern) and not pattern.startswith(b"!") for entry, pattern in zip(entries, patterns)}
+
+
+def _stand_ins(scratch, store: ObjectStore, base_rules: dict[str, FileState], entries: list[str]) -> None:
+    """``scratch``: base's .gitignore files, and an empty file or folder for each entry."""
+    for path, (_, object_id) in base_rules.items():
+        target = scratch.joinpath(*path.split("/"))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(store.blob(object_id))
+    for entry in entries:
+        target = scratch.joinpath(*entry.rstrip("/").split("/"))
+        if entry.endswith("/"):
+            target.mkdir(parents=True, exist_ok=True)
+        elif not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.touch()
+    scratch.mkdir(exist_ok=True)
 
 
 def _is_rules(path: str) -> bool:
