@@ -744,5 +744,15 @@ def test_head_moved_to_a_commit_the_work_tree_does_not_show_masked_by_a_replace_
     write_file(case.gitdir / "refs" / "replace" / hidden, decoy + "\n")
     vector = "HEAD moved to a commit holding src/calc/_payload.py, masked by a replace ref"
     git_is_fooled("_payload" not in git_status(case) and not evil_shown_by_git(case, case.base, "HEAD"), vector)
-    for outcome in assert_unreadable(case, vector):
-        assert "src/calc/_payload.py" in outcome.reason, f"{vector}: {outcome}"
+    api, cli = assert_not_valid(case, vector)
+    assert (api.rule, cli.rule) == ("head_not_judged", "head_not_judged"), f"{vector}: {api}; {cli}"
+    assert "src/calc/_payload.py" in api.reason, f"{vector}: {api}"
+
+
+def test_head_moved_to_a_commit_whose_file_differs_from_the_work_tree(tmp_path):
+    case = calc_case(tmp_path)
+    evil = make_commit(case.root, make_tree(case.root, case.base, {OPS_PATH: OPS_EVIL}), case.base)
+    run_git(case.root, "update-ref", "HEAD", evil)
+    run_git(case.root, "read-tree", evil)
+    api, cli = assert_not_valid(case, "HEAD's commit holds the evil ops.py, the work tree the honest one")
+    assert (api.rule, cli.rule) == ("head_not_judged", "head_not_judged"), f"{api}; {cli}"

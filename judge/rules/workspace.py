@@ -19,6 +19,7 @@ __all__ = [
     "changed_but_unclaimed",
     "claimed_but_unchanged",
     "evidence_file_invalid",
+    "head_not_judged",
     "ignored_code",
     "ledger_corrupt",
     "ledger_missing_operation",
@@ -99,6 +100,20 @@ def patch_mismatch(ctx: StepContext) -> Iterator[Finding]:
         f"what you actually changed (`git diff {_short(git.base)}` with untracked files added), or undo the changes "
         "the patch does not show.",
         files=files,
+    )
+
+
+def head_not_judged(ctx: StepContext) -> Iterator[Finding]:
+    git = ctx.git
+    if git is None or not git.unjudged_head:
+        return
+    paths = git.unjudged_head
+    yield Finding(
+        rule=ids.HEAD_NOT_JUDGED,
+        message=f"HEAD ({_short(git.head or '')}) moved from base {_short(git.base)} and its commit holds "
+        f"{names(list(paths))} as neither base nor the work tree does: judge judges the work tree, and the commit "
+        f"would carry what it never saw. Commit the work tree as it is (or reset HEAD to base), then report it.",
+        files=paths,
     )
 
 

@@ -65,6 +65,7 @@ class GitFacts:
     texts: tuple[tuple[str, str | None, str | None], ...] = ()  # (path, its text at base, in the work tree) per changed
     # text file up to TEXT_LIMIT bytes a side (None: no such file on that side); what code detectors read whole
     ignored_code: tuple["IgnoredCode", ...] = ()  # ignored files beside the judged tree that can run (reported)
+    unjudged_head: tuple[str, ...] = ()  # files HEAD's commit (moved from base) holds as neither base nor the work tree
 
     def where(self, path: str) -> str:
         """``committed``, ``staged``, ``unstaged`` or ``untracked``: the first place the change shows."""

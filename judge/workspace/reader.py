@@ -68,7 +68,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
                 changed.append(path)
             if state != head_files.get(path) or index_files.get(path) != head_files.get(path):
                 uncommitted.append(path)
-        _refuse_masked_head(head, head_files, base_files, work, candidates)
+        unjudged_head = _unjudged_head(head, head_files, base_files, work, candidates)
         judged = {p for p in base_files if p not in work} | {p for p, found in work.items() if found is not None}
         ignored = ignored_code(git, tree, judged)
         file_diffs = _diffs(store, base_tree, work)
@@ -93,25 +93,22 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         work_states=tuple((path, *(_state(work[path]) or (0, ""))) for path in changed),
         texts=texts,
         ignored_code=ignored,
+        unjudged_head=unjudged_head,
     )
 
 
-def _refuse_masked_head(head: str | None, head_files: dict[str, FileState], base_files: dict[str, FileState],
-                        work: dict[str, WorkFile | None], candidates: set[str]) -> None:
-    """HEAD moved from base and holds a file as neither base nor the work tree does: the commit carries what judge
-    would never see (its real content, whatever a replace ref shows git), so it is refused."""
+def _unjudged_head(head: str | None, head_files: dict[str, FileState], base_files: dict[str, FileState],
+                   work: dict[str, WorkFile | None], candidates: set[str]) -> tuple[str, ...]:
+    """Files HEAD's commit holds as neither base nor the work tree does, HEAD having moved from base: the commit
+    would carry what judge never judged (its real content, whatever a replace ref shows git)."""
     if head is None or head_files is base_files:
-        return
+        return ()
     masked = []
     for path in sorted(candidates):
         now = _state(work[path]) if path in work else base_files.get(path)
         if head_files.get(path) not in (now, base_files.get(path)) and not path.startswith(EVIDENCE_DIR + "/"):
             masked.append(path)
-    if masked:
-        shown = ", ".join(masked[:5]) + (f" and {len(masked) - 5} more" if len(masked) > 5 else "")
-        raise InputError(f"HEAD ({head[:12] if head else ''}) moved from base and its commit holds {shown} as the work "
-                         "tree does not; judge judges the work tree, and the commit would carry what it never saw: "
-                         "commit the work tree as it is (or reset HEAD to base) and judge again", field="repo")
+    return tuple(masked)
 
 
 def _texts(store: ObjectStore, base_files: dict[str, FileState], work: dict[str, WorkFile | None]
