@@ -756,3 +756,16 @@ def test_head_moved_to_a_commit_whose_file_differs_from_the_work_tree(tmp_path):
     run_git(case.root, "read-tree", evil)
     api, cli = assert_not_valid(case, "HEAD's commit holds the evil ops.py, the work tree the honest one")
     assert (api.rule, cli.rule) == ("head_not_judged", "head_not_judged"), f"{api}; {cli}"
+
+
+def test_control_stale_bytecode_python_would_not_load_is_not_reported(tmp_path):
+    """Other code in the bytecode, but its recorded size is not the source's: Python recompiles, it never runs."""
+    import sys
+    case = calc_case(tmp_path, {".gitignore": "__pycache__/\n"})
+    pyc = case.root / "src" / "calc" / "__pycache__" / f"ops.{sys.implementation.cache_tag}.pyc"
+    _bytecode_for(tmp_path, with_evil(OPS_HONEST), pyc, "timestamp-matching-the-source")
+    data = bytearray(pyc.read_bytes())
+    data[12:16] = (int.from_bytes(data[12:16], "little") + 1).to_bytes(4, "little")  # another size: stale
+    pyc.write_bytes(bytes(data))
+    verdict = judge.validate(case.step, case.result, workspace=Workspace(case.root, case.base))
+    assert verdict.valid and not [f for f in verdict.findings if f.rule == "ignored_code"], verdict.findings
