@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-import py_compile
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,34 +21,27 @@ BROKEN = "def port(value):\n    raise RuntimeError('broken')\n"
 PYTEST = command(PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
 
 
-def _shadowing_bytecode(tmp: Path, root: Path) -> Path:
-    """src/__pycache__/app.<tag>.pyc compiled from the fixed source, unchecked: Python runs it in place of whatever
-    src/app.py holds."""
-    honest = tmp / "honest" / "app.py"
-    honest.parent.mkdir()
-    honest.write_text(APP_FIXED, encoding="utf-8")
-    target = root / "src" / "__pycache__" / f"app.{sys.implementation.cache_tag}.pyc"
-    target.parent.mkdir(exist_ok=True)
-    py_compile.compile(str(honest), cfile=str(target), doraise=True,
-                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-    return target
+PATCHING_CONFTEST = "import src.app\n\nsrc.app.port = lambda value: int(value)  # the broken port() never runs\n"
 
 
 def _pytest_in(root: Path) -> int:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}, "PYTHONDONTWRITEBYTECODE": "1"}
     return subprocess.run([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=root, env=env,
                           capture_output=True, check=False).returncode
 
 
-def test_bytecode_that_shadows_broken_source_does_not_make_the_gate_pass(tmp_path):
-    proj = project(tmp_path, {**FILES, ".gitignore": "__pycache__/\n"}).change({"src/app.py": BROKEN})
-    _shadowing_bytecode(tmp_path, proj.root)
-    assert _pytest_in(proj.root) == 0, "scenario not built: pytest in the work tree should pass on the bytecode"
+def test_an_ignored_conftest_that_patches_broken_source_does_not_make_the_gate_pass(tmp_path):
+    # Shadowing bytecode would do the same, but the rules reject it before any gate (ignored_code); an ignored
+    # conftest.py is only a signal, so this is the gate's own defence: it runs on the judged tree alone.
+    proj = project(tmp_path, {**FILES, ".gitignore": "conftest.py\n"}).change({"src/app.py": BROKEN})
+    (proj.root / "conftest.py").write_text(PATCHING_CONFTEST, encoding="utf-8")
+    assert _pytest_in(proj.root) == 0, "scenario not built: pytest in the work tree should pass with the conftest"
     verdict = proj.validate(step(gate("command_exit_0", command=PYTEST), policies=shell_on()),
                             proj.result(evidence(commands=[PYTEST])))
     assert not verdict.valid and verdict.reason.startswith("gate_failed"), verdict.reason
     (made,) = verdict.execution_evidence
     assert made.exit_code != 0 and "broken" in made.stdout + made.stderr
+    assert [f.severity for f in verdict.findings if f.rule == "ignored_code"] == ["signal"]
 
 
 def test_the_same_gate_passes_on_honest_work(tmp_path):
