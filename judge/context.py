@@ -13,7 +13,7 @@ from judge.patch.model import PatchFacts, fact
 from judge.patch.parse import parse_patch
 from judge.patch.paths import normalize_path, unquote_git_path, unsafe_reason
 from judge.runs.keys import EvidenceKey
-from judge.workspace.evidence_file import EVIDENCE_DIR
+from judge.workspace.evidence_file import evidence_path
 from judge.workspace.facts import WorkspaceFacts
 from judge.workspace.git import GitFacts
 
@@ -98,9 +98,14 @@ class StepContext:
 
     @fact
     def work_files(self) -> tuple[str, ...]:
-        """Files git shows changed that are work: evidence files prove work but are not the work itself."""
+        """Files git shows changed that are work: the step's own evidence file proves work but is not the work itself
+        (any other file under .orchestrator/evidence/ is work like any file: code could import it)."""
         changed = self.git.changed if self.git else ()
-        return tuple(path for path in changed if not _is_evidence(path))
+        return tuple(path for path in changed if path != self._evidence_file)
+
+    @property
+    def _evidence_file(self) -> str:
+        return evidence_path(self.step.id)
 
     @fact
     def work(self) -> PatchFacts | None:
@@ -108,7 +113,8 @@ class StepContext:
         read (evidence files left out), else the executor's patch. None when there is no change to judge."""
         if self.git is None:
             return self.patch
-        files = tuple(change for change in self.git.work.files if not all(map(_is_evidence, change.paths)))
+        files = tuple(change for change in self.git.work.files
+                      if not all(path == self._evidence_file for path in change.paths))
         return PatchFacts(files) if files else None
 
     @fact
@@ -148,10 +154,6 @@ class StepContext:
         if evidence is not None and evidence.valid:
             return "evidence_file"
         return "expects_no_changes" if self.step.expects_no_changes else "none"
-
-
-def _is_evidence(path: str) -> bool:
-    return path == EVIDENCE_DIR or path.startswith(EVIDENCE_DIR + "/")
 
 
 def _normalized(paths: tuple[str, ...] | None) -> tuple[str, ...]:

@@ -30,6 +30,8 @@ CHANGED_BUT_UNCLAIMED = "changed_but_unclaimed"
 CLAIMED_BUT_UNCHANGED = "claimed_but_unchanged"
 PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
 PATCH_MISMATCH = "patch_mismatch"
+IGNORED_CODE = "ignored_code"
+HEAD_NOT_JUDGED = "head_not_judged"
 EVIDENCE_FILE_INVALID = "evidence_file_invalid"
 NO_WORK_EVIDENCE = "no_work_evidence"
 LEDGER_MISSING_OPERATION = "ledger_missing_operation"
@@ -120,6 +122,10 @@ CATALOG: tuple[RuleInfo, ...] = (
              '*(workspace)* the patch does not apply cleanly to `--base` (git apply, in a scratch repository with no config)'),
     RuleInfo(PATCH_MISMATCH, 'rules',
              '*(workspace)* the patch applies to `--base` but does not give the work tree\'s bytes: the reason names the file, the first line that differs, what the patch gives and what the file holds'),
+    RuleInfo(HEAD_NOT_JUDGED, 'rules',
+             '*(workspace)* HEAD moved from `--base` and its commit holds a file as neither `--base` nor the work tree does (read from its real objects: a replace ref or graft changes nothing); judge judges the work tree, so the commit would carry what it never saw'),
+    RuleInfo(IGNORED_CODE, 'rules',
+             '*(workspace)* a file git ignores that would run beside the judged tree: bytecode in `__pycache__/` that Python would load in place of its judged source but that was not compiled from it; as a signal, a module in a package folder, a `conftest.py`, a nested repository, or fresh bytecode of another Python version (judge\'s own commands run on a copy of the judged tree, without them)'),
     RuleInfo(EVIDENCE_FILE_INVALID, 'rules',
              '*(workspace)* `.orchestrator/evidence/<stepId>.json` exists but breaks `schemas/evidence-file.schema.json`, names another step, is a symlink or leads outside the repository, or was committed before `--base` and left unchanged; a signal when files changed anyway'),
     RuleInfo(NO_WORK_EVIDENCE, 'rules',

@@ -193,15 +193,15 @@ def test_the_allowlist_is_matched_against_the_whole_command():
     assert command_denial("rm -rf / ; pytest", policies) is not None
 
 
-def test_an_allowlisted_command_runs_in_the_workspace_and_is_recorded(proj):
+def test_an_allowlisted_command_runs_on_a_copy_of_the_judged_tree_and_is_recorded(proj):
     cmd = py("import os; print(os.getcwd())")
-    s = step(gate("command_output_contains", command=cmd, contains=os.path.realpath(proj.root)),
-             policies=shell_on(f"{PY} -c *"))
+    s = step(gate("command_output_contains", command=cmd, contains="judge-tree-"), policies=shell_on(f"{PY} -c *"))
     verdict = proj.validate(s, proj.result(evidence(commands=[cmd])))
     assert verdict.valid, verdict.reason
     (made,) = verdict.execution_evidence
-    assert (made.step_id, made.command, made.stdout.strip()) == ("step-1", tuple(shlex.split(cmd)),
-                                                                  os.path.realpath(proj.root))
+    assert (made.step_id, made.command) == ("step-1", tuple(shlex.split(cmd)))
+    ran_in = made.stdout.strip()
+    assert ran_in != os.path.realpath(proj.root) and not os.path.exists(ran_in)  # a scratch copy, removed after
     root = proj.tmp / "judge-artifacts"
     assert made.artifacts and all((root / path).is_file() for path in made.artifacts)
     assert sorted(Path(path).name for path in made.artifacts) == sorted(ARTIFACT_FILES)

@@ -23,7 +23,7 @@ def test_registry_order_is_the_documented_one():
         "missing_patch",
         "missing_files_written", "malformed_patch", "unsafe_path", "undeclared_file", "file_not_in_patch",
         "files_touched_incomplete", "changed_but_unclaimed", "claimed_but_unchanged", "patch_does_not_apply",
-        "patch_mismatch", "evidence_file_invalid", "no_work_evidence", "ledger_missing_operation", "ledger_corrupt",
+        "patch_mismatch", "head_not_judged", "ignored_code", "evidence_file_invalid", "no_work_evidence", "ledger_missing_operation", "ledger_corrupt",
         "execution_evidence_invalid", "execution_failed", "scope_excluded", "scope_outside_allowed", "scope_fix_regression",
         "junk_files", "tests_weakened", "tests_weakened", "stub_or_disabled_code", "reversal", "placeholder_only",
         "superficial_only",

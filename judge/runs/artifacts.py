@@ -68,16 +68,18 @@ def record_execution(
     env: Mapping[str, str] | None = None,
     key: bytes | None = None,
     work: WorkBinding | None = None,
+    cpu_seconds: float | None = None,
 ) -> ExecutionEvidence:
     """Run ``command`` and write its artifacts; the returned record lists them (paths relative to ``root``).
 
     ``key``: the evidence key (judge.runs.keys) the record is signed with before it is written; None: unsigned.
-    ``work``: the work the command runs on (judge.runs.binding), which the record names and the MAC covers."""
+    ``work``: the work the command runs on (judge.runs.binding), which the record names and the MAC covers.
+    ``cpu_seconds``: run it contained (judge.runs.execute.run_process)."""
     check_run_inputs(command, timeout, limit)  # before any directory is made
     run_id = run_id or new_run_id()
     directory = prepare_artifact_dir(root, run_id, step_id)
     evidence = run_command(command, step_id=step_id, run_id=run_id, timeout=timeout, limit=limit, cwd=cwd,
-                           env=env)
+                           env=env, cpu_seconds=cpu_seconds)
     if work is not None:
         evidence = bound(evidence, work)
     return write_artifacts(directory, sign(key, evidence) if key is not None else evidence)

@@ -24,6 +24,7 @@ from typing import IO, Mapping, Sequence
 
 from judge.errors import InputError, field_ref
 from judge.contract.models import ExecutionEvidence
+from judge.runs.contain import contained_argv
 from judge.runs.record import DEFAULT_LIMIT, MAX_LIMIT, TRUNCATED, derived_status, evidence_hash
 
 __all__ = ["DEFAULT_TIMEOUT_S", "ProcessRun", "check_run_inputs", "run_command", "run_process"]
@@ -57,12 +58,13 @@ def run_command(
     limit: int = DEFAULT_LIMIT,
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
+    cpu_seconds: float | None = None,
 ) -> ExecutionEvidence:
     """Run ``command`` (an argv, no shell) and return its evidence record, with no artifacts yet.
 
-    ``env``: the command's whole environment (None: judge's own)."""
+    ``env``: the command's whole environment (None: judge's own); ``cpu_seconds``: see run_process."""
     argv = check_run_inputs(command, timeout, limit)
-    run = run_process(argv, timeout=timeout, limit=limit, cwd=cwd, env=env)
+    run = run_process(argv, timeout=timeout, limit=limit, cwd=cwd, env=env, cpu_seconds=cpu_seconds)
     return _record(argv, step_id, run_id, run)
 
 
@@ -82,12 +84,17 @@ class ProcessRun:
 
 def run_process(argv: Sequence[str], *, timeout: float, limit: int, input: bytes | None = None,
                 cwd: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None,
-                cancel: threading.Event | None = None, kill_leftovers: bool = False) -> ProcessRun:
+                cancel: threading.Event | None = None, kill_leftovers: bool = False,
+                cpu_seconds: float | None = None) -> ProcessRun:
     """Run ``argv`` (no shell) in its own session, feeding it ``input`` on stdin (None: no stdin), reading both
     streams bounded by ``limit`` each, and killing its process group at ``timeout`` seconds, or as soon as
     ``cancel`` is set (then it counts as timed out). ``kill_leftovers``: once it is done, kill what is left of its
-    process group too (children it left running, e.g. still writing to a work tree judge is about to read)."""
+    process group too (children it left running, e.g. still writing to a work tree judge is about to read).
+    ``cpu_seconds``: run it contained (judge.runs.contain): each of its processes may use that much CPU time, and
+    every descendant, even one that left its session, is killed when it ends."""
     started_at, started = _now(), time.monotonic()
+    if cpu_seconds is not None:
+        argv = contained_argv(argv, cpu_seconds=cpu_seconds, timeout=timeout, cwd=cwd, env=env)
     captures = (_Capture(limit), _Capture(limit))
     try:
         proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,

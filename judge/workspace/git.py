@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 from judge.errors import InputError
 from judge.patch.model import PatchFacts
+
+if TYPE_CHECKING:
+    from judge.workspace.ignored import IgnoredCode
 
 __all__ = ["EMPTY_TREE", "GitFacts", "read_git_facts", "resolve_repository"]
 
@@ -60,6 +64,8 @@ class GitFacts:
     work_states: tuple[tuple[str, int, str], ...] = ()  # (path, mode, full blob id; 0 and "" when deleted) per change
     texts: tuple[tuple[str, str | None, str | None], ...] = ()  # (path, its text at base, in the work tree) per changed
     # text file up to TEXT_LIMIT bytes a side (None: no such file on that side); what code detectors read whole
+    ignored_code: tuple["IgnoredCode", ...] = ()  # ignored files beside the judged tree that can run (reported)
+    unjudged_head: tuple[str, ...] = ()  # files HEAD's commit (moved from base) holds as neither base nor the work tree
 
     def where(self, path: str) -> str:
         """``committed``, ``staged``, ``unstaged`` or ``untracked``: the first place the change shows."""

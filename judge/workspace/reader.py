@@ -11,12 +11,14 @@ from judge.patch.model import PatchFacts
 from judge.patch.parse import parse_patch
 from judge.patch.shape import syntax_for
 from judge.workspace.claim import check_claim
+from judge.workspace.evidence_file import EVIDENCE_DIR
 from judge.workspace.git import TEXT_LIMIT, GitFacts
+from judge.workspace.ignored import hidden_by_the_step, ignored_code
 from judge.workspace.objects import FileState, ObjectStore, git_dir, read_head, read_index
 from judge.workspace.sterile import SterileGit
 from judge.workspace.worktree import GITLINK, WorkFile, WorkTree, is_binary
 
-__all__ = ["read_workspace"]
+__all__ = ["read_workspace", "refuse_outside_paths"]
 
 
 def read_workspace(root: str, base: str, patch: str | None) -> GitFacts:
@@ -44,6 +46,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         known = (base_files, head_files, index_files)
         tracked = set().union(*known)
         listed = tree.listed(git, tracked)
+        listed += hidden_by_the_step(git, tree, store, base_files, tracked | set(listed))
         nested = {path.rstrip("/") for path in listed if path.endswith("/")}
         candidates = tracked | nested
         candidates.update(path for path in listed if not path.endswith("/"))
@@ -52,7 +55,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
                 # A nested repository with no commit is no submodule: its files are plain new files.
                 candidates.discard(path)
                 candidates.update(tree.files_under(path))
-        _refuse_outside_paths(candidates)
+        refuse_outside_paths(candidates)
 
         work: dict[str, WorkFile | None] = {}
         changed: list[str] = []
@@ -65,6 +68,9 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
                 changed.append(path)
             if state != head_files.get(path) or index_files.get(path) != head_files.get(path):
                 uncommitted.append(path)
+        unjudged_head = _unjudged_head(head, head_files, base_files, work, candidates)
+        judged = {p for p in base_files if p not in work} | {p for p, found in work.items() if found is not None}
+        ignored = ignored_code(git, tree, judged)
         file_diffs = _diffs(store, base_tree, work)
         texts = _texts(store, base_files, work)
         claim = check_claim(git, store, base_tree, base_files, work, tree, patch) \
@@ -86,7 +92,23 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         uncommitted=tuple(uncommitted),
         work_states=tuple((path, *(_state(work[path]) or (0, ""))) for path in changed),
         texts=texts,
+        ignored_code=ignored,
+        unjudged_head=unjudged_head,
     )
+
+
+def _unjudged_head(head: str | None, head_files: dict[str, FileState], base_files: dict[str, FileState],
+                   work: dict[str, WorkFile | None], candidates: set[str]) -> tuple[str, ...]:
+    """Files HEAD's commit holds as neither base nor the work tree does, HEAD having moved from base: the commit
+    would carry what judge never judged (its real content, whatever a replace ref shows git)."""
+    if head is None or head_files is base_files:
+        return ()
+    masked = []
+    for path in sorted(candidates):
+        now = _state(work[path]) if path in work else base_files.get(path)
+        if head_files.get(path) not in (now, base_files.get(path)) and not path.startswith(EVIDENCE_DIR + "/"):
+            masked.append(path)
+    return tuple(masked)
 
 
 def _texts(store: ObjectStore, base_files: dict[str, FileState], work: dict[str, WorkFile | None]
@@ -157,7 +179,7 @@ def _path_of(patch: pygit2.Patch) -> str:
     return patch.delta.old_file.path if patch.delta.status_char() == "D" else patch.delta.new_file.path
 
 
-def _refuse_outside_paths(paths: set[str]) -> None:
+def refuse_outside_paths(paths: set[str]) -> None:
     """The index, HEAD and base name files; one that is not inside the work tree is refused, never opened."""
     for path in paths:
         parts = path.split("/")

@@ -58,9 +58,13 @@ class SterileGit:
         shutil.rmtree(self.path, ignore_errors=True)
 
     def run(self, *args: str, data: bytes | None = None, index: str | None = None,
-            work_tree: str | None = None) -> subprocess.CompletedProcess[bytes]:
-        """git ``args`` in the scratch GIT_DIR; ``index`` names the index file, ``work_tree`` a directory to list."""
+            work_tree: str | None = None, literal: bool = True) -> subprocess.CompletedProcess[bytes]:
+        """git ``args`` in the scratch GIT_DIR; ``index`` names the index file, ``work_tree`` a directory to list.
+
+        ``literal`` False: no GIT_LITERAL_PATHSPECS, for the one command that refuses it (check-ignore)."""
         env = dict(self._env)
+        if not literal:
+            del env["GIT_LITERAL_PATHSPECS"]
         env["GIT_INDEX_FILE"] = index or str(self.path / "index")
         if work_tree is not None:
             env["GIT_WORK_TREE"] = work_tree

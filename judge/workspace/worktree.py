@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.errors import InputError
-from judge.workspace.objects import FileState, read_head
+from judge.workspace.objects import FileState, ObjectStore, read_head
 from judge.workspace.plainfile import read_open, read_plain
 from judge.workspace.sterile import SterileGit
 
@@ -69,6 +69,7 @@ class WorkTree:
     def __init__(self, root: str) -> None:
         self.root = root
         self._real_dirs: dict[str, bool] = {"": True}
+        self._clean_submodules: set[tuple[str, str]] = set()
 
     def listed(self, git: SterileGit, tracked: set[str]) -> list[str]:
         """Paths not ignored by a .gitignore, nested repositories as ``dir/``.
@@ -141,6 +142,9 @@ class WorkTree:
         head = read_head(gitdir)
         if head is None:
             return WorkFile(GITLINK, gitlink[1], None) if gitlink else None
+        if (path, head) not in self._clean_submodules:
+            _refuse_dirty_submodule(os.path.join(self.root, path), path, gitdir, head)
+            self._clean_submodules.add((path, head))
         return WorkFile(GITLINK, head, None)
 
     def _submodule_gitdir(self, path: str, dot_git: str) -> Path:
@@ -194,6 +198,27 @@ class WorkTree:
                     else:
                         found.append(path)
         return found
+
+
+def _refuse_dirty_submodule(root: str, path: str, gitdir: Path, head: str) -> None:
+    """A submodule is judged by its checked-out commit, so its work tree must hold exactly that commit: read with the
+    same sterile reader (its objects verified, its files hashed by judge), any difference is refused."""
+    with SterileGit(outside=root) as git:
+        store = ObjectStore(gitdir, git.objects)
+        files = store.files(store.commit_tree(head))
+        tree = WorkTree(root)
+        paths = set(files) | {p.rstrip("/") for p in tree.listed(git, set(files))}
+        dirty = []
+        for name in sorted(paths):
+            tracked = files.get(name)
+            found = tree.read(name, tracked if tracked and tracked[0] == GITLINK else None)
+            if (found.state if found else None) != tracked:
+                dirty.append(name)
+    if dirty:
+        shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+        raise InputError(f"the submodule {path} has changes its checked-out commit {head[:12]} does not hold "
+                         f"({shown}); judge judges a submodule by its commit: commit them inside the submodule (and "
+                         "the new commit in the repository), or undo them", field="repo")
 
 
 def _read_plain(full: str, path: str) -> bytes | None:
