@@ -89,7 +89,7 @@ CATALOG: tuple[RuleInfo, ...] = (
     RuleInfo(POLICY_CONTRADICTION, 'contract',
              '*(policies)* `require_tests_evidence` and nothing that could verify tests: no execution record attached, and shell gates off or no command gate the allowlist lets run in a workspace — the step can never pass; decided before any rule, not retryable'),
     RuleInfo(POLICY_WARNING, 'contract',
-             "*(signal only)* seed 004's policy checks: tests evidence required with shell gates off (only attached records can verify it), shell gates on with an empty allowlist, a command gate with shell gates off"),
+             "*(signal only)* policy checks: tests evidence required with shell gates off (only attached records can verify it), shell gates on with an empty allowlist, a command gate with shell gates off"),
     RuleInfo(INVALID_MODE, 'rules',
              "the result's mode is not `apply` or `fix_regression`"),
     RuleInfo(MODE_MISMATCH, 'rules',

@@ -12,7 +12,7 @@ import jsonschema._keywords
 import jsonschema._utils
 import pytest
 
-from gate_cases import Project, gate, project, step
+from gate_cases import Project, evidence, gate, project, py, shell_on, step
 from judge.contract.patterns import compiled, schema_problem, schema_validator, search
 from judge.errors import InputError
 from scenario_repos import git_env  # noqa: F401  (autouse fixture)
@@ -121,3 +121,20 @@ def test_a_metaschema_reached_by_ref_is_matched_with_re2_too(no_python_regex_in_
     validator = schema_validator({"$ref": "https://json-schema.org/draft/2020-12/schema"})
     errors = [error.message for error in validator.iter_errors({"$anchor": "1-not-an-anchor"})]
     assert errors == ["'1-not-an-anchor' does not match '^[A-Za-z_][-A-Za-z0-9._]*$'"]
+
+
+def test_a_command_output_regex_gate_matches_with_re2(proj, monkeypatch):
+    import judge.gates.commands as commands
+
+    searched: list[str] = []
+
+    def spy(pattern: str, text: str) -> bool:
+        searched.append(text)
+        return search(pattern, text)
+
+    monkeypatch.setattr(commands, "search", spy)
+    command = py("print('word ' * 5000 + '!')")
+    s = step(gate("command_output_regex", "the banner", command=command, pattern=CATASTROPHIC), policies=shell_on())
+    verdict = proj.validate(s, proj.result(evidence(commands=[command])))
+    assert not verdict.valid and verdict.rule == "gate_failed", verdict.reason
+    assert "its stdout does not match /^(\\w+\\s?)*$/" in verdict.reason and searched == [LONG_LINE + "\n"]

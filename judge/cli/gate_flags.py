@@ -29,7 +29,7 @@ def add_gate_flags(parser: argparse.ArgumentParser, evidence_doc: bool = True) -
     group.add_argument("--gate-timeout", dest="gate_timeout", type=float, metavar="S",
                        help="seconds a command gate's command may run (default 600)")
     group.add_argument("--policy-preset", dest="preset", choices=("permissive", "strict", "audit"),
-                       help="seed 004's policy combinations; the flags below override it")
+                       help="a named combination of policies; the flags below override it")
     group.add_argument("--enable-shell-gates", dest="enable_shell_gates", action=argparse.BooleanOptionalAction,
                        default=None, help="let command gates run their (allowlisted) command; default off")
     group.add_argument("--shell-gate-allow", dest="shell_gate_allowlist", action="append", metavar="PATTERN",

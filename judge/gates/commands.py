@@ -3,9 +3,8 @@ judge's gate made (policies permitting) or one the orchestrator attached — and
 
 from __future__ import annotations
 
-import re
-
 from judge import rule_ids as ids
+from judge.contract.patterns import search
 from judge.gates.context import GateCheck, GateContext
 from judge.gates.spec import SpecGate
 from judge.gates.truth import Backing, backing, record_trust, run_hint
@@ -32,7 +31,7 @@ def command_output_regex(g: GateContext, spec: SpecGate) -> GateCheck:
     pattern = spec.gate.param("pattern")
 
     def problem(stdout: str) -> str | None:
-        return None if re.search(pattern, stdout) else f"its stdout does not match /{pattern[:120]}/"
+        return None if search(pattern, stdout) else f"its stdout does not match /{pattern[:120]}/"
     return _checked_run(g, spec, problem, f"exits 0 and its stdout matches /{pattern[:60]}/")
 
 
@@ -59,8 +58,8 @@ def _checked_run(g: GateContext, spec: SpecGate, output_problem, passed: str) ->
     listed = g.evidence.commands_run if g.evidence else None
     claimed = backing(command, g.records, trust, commands_run=tuple(listed or ()))
     if claimed.record is None:
-        return GateCheck(False, f"{claimed.problem} (seed 004: a gate that depends on a command needs the exact "
-                                "command in the evidence's commands_run)", rule=ids.UNVERIFIABLE_CLAIM)
+        return GateCheck(False, f"{claimed.problem} (a gate that depends on a command needs the exact command in "
+                                "the evidence's commands_run)", rule=ids.UNVERIFIABLE_CLAIM)
     who = "judge ran it" if found.record.evidence_hash in g.made else "attached record"
     return GateCheck.ok(f"`{command[:120]}` {passed} ({who}, run {found.record.run_id}, "
                         f"sha256 {found.record.evidence_hash[:12]})")

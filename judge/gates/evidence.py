@@ -27,7 +27,7 @@ def evidence_incomplete(g: GateContext) -> Iterator[Finding]:
     if g.evidence is None and g.spec.needs_evidence:
         fields = f": it must hold {', '.join(missing)}" if missing else ""
         yield _finding(ids.EVIDENCE_INCOMPLETE, f"the step requires an evidence document and the result has none{fields}. "
-                       "Return it as the result's `evidence` object (seed 004's EvidenceSchema)")
+                       "Return it as the result's `evidence` object (the fields of the step's evidence schema)")
     elif missing:
         yield _finding(ids.EVIDENCE_INCOMPLETE, f"the evidence lacks {len(missing)} required field(s): "
                        f"{', '.join(missing)} (absent, null, false, blank or empty). Fill each in with what the step "
