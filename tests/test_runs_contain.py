@@ -57,6 +57,28 @@ def test_a_grandchild_that_left_the_session_is_killed_when_the_command_exits(tmp
     assert not late.exists()
 
 
+def test_a_grandchild_is_killed_even_when_the_command_kills_its_launcher_first(tmp_path):
+    """The launcher is the command's parent, so the command can kill it; the escaped grandchild then falls to judge
+    (a subreaper while a contained command runs), which ends it before run_process returns."""
+    pid_file, late = tmp_path / "pid", tmp_path / "written-after-the-verdict"
+    script = (f"setsid sh -c 'echo $$ > {pid_file}; sleep 30; touch {late}' & "
+              f"while [ ! -s {pid_file} ]; do sleep 0.05; done; kill -9 $PPID; exit 0")
+    run_process(["sh", "-c", script], timeout=120, limit=1000, cpu_seconds=30)
+    pid = _wait_for(pid_file)
+    assert not _alive(pid), f"the setsid grandchild {pid} outlived its killed launcher"
+    assert not late.exists()
+
+
+def test_a_child_left_running_in_the_background_is_killed_when_the_command_exits(tmp_path):
+    pid_file, late = tmp_path / "pid", tmp_path / "written-after-the-verdict"
+    script = (f"sh -c 'echo $$ > {pid_file}; sleep 30; touch {late}' & "
+              f"while [ ! -s {pid_file} ]; do sleep 0.05; done; exit 0")
+    ran = run_process(["sh", "-c", script], timeout=120, limit=1000, cpu_seconds=30)
+    assert ran.exit_code == 0
+    pid = _wait_for(pid_file)
+    assert not _alive(pid), f"the background child {pid} outlived the command"
+
+
 def test_the_same_grandchild_is_killed_at_the_timeout(tmp_path):
     pid_file = tmp_path / "pid"
     script = f"setsid sh -c 'echo $$ > {pid_file}; sleep 60' & sleep 60"

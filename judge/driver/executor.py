@@ -3,7 +3,7 @@
 A command executor runs without a shell, in its own session, with a timeout and bounded output
 (judge.runs.execute.run_process), in an environment scrubbed to an allowlist (judge.driver.environment),
 optionally in a bubblewrap sandbox (judge.driver.sandbox); every process it leaves ends with its attempt
-(judge.driver.reaper). A callable executor is called as it is. Either way an attempt that gives no usable
+(judge.runs.reaper). A callable executor is called as it is. Either way an attempt that gives no usable
 result becomes a rejection finding, never an exception.
 """
 
@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 from judge import rule_ids as ids
 from judge.driver.environment import executor_environment
-from judge.driver.reaper import contained
+from judge.runs.reaper import contained
 from judge.driver.sandbox import Sandbox
 from judge.errors import InputError
 from judge.runs.execute import run_process

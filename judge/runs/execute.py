@@ -25,6 +25,7 @@ from typing import IO, Mapping, Sequence
 from judge.errors import InputError, field_ref
 from judge.contract.models import ExecutionEvidence
 from judge.runs.contain import contained_argv
+from judge.runs.reaper import contained
 from judge.runs.record import DEFAULT_LIMIT, MAX_LIMIT, TRUNCATED, derived_status, evidence_hash
 
 __all__ = ["DEFAULT_TIMEOUT_S", "ProcessRun", "check_run_inputs", "run_command", "run_process"]
@@ -92,9 +93,21 @@ def run_process(argv: Sequence[str], *, timeout: float, limit: int, input: bytes
     process group too (children it left running, e.g. still writing to a work tree judge is about to read).
     ``cpu_seconds``: run it contained (judge.runs.contain): each of its processes may use that much CPU time, and
     every descendant, even one that left its session, is killed when it ends."""
+    if cpu_seconds is None:
+        return _run_process(argv, timeout=timeout, limit=limit, input=input, cwd=cwd, env=env, cancel=cancel,
+                            kill_leftovers=kill_leftovers)
+    # The launcher ends what it started, but the command can kill the launcher first: judge itself is then the
+    # subreaper its escaped descendants fall to, and ends them too.
+    with contained():
+        return _run_process(contained_argv(argv, cpu_seconds=cpu_seconds, timeout=timeout, cwd=cwd, env=env),
+                            timeout=timeout, limit=limit, input=input, cwd=cwd, env=env, cancel=cancel,
+                            kill_leftovers=True)
+
+
+def _run_process(argv: Sequence[str], *, timeout: float, limit: int, input: bytes | None,
+                 cwd: str | os.PathLike[str] | None, env: Mapping[str, str] | None,
+                 cancel: threading.Event | None, kill_leftovers: bool) -> ProcessRun:
     started_at, started = _now(), time.monotonic()
-    if cpu_seconds is not None:
-        argv = contained_argv(argv, cpu_seconds=cpu_seconds, timeout=timeout, cwd=cwd, env=env)
     captures = (_Capture(limit), _Capture(limit))
     try:
         proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,

@@ -1,4 +1,4 @@
-"""Ending every process an executor attempt leaves behind, so that nothing writes to the work tree after a verdict.
+"""Ending every process an executor attempt or a gate's command leaves behind, so that nothing writes after a verdict.
 
 Killing the executor's process group is not enough: a child that called ``setsid`` (or double-forked into a
 group of its own) leaves it. So the process that runs executors makes itself a Linux child subreaper
@@ -6,8 +6,9 @@ group of its own) leaves it. So the process that runs executors makes itself a L
 once the attempt is over every such orphan is killed and reaped, again and again until none is left (killing
 one re-parents its own children). Orphans are told from judge's own children by their session: a process can
 leave a session but never join another one that exists, so none of the executor's can be in judge's; and by
-being new since the attempt began. Attempts run one at a time in a process (``contained``), so that one
-attempt's sweep never ends another's executor.
+being new since the attempt began. Attempts run one at a time in a process (``contained``; re-entrant, so a
+gate's command run while an attempt is contained nests), so that one attempt's sweep never ends another's
+executor.
 
 Where prctl is missing (not Linux), only the process group is killed; ``--sandbox`` (a PID namespace) ends
 everything there too.
@@ -25,7 +26,7 @@ from typing import Iterator
 __all__ = ["children", "contained", "end_orphans"]
 
 _PR_SET_CHILD_SUBREAPER = 36
-_ONE_AT_A_TIME = threading.Lock()
+_ONE_AT_A_TIME = threading.RLock()
 
 
 @contextlib.contextmanager
@@ -50,13 +51,17 @@ def end_orphans(before: frozenset[int] = frozenset()) -> int:
         orphans = children() - before
         if not orphans:
             return ended
+        killed = set()
         for pid in orphans:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
         for pid in orphans:  # once reaped, its own children are re-parented to us: the next round sees them
             with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+                # one that could not be signalled (a set-uid child) is not waited for: it may never end
+                os.waitpid(pid, 0 if pid in killed else os.WNOHANG)
             ended += 1
+        before = before | (orphans - killed)  # never a round spent again on what cannot be killed
 
 
 def children() -> frozenset[int]:
