@@ -61,8 +61,9 @@ class JudgeConfig(BaseModel):
         default=None, description="Policies for every step (judge.toml [policies]); a step's own policies override them.")
     policy_overrides: Optional[PolicyLayer] = Field(
         default=None, description="Policies over every step's own (the command line's policy flags).")
-    templates_dir: str = Field(default=".judge/templates", min_length=1, description="Where step templates are.")
-    # judge's own state lives outside any repository (judge.runs.state): the executor works in one
+    # judge's own state and settings live outside any repository (judge.runs.state): the executor works in one
+    templates_dir: str = Field(default_factory=lambda: str(state_dir() / "templates"), min_length=1,
+                               description="Where step templates are; default: in judge's state directory.")
     approvals: str = Field(default_factory=lambda: str(state_dir() / "approvals.jsonl"), min_length=1,
                            description="The approvals file (JSONL); default: in judge's state directory.")
     artifacts_root: str = Field(default_factory=lambda: str(state_dir()), min_length=1,

@@ -134,7 +134,8 @@ def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Works
         step_model = step if isinstance(step, Step) else parse_step(step)
         result_model = result if isinstance(result, ExecuteStepResult) else parse_result(result)
         records = tuple(r if isinstance(r, ExecutionEvidence) else parse_execution_evidence(r) for r in evidence)
-        template = load_template(step_model.template, config.templates_dir) if step_model.template else None
+        judged = workspace.repo if workspace is not None else None
+        template = load_template(step_model.template, config.templates_dir, judged) if step_model.template else None
         spec = gate_spec(step_model, result_model.evidence, template, (("judge.toml", config.policies),),
                          config.policy_overrides)
     except ContractViolation as violation:

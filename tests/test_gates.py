@@ -686,6 +686,17 @@ def test_the_steps_criterion_text_wins_and_both_criteria_are_required(templated)
     fails(verdict, "criteria_checklist_complete", "c1 (the step's text): missing", index=2)
 
 
+def test_a_templates_directory_inside_the_judged_repository_is_refused(proj):
+    """The executor writes the repository: a template there could drop the step's gates or loosen its policies."""
+    inside = proj.root / ".judge" / "templates"
+    inside.mkdir(parents=True)
+    (inside / "backend.json").write_text(json.dumps({"description": "nothing to check"}), encoding="utf-8")
+    verdict = proj.validate(step(gate("diff_min_lines"), template="backend"), proj.result(evidence()),
+                            templates_dir=str(inside))
+    assert verdict.rule == "schema_invalid" and not verdict.valid
+    assert "inside the judged repository" in verdict.reason and "$.step.template" in verdict.reason
+
+
 def test_template_policies_sit_below_the_steps(proj):
     write_template(proj, "strict-ish", ".json", json.dumps({"policies": {"require_diff_summary": True}}))
     blank = proj.result({"changed_files": proj.changed(), "diff_summary": " "})

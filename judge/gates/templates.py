@@ -3,6 +3,7 @@ read with a size cap and checked against schemas/step-template.schema.json. YAML
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,17 @@ TEMPLATE_SUFFIXES = (".json", ".yaml", ".yml")
 MAX_TEMPLATE_BYTES = 1024 * 1024
 
 
-def load_template(name: str, directory: str | Path) -> StepTemplate:
+def load_template(name: str, directory: str | Path, judged: str | Path | None = None) -> StepTemplate:
     """The template ``name`` (NAME.json, NAME.yaml or NAME.yml in ``directory``); ContractViolation at
-    ``$.step.template`` when it is missing, unreadable or breaks schemas/step-template.schema.json."""
+    ``$.step.template`` when it is missing, unreadable, breaks schemas/step-template.schema.json, or when
+    ``directory`` lies inside ``judged`` (the judged repository: the executor could rewrite the gates there)."""
     from judge.contract.schema import parse_step_template
+
+    if judged is not None and _inside(directory, judged):
+        raise ContractViolation("step", "step.schema.json", "$.step.template",
+                                f"the templates directory {directory} is inside the judged repository {judged}, "
+                                "where the executor could rewrite the step's gates; keep templates outside it "
+                                "(--templates DIR or templates_dir; default: judge's state directory)")
 
     found = [Path(directory) / f"{name}{suffix}" for suffix in TEMPLATE_SUFFIXES]
     found = [path for path in found if path.is_file()]
@@ -36,6 +44,11 @@ def load_template(name: str, directory: str | Path) -> StepTemplate:
         raise ContractViolation("step", "step-template.schema.json", "$.step.template",
                                 f"template {path} breaks schemas/step-template.schema.json at {where}: "
                                 f"{violation.problem}") from None
+
+
+def _inside(path: str | Path, place: str | Path) -> bool:
+    path, place = os.path.realpath(path), os.path.realpath(place)
+    return os.path.commonpath((path, place)) == place
 
 
 def _read_template(path: Path) -> Any:
