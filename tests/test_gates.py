@@ -12,7 +12,7 @@ import pytest
 
 import judge
 from builders import text_diff
-from gate_cases import (APP, APP_FIXED, STAND_IN_TESTS, TEST_APP_MORE, Project, evidence, gate, gate_result,
+from gate_cases import (APP, APP_FIXED, STAND_IN_TESTS, STEP_ID, TEST_APP_MORE, Project, evidence, gate, gate_result,
                         project, py, record, rules, shell_on, step)
 from scenario_repos import git, git_env  # noqa: F401  (git_env: autouse fixture)
 
@@ -384,6 +384,17 @@ def test_patch_applies_cleanly_with_a_patch_parameter_that_is_no_patch(proj):
 def test_no_uncommitted_changes_passes_when_the_executor_committed(proj):
     proj.repo.commit("the step's work")
     passes(proj.validate(step(gate("no_uncommitted_changes"))), "no_uncommitted_changes")
+
+
+def test_no_uncommitted_changes_leaves_out_only_the_steps_own_evidence_file(proj):
+    proj.repo.commit("the step's work")
+    own = proj.root / ".orchestrator" / "evidence" / f"{STEP_ID}.json"
+    own.parent.mkdir(parents=True)
+    own.write_text(json.dumps({"stepId": STEP_ID, "type": "analysis", "summary": "x"}) + "\n", encoding="utf-8")
+    passes(proj.validate(step(gate("no_uncommitted_changes"))), "no_uncommitted_changes")
+    (own.parent / "other.py").write_text("print('left over')\n", encoding="utf-8")  # claimed, so the rules pass
+    fails(proj.validate(step(gate("no_uncommitted_changes"))), "no_uncommitted_changes",
+          "git status is not clean: .orchestrator/evidence/other.py")
 
 
 @pytest.mark.parametrize("state", ["staged", "unstaged", "untracked"])

@@ -7,7 +7,7 @@ import hashlib
 from judge.gates.context import GateCheck, GateContext
 from judge.gates.files import needs_workspace
 from judge.gates.spec import SpecGate
-from judge.workspace.evidence_file import EVIDENCE_DIR
+from judge.workspace.evidence_file import evidence_path
 
 __all__ = ["no_uncommitted_changes", "patch_applies_cleanly", "patch_key"]
 
@@ -46,8 +46,10 @@ def no_uncommitted_changes(g: GateContext, spec: SpecGate) -> GateCheck:
     git = g.step.git
     if git is None:
         return needs_workspace(spec)
-    # the evidence file proves work, it is not work (seed 000): an orchestrator may leave it uncommitted
-    dirty = [path for path in git.uncommitted if not (path == EVIDENCE_DIR or path.startswith(EVIDENCE_DIR + "/"))]
+    # the step's own evidence file proves work, it is not work: an orchestrator may leave it uncommitted (any other
+    # file under the evidence folder is left over like any other)
+    own = evidence_path(g.step.step.id)
+    dirty = [path for path in git.uncommitted if path != own]
     if dirty:
         shown = ", ".join(dirty[:5])
         more = f" and {len(dirty) - 5} more" if len(dirty) > 5 else ""
