@@ -139,6 +139,15 @@ def test_other_commands_are_not(command):
     assert not is_test_command(command, DEFAULT_TEST_COMMANDS)
 
 
+@pytest.mark.parametrize("command", [
+    "pytest --version", "python -m pytest --co", "pytest --collect-only -q", "npx jest --listTests", "pytest -h",
+    "cargo test --no-run", "mvn -DskipTests test", "mvn -Dmaven.test.skip=true test", "npx vitest --help",
+])
+def test_a_test_runner_asked_to_print_list_or_build_is_not_a_test_command(command):
+    """The runner's name alone does not make a run: these print a version or help, list tests or only build."""
+    assert not is_test_command(command, DEFAULT_TEST_COMMANDS)
+
+
 def test_a_policy_may_name_its_own_test_commands():
     assert is_test_command("./run-tests.sh --all", ("run-tests.sh*",))
     assert not is_test_command("pytest", ("run-tests.sh*",))

@@ -85,17 +85,26 @@ def _backed(g: GateContext, kind: str, commands: tuple[str, ...]) -> GateCheck:
 
 def is_test_command(command: str, patterns: tuple[str, ...]) -> bool:
     """Whether ``command`` runs tests: it matches one of ``patterns`` with its program named by its file name
-    (`.venv/bin/pytest -q` as `pytest -q`, `python3.12` as `python`), its words joined by single spaces."""
+    (`.venv/bin/pytest -q` as `pytest -q`, `python3.12` as `python`), its words joined by single spaces, and asks
+    its runner for nothing but a run (`pytest --version`, `pytest --co`, `mvn -DskipTests test` run no test)."""
     try:
         argv = shlex.split(command)
     except ValueError:
         return False
-    if not argv:
+    if not argv or any(arg in _RUNS_NO_TEST for arg in argv[1:]):
         return False
     program = os.path.basename(argv[0])
     program = "python" if re.fullmatch(r"python[0-9.]*", program) else program  # python3.12 is python
     shown = " ".join([program, *argv[1:]])
     return any(fnmatch.fnmatchcase(shown, pattern) for pattern in patterns)
+
+
+# Arguments that make a test runner print, list or build instead of running its tests.
+_RUNS_NO_TEST = frozenset({
+    "--version", "-V", "--help", "-h", "--co", "--collect-only", "--fixtures", "--markers", "--setup-plan",
+    "--listTests", "--list-tests", "--list", "-list", "--no-run", "--dry-run", "--showConfig", "--clearCache",
+    "-DskipTests", "-DskipTests=true", "-Dmaven.test.skip", "-Dmaven.test.skip=true",
+})
 
 
 def _json(value: object) -> str:
