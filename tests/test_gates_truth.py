@@ -440,6 +440,24 @@ def test_changing_the_work_after_the_approval_asks_again(proj, capsys):
     assert WORK.search(again.reason).group(1) != work
 
 
+def test_changing_only_the_evidence_file_after_the_approval_asks_again(proj, capsys):
+    """For a step that changes nothing else, the evidence file is the work the person read: a new one is new work
+    (records leave it out, since it is written after the tests ran; an approval does not)."""
+    evidence_file = proj.root / ".orchestrator" / "evidence" / "step-1.json"
+    evidence_file.parent.mkdir(parents=True)
+    evidence_file.write_text(json.dumps({"stepId": "step-1", "type": "analysis", "summary": "read"}) + "\n",
+                             encoding="utf-8")
+    approvals = proj.tmp / "approvals.jsonl"
+    work = WORK.search(proj.validate(human_step()).reason).group(1)
+    approve(capsys, proj, approvals, "--work", work)
+    assert proj.validate(human_step()).valid
+    evidence_file.write_text(json.dumps({"stepId": "step-1", "type": "analysis", "summary": "other"}) + "\n",
+                             encoding="utf-8")
+    again = proj.validate(human_step())
+    never_valid(again, "human_approval_pending")
+    assert WORK.search(again.reason).group(1) != work
+
+
 def test_an_approval_without_work_approves_nothing(proj, capsys):
     """What an executor appends to approve whatever it left (`work: null`), even signed, approves nothing."""
     approvals = proj.tmp / "approvals.jsonl"

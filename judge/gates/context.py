@@ -14,7 +14,7 @@ from judge.contract.models import ExecutionEvidence
 from judge.gates.spec import GateSpec
 from judge.patch.model import PatchFacts
 from judge.workspace.approvals import ApprovalFacts
-from judge.workspace.work_hash import patch_work_hash, tree_work_hash
+from judge.workspace.work_hash import approval_hash, patch_work_hash
 
 __all__ = ["FileProbe", "GateCheck", "GateContext"]
 
@@ -77,7 +77,8 @@ class GateContext:
         return (counted.added_count + counted.removed_count) if counted else 0
 
     @cached_property
-    def work_hash(self) -> str:
-        """sha256 of the work judged (judge/workspace/work_hash.py): what approvals and execution records are for."""
+    def approval_hash(self) -> str:
+        """sha256 of the work a person approves (judge/workspace/work_hash.py): base and every changed file, the
+        step's evidence file too; without a workspace, the patch."""
         git = self.step.git
-        return tree_work_hash(git, self.step.step.id) if git is not None else patch_work_hash(self.step.work_text)
+        return approval_hash(git) if git is not None else patch_work_hash(self.step.work_text)

@@ -18,12 +18,12 @@ __all__ = ["human_approval"]
 def human_approval(g: GateContext, spec: SpecGate) -> GateCheck:
     facts, key = g.approvals, g.step.evidence_key
     secret = key.secret if key is not None else None
-    approval = approval_for(facts, g.work_hash, secret) if facts is not None else None
+    approval = approval_for(facts, g.approval_hash, secret) if facts is not None else None
     if approval is not None:
         return GateCheck.ok(f"approved by {approval.by!r} at {approval.at} (this exact work, signed)")
     where = f" --approvals {shlex.quote(facts.path)}" if facts is not None else ""
     signer = f" --evidence-key {shlex.quote(key.path)}" if key is not None else ""
-    command = f"judge approve {shlex.quote(g.step.step.id)} --by NAME --work {g.work_hash}{where}{signer}"
+    command = f"judge approve {shlex.quote(g.step.step.id)} --by NAME --work {g.approval_hash}{where}{signer}"
     keyless = "" if key is not None else " and the key `judge approve` signs with (judge has none yet)"
     return GateCheck(False, f"waiting for a person to review this step's work and approve it: `{command}`, then "
                             f"validate again with the same approvals file{keyless}{_unread(facts, secret)}",

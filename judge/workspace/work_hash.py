@@ -15,7 +15,7 @@ from judge.runs.binding import WorkBinding
 from judge.workspace.evidence_file import evidence_path
 from judge.workspace.git import GitFacts, read_git_facts
 
-__all__ = ["patch_work_hash", "tree_work_hash", "work_binding"]
+__all__ = ["approval_hash", "patch_work_hash", "tree_work_hash", "work_binding"]
 
 
 def tree_work_hash(git: GitFacts, step_id: str) -> str:
@@ -25,6 +25,15 @@ def tree_work_hash(git: GitFacts, step_id: str) -> str:
     for path, mode, blob in git.work_states:
         if path != own_evidence:
             digest.update(f"{path}\0{mode:o}\0{blob}\0".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def approval_hash(git: GitFacts) -> str:
+    """What a person approves: the work tree against base, the base itself and every changed file, the step's own
+    evidence file included (for a step that changed nothing else, that file is the work the person saw)."""
+    digest = hashlib.sha256(f"judge approval v1\0{git.base}\0".encode("ascii"))
+    for path, mode, blob in git.work_states:
+        digest.update(f"{path}\0{mode:o}\0{blob}\0".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
