@@ -713,6 +713,20 @@ def test_control_signals_for_ignored_code_that_may_be_honest(tmp_path):
     assert set(found[0].files) == {"src/calc/_version.py", "conftest.py"}
 
 
+@pytest.mark.parametrize("ignored, shadow", [
+    ("*.so\n", "src/calc/ops.cpython-311-x86_64-linux-gnu.so"),  # tried before ops.py
+    ("src/calc/ops/\n", "src/calc/ops/__init__.py"),  # a package folder wins over ops.py
+])
+def test_an_ignored_module_that_shadows_the_judged_source_is_reported(tmp_path, ignored, shadow):
+    """A signal, not a rejection: an in-place build (Cython's pure-Python mode) leaves such a module honestly."""
+    case = calc_case(tmp_path, {".gitignore": ignored})
+    write_file(case.root / shadow, "def add(a, b):\n    return 0\n")
+    verdict = judge.validate(case.step, case.result, workspace=Workspace(case.root, case.base))
+    found = [f for f in verdict.findings if f.rule == "ignored_code"]
+    assert found and "in place of src/calc/ops.py" in found[0].message, verdict.findings
+    assert found[0].severity == "signal" and verdict.valid
+
+
 def assert_unreadable(case: Case, vector: str) -> list[Outcome]:
     """Refused once read: workspace_unreadable from both (the base resolves; what the reader finds is refused)."""
     api, cli = judge_it(case, vector)

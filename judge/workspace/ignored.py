@@ -27,6 +27,8 @@ _RULES = ".gitignore"
 _BYTECODE = re.compile(r"(?P<name>[^/.]+)\.[^/.]+(?:\.opt-(?P<opt>[12]))?\.pyc")
 _BYTECODE_LIMIT = 16 * 1024 * 1024
 _SHOWN = 20  # ignored runnable files reported, at most
+# Compiled modules Python imports (any interpreter's tag: `util.cpython-311-x86_64-linux-gnu.so`, `util.abi3.so`)
+_EXTENSIONS = (".so", ".pyd")
 
 
 @dataclass(frozen=True)
@@ -80,15 +82,20 @@ def _runnable(tree: WorkTree, entry: str, judged: set[str]) -> list[IgnoredCode]
             return [IgnoredCode(path, "a nested repository judge does not read")]
         if name == "__pycache__":
             return [found for child in _names(tree, path) if (found := _bytecode(tree, f"{path}/{child}", judged))]
+        if f"{path}.py" in judged:  # a package folder wins over the module of its name
+            return [IgnoredCode(path, f"a package folder Python imports in place of {path}.py")]
         return []
     if folder.rpartition("/")[2] == "__pycache__":
         return [found] if (found := _bytecode(tree, path, judged)) else []
     if name == "conftest.py":
         return [IgnoredCode(path, "a conftest.py, which pytest loads")]
+    shadowed = f"{folder}/{name.split('.', 1)[0]}.py" if folder else f"{name.split('.', 1)[0]}.py"
+    if name.endswith(_EXTENSIONS) and shadowed in judged:  # Python tries extension modules before the source
+        return [IgnoredCode(path, f"an extension module Python imports in place of {shadowed}")]
     package = f"{folder}/__init__.py" if folder else "__init__.py"
     # bytecode beside its judged source (not in __pycache__) is never loaded by Python 3: the source wins
     beside_source = name.endswith(".pyc") and path[:-1] in judged
-    if name.endswith((".py", ".pyc")) and package in judged and not beside_source:
+    if name.endswith((".py", ".pyc", *_EXTENSIONS)) and package in judged and not beside_source:
         return [IgnoredCode(path, f"a module of the package {folder or '.'}")]
     return []
 
