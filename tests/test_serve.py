@@ -356,6 +356,31 @@ def test_bodies_being_read_share_a_budget_and_each_has_a_deadline():
     assert asyncio.run(bodies.read(_request(_whole_body))) == b"{}"  # and a body that comes whole is read
 
 
+def test_a_body_that_stalls_gives_its_bytes_back_long_before_the_request_deadline():
+    """Part of a body, then nothing: refused for its rate (after a grace) while the deadline is still a minute
+    away, so clients that each send a share of the budget and stall cannot hold it for the whole deadline."""
+    bodies = Bodies(limit=10**6, seconds=60, budget=10**7, min_rate=10_000, grace=0.2)
+
+    async def stall() -> dict:
+        if not sent:
+            sent.append(1)
+            return {"type": "http.request", "body": b" " * 1000, "more_body": True}
+        await asyncio.Event().wait()
+
+    async def scenario() -> Refusal:
+        reading = asyncio.create_task(bodies.read(_request(stall)))
+        done, _ = await asyncio.wait({reading}, timeout=30)  # a margin: the rate gives out after about 0.3 s
+        assert done, "still waiting for the stalled body"
+        with pytest.raises(Refusal) as refused:
+            reading.result()
+        return refused.value
+
+    sent: list[int] = []
+    refused = asyncio.run(scenario())
+    assert (refused.status, refused.code) == (408, "body_timeout") and "slower than" in refused.message
+    assert bodies.held == 0
+
+
 async def _whole_body() -> dict:
     return {"type": "http.request", "body": b"{}", "more_body": False}
 

@@ -1,11 +1,13 @@
 """Reading a request body before any slot is taken: up to a limit (the stream is counted as it arrives, so no
-Content-Length, or its absence with chunked transfer, can make the server hold more), within a deadline (a client
-that trickles its body is answered 408 and holds nothing meant for judging), and within a budget of bytes for
-all the bodies being read at once (so many such clients together still hold a bounded amount of memory)."""
+Content-Length, or its absence with chunked transfer, can make the server hold more), within a deadline and at a
+minimum average rate (a client that trickles or stalls its body is answered 408 and holds nothing meant for
+judging), and within a budget of bytes for all the bodies being read at once (so many such clients together still
+hold a bounded amount of memory, each only for as long as it keeps sending)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Callable
 
 from starlette.requests import ClientDisconnect, Request
@@ -15,17 +17,28 @@ from judge.serve.replies import Refusal
 __all__ = ["Bodies", "read_body"]
 
 
-class Bodies:
-    """The bodies being read by one server: each at most ``limit`` bytes within ``seconds``, all of them together
-    at most ``budget`` bytes. Used from the event loop's thread only."""
+# After a short grace, a body must keep arriving at this average rate: a client that sends part of a body and stalls
+# gives its share of the budget back within seconds, not at the request deadline (as a web server's minimum rate).
+MIN_RATE = 64 * 1024  # bytes per second
+GRACE = 2.0  # seconds
 
-    def __init__(self, limit: int, seconds: float, budget: int) -> None:
+
+class Bodies:
+    """The bodies being read by one server: each at most ``limit`` bytes within ``seconds`` and at ``min_rate``
+    bytes a second on average after ``grace`` seconds, all of them together at most ``budget`` bytes. Used from the
+    event loop's thread only."""
+
+    def __init__(self, limit: int, seconds: float, budget: int, min_rate: float = MIN_RATE,
+                 grace: float = GRACE) -> None:
         self.limit, self.seconds, self.budget = limit, seconds, budget
+        self.min_rate, self.grace = min_rate, grace
         self.held = 0  # bytes of the bodies being read now
 
     async def read(self, request: Request) -> bytes:
         """The body; Refusal 413 (too long), 408 (too slow), 503 (the budget is spent), or 400 (client gone)."""
         mine = 0
+        loop = asyncio.get_running_loop()
+        started = loop.time()
 
         def count(size: int) -> None:
             nonlocal mine
@@ -36,12 +49,27 @@ class Bodies:
             self.held += size
             mine += size
 
+        reading = asyncio.ensure_future(read_body(request, self.limit, count))
         try:
-            return await asyncio.wait_for(read_body(request, self.limit, count), self.seconds)
-        except asyncio.TimeoutError:
-            raise Refusal("body_timeout", f"the request body did not arrive within {self.seconds:g} s "
-                          "(--request-timeout); send the whole body at once", {"Connection": "close"}) from None
+            while True:
+                deadline = started + self.seconds
+                paced = started + self.grace + mine / self.min_rate  # when the bytes so far stop being enough
+                done, _ = await asyncio.wait({reading}, timeout=max(min(deadline, paced) - loop.time(), 0.0))
+                if done:
+                    return reading.result()
+                now = loop.time()
+                if now >= deadline:
+                    raise Refusal("body_timeout", f"the request body did not arrive within {self.seconds:g} s "
+                                  "(--request-timeout); send the whole body at once", {"Connection": "close"})
+                if now >= started + self.grace + mine / self.min_rate:
+                    raise Refusal("body_timeout", f"the request body arrives slower than {self.min_rate / 1024:g} "
+                                  f"KiB/s ({mine} bytes in {now - started:.1f} s); send the whole body at once",
+                                  {"Connection": "close"})
         finally:
+            if not reading.done():
+                reading.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reading
             self.held -= mine
 
 
