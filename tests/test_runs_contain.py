@@ -46,37 +46,21 @@ def test_a_process_past_its_cpu_time_is_stopped_long_before_the_wall_timeout():
     assert ran.exit_code in (-signal.SIGXCPU, -signal.SIGKILL)
 
 
-def test_a_grandchild_that_left_the_session_is_killed_when_the_command_exits(tmp_path):
+@pytest.mark.parametrize("leaver, then", [
+    ("setsid sh -c", "exit 0"),  # a grandchild that left the session
+    ("sh -c", "exit 0"),  # a child left running in the background
+    # the launcher is the command's parent, so the command can kill it: the escaped grandchild then falls to judge
+    # (a subreaper while a contained command runs), which ends it before run_process returns
+    ("setsid sh -c", "kill -9 $PPID; exit 0"),
+], ids=["left-the-session", "in-the-background", "launcher-killed"])
+def test_nothing_the_command_leaves_behind_outlives_it(tmp_path, leaver, then):
     pid_file, late = tmp_path / "pid", tmp_path / "written-after-the-verdict"
-    script = (f"setsid sh -c 'echo $$ > {pid_file}; sleep 30; touch {late}' & "
-              f"while [ ! -s {pid_file} ]; do sleep 0.05; done; exit 0")
-    ran = run_process(["sh", "-c", script], timeout=120, limit=1000, cpu_seconds=30)
-    assert ran.exit_code == 0
-    pid = _wait_for(pid_file)
-    assert not _alive(pid), f"the setsid grandchild {pid} outlived the command"
-    assert not late.exists()
-
-
-def test_a_grandchild_is_killed_even_when_the_command_kills_its_launcher_first(tmp_path):
-    """The launcher is the command's parent, so the command can kill it; the escaped grandchild then falls to judge
-    (a subreaper while a contained command runs), which ends it before run_process returns."""
-    pid_file, late = tmp_path / "pid", tmp_path / "written-after-the-verdict"
-    script = (f"setsid sh -c 'echo $$ > {pid_file}; sleep 30; touch {late}' & "
-              f"while [ ! -s {pid_file} ]; do sleep 0.05; done; kill -9 $PPID; exit 0")
+    script = (f"{leaver} 'echo $$ > {pid_file}; sleep 30; touch {late}' & "
+              f"while [ ! -s {pid_file} ]; do sleep 0.05; done; {then}")
     run_process(["sh", "-c", script], timeout=120, limit=1000, cpu_seconds=30)
     pid = _wait_for(pid_file)
-    assert not _alive(pid), f"the setsid grandchild {pid} outlived its killed launcher"
+    assert not _alive(pid), f"{pid} ({leaver}) outlived the command"
     assert not late.exists()
-
-
-def test_a_child_left_running_in_the_background_is_killed_when_the_command_exits(tmp_path):
-    pid_file, late = tmp_path / "pid", tmp_path / "written-after-the-verdict"
-    script = (f"sh -c 'echo $$ > {pid_file}; sleep 30; touch {late}' & "
-              f"while [ ! -s {pid_file} ]; do sleep 0.05; done; exit 0")
-    ran = run_process(["sh", "-c", script], timeout=120, limit=1000, cpu_seconds=30)
-    assert ran.exit_code == 0
-    pid = _wait_for(pid_file)
-    assert not _alive(pid), f"the background child {pid} outlived the command"
 
 
 def test_the_same_grandchild_is_killed_at_the_timeout(tmp_path):
