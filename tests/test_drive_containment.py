@@ -224,6 +224,17 @@ def test_an_evidence_key_under_the_executors_working_directory_is_refused(capsys
     assert code == 2 and err.count("\n") == 1 and "--evidence-key" in err and agent.requests() == []
 
 
+@pytest.mark.parametrize("flag, name", [("--artifacts", "records"), ("--templates", "templates"),
+                                        ("--approvals", "approvals.jsonl")])
+def test_judges_state_under_the_executors_working_directory_is_refused_even_before_it_exists(capsys, tmp_path, cwd,
+                                                                                            flag, name):
+    """Not there yet is no excuse: judge would make it there, where the next attempt could read or rewrite it."""
+    agent = Agent(tmp_path / "agent", {"result": VALID})
+    code, _, err = drive(capsys, tmp_path, agent, flag, str(cwd / ".judge" / name))
+    assert code == 2 and err.count("\n") == 1 and "working directory" in err and agent.requests() == []
+    assert not (cwd / ".judge").exists()
+
+
 # --- resume judges again ----------------------------------------------------------------------------------------
 
 # The review's attack: the agent finds the transcript on judge's command line (/proc/<ppid>/cmdline), appends an

@@ -144,9 +144,10 @@ def _check_state_out_of_reach(transcript: str | None, config: JudgeConfig | None
                               executor: Executor) -> None:
     """InputError when judge's state is where a command executor could rewrite it (see judge.driver.reach)."""
     config = config or JudgeConfig()
-    key = config.evidence_key or os.path.join(config.artifacts_root, KEY_FILE)
-    state = {"transcript": transcript, "evidence_key": key if os.path.exists(key) else None,
-             "approvals": config.approvals if os.path.exists(config.approvals) else None}
+    state = {"transcript": transcript, "evidence_key": config.evidence_key or os.path.join(config.artifacts_root, KEY_FILE),
+             "approvals": config.approvals, "artifacts_root": config.artifacts_root,
+             "templates_dir": config.templates_dir,
+             "ledger": os.fspath(workspace.ledger) if workspace and workspace.ledger else None}
     places = [("the drive's workspace", os.fspath(workspace.repo) if workspace and workspace.repo else None)]
     if isinstance(executor, CommandExecutor):
         places.append(("the executor's working directory", executor.cwd or os.getcwd()))
