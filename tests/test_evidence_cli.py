@@ -130,8 +130,9 @@ def test_run_success_exit_0(capsys, tmp_path):
 
 
 def test_run_of_a_missing_program_is_no_evidence(capsys, tmp_path):
-    code, out, _ = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--no-sign", "--", "/no/such/program")
+    code, out, err = run(capsys, "run", "--step", "s", "--root", str(tmp_path), "--no-sign", "--", "/no/such/program")
     assert (code, json.loads(out)["status"]) == (1, "NO_EVIDENCE")
+    assert "it did not start: cannot run '/no/such/program': No such file or directory" in err  # says why
 
 
 @pytest.mark.parametrize("options, command, message", [

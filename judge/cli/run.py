@@ -58,7 +58,8 @@ def _run(args: argparse.Namespace) -> int:
     for piece in object_pieces(evidence.to_json()):  # an output of 16 MiB is never escaped whole
         sys.stdout.write(piece)
     sys.stdout.write("\n")
-    code = "no exit code" if evidence.exit_code is None else f"exit {evidence.exit_code}"
+    code = f"exit {evidence.exit_code}" if evidence.exit_code is not None else (
+        f"it did not start: {evidence.error}" if evidence.error else "no exit code")
     sys.stderr.write(f"judge: {evidence.status} ({code}) in {evidence.duration_seconds:g} s; "
                      f"artifacts in {root}/artifacts/{evidence.run_id}/{evidence.step_id}/\n")
     return 0 if evidence.status == "SUCCESS" else 1
