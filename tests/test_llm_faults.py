@@ -393,3 +393,13 @@ def test_no_exception_escapes_and_no_failure_reads_valid(scripted_server):
         verdict = _judge(server, retries=0, timeout=1)
         assert verdict.valid is False, (failure, verdict.reason)
         assert verdict.rule in {"llm_unavailable", "judge_error"}, (failure, verdict.reason)
+
+
+def test_a_model_string_litellm_has_no_provider_for_is_a_configuration_error_not_retry_later():
+    """Nothing is sent (litellm refuses before any request), so "HTTP 400 ... retry it later" would mislead."""
+    step, result = make_case()
+    verdict = judge.validate(step, result, config=judge.JudgeConfig(model="nosuchprovider/foo", semantic="required",
+                                                                     retries=0))
+    assert verdict.rule == "llm_unavailable" and not verdict.valid
+    assert "configuration error" in verdict.reason and "nosuchprovider/foo" in verdict.reason
+    assert "retry it later" not in verdict.reason and "HTTP 400" not in verdict.reason

@@ -30,7 +30,7 @@ from judge.config import JudgeConfig
 from judge.contract.schema import load_schema
 from judge.llm.pool import lend_to
 
-__all__ = ["Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "import_ahead", "import_litellm",
+__all__ = ["CONFIGURATION_ERROR", "Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "import_ahead", "import_litellm",
            "preload", "share_pauses", "VERDICT_GRAMMAR"]
 
 # GBNF for llama.cpp-style servers: exactly {"valid": bool, "reason": "..."} with no raw newline in the string.
@@ -353,6 +353,9 @@ def _describe(exc: BaseException, config: JudgeConfig) -> str:
         return f"the call timed out (no answer within {config.timeout:g} s)"
     provider = _provider(exc, config)
     where = config.api_base or f"{provider}'s API"
+    if any(_NO_PROVIDER.search(str(link)) for link in _all_causes(exc)):
+        return (f"{CONFIGURATION_ERROR}: litellm knows no provider for the model {config.model!r}, so nothing was "
+                "sent; name it as PROVIDER/MODEL the way litellm spells it (e.g. openai/gpt-4o-mini)")
     auth = _auth_problem(exc)
     if auth == "missing":
         return f"authentication failed: no API key for {provider} (set its key, e.g. {provider.upper()}_API_KEY, " \
@@ -380,6 +383,8 @@ def _describe(exc: BaseException, config: JudgeConfig) -> str:
 
 
 _CONNECTION_ERROR = re.compile(r"\bConnection error\b")
+_NO_PROVIDER = re.compile(r"LLM Provider NOT provided")  # litellm's words, raised before any request
+CONFIGURATION_ERROR = "configuration error"  # how _describe starts a problem no retry can mend
 
 
 def _auth_problem(exc: BaseException) -> str | None:

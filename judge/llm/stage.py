@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from judge import rule_ids as ids
 from judge.config import JudgeConfig
-from judge.llm.client import LLMUnavailable, complete
+from judge.llm.client import CONFIGURATION_ERROR, LLMUnavailable, complete
 from judge.llm.prompt import PROMPT_VERSION, fence_token, load_prompt, render_messages
 from judge.llm.reduce import reduce_patch
 from judge.llm.reply import ReplyError, parse_reply, rule_of
@@ -121,11 +121,13 @@ def _decide(samples: list[SampleRecord], report: SemanticReport, mode: object, c
         finding = Finding(rule=rule, stage="semantic", message=f"{message}{tally} [semantic review by {config.model}]")
         return SemanticOutcome(False, finding.reason, finding, report)
     errors = "; ".join(sorted({s.error or "unknown error" for s in samples}))
+    configuration = all(CONFIGURATION_ERROR in (s.error or "") for s in samples)
     finding = Finding(
         rule=ids.LLM_UNAVAILABLE,
         stage="semantic",
-        message=f"the semantic judge ({config.model}) could not decide: {errors}. "
-        "The step is not accepted; retry it later, or fix the judge's model configuration.",
+        message=f"the semantic judge ({config.model}) could not decide: {errors}. The step is not accepted; "
+        + ("fix the judge's model configuration (a retry cannot mend it)." if configuration else
+           "retry it later, or fix the judge's model configuration."),
     )
     return SemanticOutcome(False, finding.reason, finding, report)
 
