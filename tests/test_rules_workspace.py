@@ -183,6 +183,17 @@ def test_hidden_untracked_file(repo):
     assert "src/backdoor.py (untracked)" in verdict.reason and verdict.findings[0].files == ("src/backdoor.py",)
 
 
+def test_bytecode_a_run_left_is_told_to_go_not_to_be_listed(repo):
+    """Listed in filesWritten it would be junk_files: the reason says to delete or ignore it instead."""
+    repo.write({"src/app.py": APP_FIXED})
+    result = result_for(repo, ["src/app.py"])
+    (repo.root / "src" / "__pycache__").mkdir()
+    (repo.root / "src" / "__pycache__" / "app.cpython-311.pyc").write_bytes(b"\x00" * 16)
+    verdict = check(repo, result)
+    assert verdict.rule == "changed_but_unclaimed"
+    assert "src/__pycache__/app.cpython-311.pyc is left over from a run, not work: delete or .gitignore" in verdict.reason
+
+
 def test_hidden_tracked_change_left_out_of_patch_and_files(repo):
     repo.write({"src/app.py": APP_FIXED})
     result = result_for(repo, ["src/app.py"])

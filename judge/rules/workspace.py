@@ -11,6 +11,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.workspace.evidence_file import evidence_path
 from judge.context import StepContext
+from judge.rules.junk import junk_kind
 from judge.rules.phrasing import names, pronoun
 from judge.verdict import Finding
 from judge.workspace.git import Mismatch
@@ -40,11 +41,16 @@ def changed_but_unclaimed(ctx: StepContext) -> Iterator[Finding]:
     if not hidden:
         return
     shown = [f"{path} ({git.where(path)})" for path in hidden]
+    leftovers = [path for path in hidden if junk_kind(path)]
     todo = (
-        f"List {pronoun(hidden)} in filesWritten and the patch, or undo the change"
+        f"List {pronoun(hidden)} in filesWritten and the patch (a plain `git diff` leaves out files git does not "
+        "track yet: `git add -N FILE` first), or undo the change"
         if ctx.result.success
         else f"A failed step must leave no changes: undo {pronoun(hidden)}, or finish the step and report success: true"
     )
+    if leftovers:  # what a run leaves (bytecode, caches, build output) is never listed: it goes
+        todo += (f"; {names(leftovers)} {'is' if len(leftovers) == 1 else 'are'} left over from a run, not work: "
+                 "delete or .gitignore, never list")
     yield Finding(
         rule=ids.CHANGED_BUT_UNCLAIMED,
         message=f"the work tree shows {names(shown)} changed since base {_short(git.base)} but the result does not claim "
