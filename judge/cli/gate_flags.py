@@ -19,7 +19,8 @@ def add_gate_flags(parser: argparse.ArgumentParser, evidence_doc: bool = True) -
     group.add_argument("--approvals", metavar="FILE", help="the append-only approvals file `judge approve` writes "
                        "(default: approvals.jsonl in judge's state directory)")
     group.add_argument("--templates", dest="templates_dir", metavar="DIR",
-                       help="where step templates are (NAME.json/.yaml/.yml; default: templates in judge's state directory)")
+                       help="where step templates are (NAME.json/.yaml/.yml; default: templates in judge's state "
+                            "directory)")
     group.add_argument("--artifacts", dest="artifacts_root", metavar="DIR",
                        help="where command gates record their runs (default: judge's state directory, "
                             "$XDG_STATE_HOME/judge or ~/.local/state/judge)")

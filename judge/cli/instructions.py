@@ -18,7 +18,8 @@ def add_instructions_command(commands: Any) -> None:
     instructions.add_argument("--step", metavar="FILE", help="the step JSON (- for stdin); without it, the "
                                                              "instructions for any step")
     instructions.add_argument("--templates", dest="templates_dir", metavar="DIR",
-                              help="where step templates are (default: templates in judge's state directory, or templates_dir in judge.toml)")
+                              help="where step templates are (default: templates in judge's state directory, or "
+                                   "templates_dir in judge.toml)")
     instructions.set_defaults(run=_instructions)
 
 

@@ -65,7 +65,8 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
     for row, line in enumerate(side.lines):
         if "return" not in line and "raise" not in line:
             continue  # most lines: the regexes below are not worth running
-        if _RETURN_HINT.match(line) and (side.changed[row] or _changed_next(side, row)) and _code_may_follow(side, row, python):
+        if _RETURN_HINT.match(line) and (side.changed[row] or _changed_next(side, row)) \
+                and _code_may_follow(side, row, python):
             rows.add(row)
         elif side.changed[row] and _ALWAYS_RETURN.match(line):
             guarded.add(row)

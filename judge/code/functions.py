@@ -249,9 +249,9 @@ _JS_STUB_LINE = re.compile(r"^\s*(?:return\s*(?:\(?\s*(?:null|undefined|\{\s*\}|
                            r"null|undefined)?\s*;?|throw\b.*)\s*$")
 # `null as never`, `undefined as any`, `{} as Config`: a value cast to make the type checker accept nothing
 _CAST_NOTHING = re.compile(r"^\(?\s*(null|undefined|\{\s*\}|\[\s*\])\s*(?:as\s+[\w<>\[\]|&., ]+?\s*)+\)?$")
-# `{` then `}` with only blanks or line comments between: an emptied body
 # A line that opens a function's body: a brace that is not a statement's block (``if (x) {``, ``} else {``).
 _JS_BODY_OPENER = re.compile(r"^(?!(?:\}\s*)?(?:if|else|for|while|switch|try|catch|finally|do)\b).*\{")
+# `{` then `}` with only blanks or line comments between: an emptied body
 _JS_EMPTY_BLOCK = re.compile(r"\{[ \t]*(?://[^\n]*)?(?:\n[ \t]*(?://[^\n]*)?)*\}")
 _NOT_IMPLEMENTED = Caseless(r"not[\s_-]*(?:yet[\s_-]*)?implemented|unimplemented|todo")
 

@@ -83,7 +83,8 @@ class ExecuteStepResult(_Input):
     files_written: Optional[tuple[StrictStr, ...]] = Field(default=None, alias="filesWritten", max_length=_MAX_FILES)
     files_touched: Optional[tuple[StrictStr, ...]] = Field(default=None, alias="filesTouched", max_length=_MAX_FILES)
     summary: Optional[StrictStr] = Field(default=None, max_length=100_000)
-    evidence: Optional[EvidenceDoc] = Field(default=None, description="The agent's evidence document (the EvidenceSchema of the step's gates).")
+    evidence: Optional[EvidenceDoc] = Field(
+        default=None, description="The agent's evidence document (the EvidenceSchema of the step's gates).")
 
 
 class VerdictContract(BaseModel):

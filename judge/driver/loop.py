@@ -144,7 +144,8 @@ def _check_state_out_of_reach(transcript: str | None, config: JudgeConfig | None
                               executor: Executor) -> None:
     """InputError when judge's state is where a command executor could rewrite it (see judge.driver.reach)."""
     config = config or JudgeConfig()
-    state = {"transcript": transcript, "evidence_key": config.evidence_key or os.path.join(config.artifacts_root, KEY_FILE),
+    key = config.evidence_key or os.path.join(config.artifacts_root, KEY_FILE)
+    state = {"transcript": transcript, "evidence_key": key,
              "approvals": config.approvals, "artifacts_root": config.artifacts_root,
              "templates_dir": config.templates_dir,
              "ledger": os.fspath(workspace.ledger) if workspace and workspace.ledger else None}
