@@ -3,12 +3,12 @@ read with a size cap and checked against schemas/step-template.schema.json. YAML
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from judge.contract.gates import StepTemplate
 from judge.errors import ContractViolation, InputError
+from judge.workspace.confine import is_inside
 
 __all__ = ["MAX_TEMPLATE_BYTES", "TEMPLATE_SUFFIXES", "load_template"]
 
@@ -22,7 +22,7 @@ def load_template(name: str, directory: str | Path, judged: str | Path | None = 
     ``directory`` lies inside ``judged`` (the judged repository: the executor could rewrite the gates there)."""
     from judge.contract.schema import parse_step_template
 
-    if judged is not None and _inside(directory, judged):
+    if judged is not None and is_inside(directory, judged):
         raise ContractViolation("step", "step.schema.json", "$.step.template",
                                 f"the templates directory {directory} is inside the judged repository {judged}, "
                                 "where the executor could rewrite the step's gates; keep templates outside it "
@@ -44,11 +44,6 @@ def load_template(name: str, directory: str | Path, judged: str | Path | None = 
         raise ContractViolation("step", "step-template.schema.json", "$.step.template",
                                 f"template {path} breaks schemas/step-template.schema.json at {where}: "
                                 f"{violation.problem}") from None
-
-
-def _inside(path: str | Path, place: str | Path) -> bool:
-    path, place = os.path.realpath(path), os.path.realpath(place)
-    return os.path.commonpath((path, place)) == place
 
 
 def _read_template(path: Path) -> Any:

@@ -20,20 +20,21 @@ __all__ = ["approval_hash", "patch_work_hash", "tree_work_hash", "work_binding"]
 
 def tree_work_hash(git: GitFacts, step_id: str) -> str:
     """The hash of the work tree ``git`` read, against its base, for step ``step_id``."""
-    own_evidence = evidence_path(step_id)
-    digest = hashlib.sha256(b"judge work v1\0")
-    for path, mode, blob in git.work_states:
-        if path != own_evidence:
-            digest.update(f"{path}\0{mode:o}\0{blob}\0".encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()
+    return _files_hash(b"judge work v1\0", git, leave_out=evidence_path(step_id))
 
 
 def approval_hash(git: GitFacts) -> str:
     """What a person approves: the work tree against base, the base itself and every changed file, the step's own
     evidence file included (for a step that changed nothing else, that file is the work the person saw)."""
-    digest = hashlib.sha256(f"judge approval v1\0{git.base}\0".encode("ascii"))
+    return _files_hash(f"judge approval v1\0{git.base}\0".encode("ascii"), git)
+
+
+def _files_hash(prefix: bytes, git: GitFacts, leave_out: str | None = None) -> str:
+    """sha256 of ``prefix`` then every changed file's path, mode and full blob id but ``leave_out``."""
+    digest = hashlib.sha256(prefix)
     for path, mode, blob in git.work_states:
-        digest.update(f"{path}\0{mode:o}\0{blob}\0".encode("utf-8", "surrogateescape"))
+        if path != leave_out:
+            digest.update(f"{path}\0{mode:o}\0{blob}\0".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
