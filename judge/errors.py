@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-__all__ = ["JudgeError", "InputError", "ContractViolation", "MalformedPatch", "field_ref", "name_fields", "quote_line"]
+__all__ = ["JudgeError", "InputError", "WorkspaceNotFound", "ContractViolation", "MalformedPatch", "field_ref", "name_fields", "quote_line"]
 
 # Marks a reference to another input inside a message (`give {base} <commit>`): the API reads it as the
 # argument's name, the command line as its flag. A control character, so no real message holds it.
@@ -56,8 +56,21 @@ class InputError(JudgeError):
         return (_input_error, (self._message, self.field))
 
 
-def _input_error(message: str, field: str | None) -> InputError:
-    error = InputError(message)
+class WorkspaceNotFound(InputError):
+    """The caller named a workspace judge cannot open (no such directory, work tree, commit or ledger): the
+    argument is at fault, not the work in it, so every interface refuses it rather than judging."""
+
+    @classmethod
+    def of(cls, error: InputError) -> "WorkspaceNotFound":
+        """``error`` (message, field) as a WorkspaceNotFound: it was met while opening the workspace."""
+        return _input_error(error._message, error.field, cls)  # type: ignore[return-value]
+
+    def __reduce__(self) -> tuple:
+        return (_input_error, (self._message, self.field, type(self)))
+
+
+def _input_error(message: str, field: str | None, kind: type[InputError] = InputError) -> InputError:
+    error = kind(message)
     error.field = field
     return error
 

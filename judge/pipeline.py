@@ -1,31 +1,27 @@
-"""Runs the stages in order — contract, workspace facts, deterministic rules, semantic review — and builds the Verdict once."""
+"""A tuple of stages — contract, rules, gates, semantic — run over one Request; the Verdict is built once."""
 
 from __future__ import annotations
 
 import time
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from judge import rule_ids as ids
 from judge.config import JudgeConfig
 from judge.context import StepContext
 from judge.contract.gates import COMMAND_GATE_TYPES
-from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
-from judge.contract.schema import parse_execution_evidence, parse_result, parse_step
-from judge.errors import ContractViolation, InputError
-from judge.rules.registry import run_rules
-from judge.runs.keys import configured_key
-from judge.gates.spec import GateSpec, gate_spec
-from judge.gates.templates import load_template
+from judge.contract.models import ExecutionEvidence
+from judge.intake import Request, take
+from judge.rules.registry import RuleFailed, run_rules
+from judge.gates.spec import GateSpec
 from judge.gates.policies import command_denial, contradiction, policy_warnings
-from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageReport, Verdict
+from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageName, StageReport, Verdict
 from judge.version import __version__
 from judge.workspace.confine import is_inside
 from judge.workspace.facts import Workspace
 
-__all__ = ["NOT_VERIFIED", "avalidate", "run_sync", "validate"]
+__all__ = ["STAGES", "ajudge", "avalidate", "judge", "run_sync", "unverified", "validate"]
 
-# The semantic stage's skip reason when no model is set: the rules passed, but nobody judged the implementation.
-NOT_VERIFIED = "step implementation not verified: no model configured"
+_NOT_VERIFIED = "step implementation not verified: no model configured"
 _PASSED = "passed every deterministic check (mode, outcome, patch structure, paths, declarations, scope, impact)"
 _NOT_REACHED = StageReport(stage="semantic", status="skipped", detail="not reached: an earlier stage rejected")
 # Rejections a new attempt by the executor cannot fix: the orchestrator, the environment or judge must act.
@@ -35,41 +31,67 @@ _DEFAULT_CONFIG = JudgeConfig()  # frozen, and built from defaults alone: one se
 
 
 def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, workspace: Workspace | None = None,
-             evidence: Sequence[Any] = ()) -> Verdict:
+             records: Sequence[Any] = (), evidence: Sequence[Any] = ()) -> Verdict:
     """Judge one executor ``result`` for one ``step`` (dicts or models). Never raises; fails closed.
 
-    ``workspace`` adds the git, evidence-file and ledger checks (read once, before any rule);
-    ``evidence`` attaches execution evidence records (ExecutionEvidence or their JSON dicts, as
-    `judge run` writes them).
+    ``workspace`` adds the git, evidence-file and ledger checks (read once, before any rule); ``records`` attaches
+    execution records (ExecutionEvidence or their JSON, as `judge run` writes them; ``evidence`` is their older
+    name). Input an interface would refuse (a workspace or evidence key that cannot be opened) is a verdict here.
     """
     config = config or _DEFAULT_CONFIG
     try:
-        judgement = _deterministic(step, result, config, workspace, evidence)
-        if judgement.pending:
-            judgement = run_sync(_semantic(judgement, config))
-        return judgement.verdict()
+        request = take(step, result, records=records or evidence, workspace=workspace, config=config)
     except Exception as exc:  # fail closed: a bug in judge must never read as "valid"
-        return _judge_error(exc)
+        return _crashed(_Judgement(), "contract", exc).verdict()
+    return judge(request, config)
 
 
 async def avalidate(step: Any, result: Any, *, config: JudgeConfig | None = None, workspace: Workspace | None = None,
-                    evidence: Sequence[Any] = (), semantic_slots: Any = None) -> Verdict:
-    """``validate`` for async callers: the CPU-bound checks run in a worker thread, the LLM calls on the loop.
-
-    ``semantic_slots`` (an asyncio.Semaphore) bounds the semantic reviews of several calls at once without
-    holding back their deterministic checks: a case the rules decide never waits for the model."""
+                    records: Sequence[Any] = (), evidence: Sequence[Any] = (), semantic_slots: Any = None) -> Verdict:
+    """``validate`` for async callers: reading and the deterministic stages run in a worker thread, the LLM calls
+    on the loop. ``semantic_slots`` (an asyncio.Semaphore) bounds the semantic reviews of several calls at once
+    without holding back their deterministic checks: a case the rules decide never waits for the model."""
     import asyncio
-    import contextlib
 
     config = config or _DEFAULT_CONFIG
     try:
-        judgement = await asyncio.to_thread(_deterministic, step, result, config, workspace, evidence)
+        request = await asyncio.to_thread(take, step, result, records=records or evidence, workspace=workspace,
+                                          config=config)
+    except Exception as exc:
+        return _crashed(_Judgement(), "contract", exc).verdict()
+    return await ajudge(request, config, semantic_slots=semantic_slots)
+
+
+def judge(request: Request, config: JudgeConfig) -> Verdict:
+    """The verdict on a Request an interface read with judge.intake.take. Never raises; fails closed."""
+    try:
+        judgement = _deterministic(request, config)
+        if judgement.pending:
+            judgement = run_sync(_semantic(judgement, config))
+        return judgement.verdict()
+    except Exception as exc:
+        return _crashed(_Judgement(), "rules", exc).verdict()
+
+
+async def ajudge(request: Request, config: JudgeConfig, *, semantic_slots: Any = None) -> Verdict:
+    """``judge`` for async callers (see ``avalidate``)."""
+    import asyncio
+    import contextlib
+
+    try:
+        judgement = await asyncio.to_thread(_deterministic, request, config)
         if judgement.pending:
             async with semantic_slots or contextlib.nullcontext():
                 judgement = await _semantic(judgement, config)
         return judgement.verdict()
     except Exception as exc:
-        return _judge_error(exc)
+        return _crashed(_Judgement(), "rules", exc).verdict()
+
+
+def unverified(verdict: Verdict, config: JudgeConfig) -> bool:
+    """True when a valid verdict was given with no semantic review because no model is configured (not because
+    the review is off): nobody judged whether the step was implemented."""
+    return verdict.valid and config.semantic != "off" and not config.model
 
 
 class _Judgement(NamedTuple):
@@ -84,15 +106,22 @@ class _Judgement(NamedTuple):
     reason: str = ""
     deciding: Finding | None = None
     ctx: StepContext | None = None
-    records: tuple[ExecutionEvidence, ...] = ()  # the attached execution evidence, then the records gates made
+    records: tuple[ExecutionEvidence, ...] = ()  # the attached execution records, then the records gates made
     report: SemanticReport | None = None
     gates: tuple[GateResult, ...] = ()
     missing_fields: tuple[str, ...] = ()
     pending: bool = False  # the rules let it through and the semantic stage must run
 
+    @property
+    def decided(self) -> bool:
+        return self.deciding is not None or self.valid or self.pending
+
     def rejected(self, deciding: Finding, stage: StageReport, *more: StageReport) -> "_Judgement":
         return self._replace(stages=self.stages + (stage, *more), valid=False, reason=deciding.reason,
-                       deciding=deciding, pending=False)
+                             deciding=deciding, pending=False)
+
+    def passed(self, stage: StageReport) -> "_Judgement":
+        return self._replace(stages=self.stages + (stage,))
 
     def verdict(self) -> Verdict:
         return Verdict(
@@ -110,7 +139,7 @@ class _Judgement(NamedTuple):
         )
 
     def outcome(self) -> Outcome:
-        """Seed 004's outcome: accepted, what is missing, every rejection, and what the orchestrator does next."""
+        """What the orchestrator does next: accepted, what is missing, every rejection, the next action."""
         reasons = tuple(f.reason for f in self.findings if f.severity == "reject")
         if self.valid and self.ctx is not None and not self.ctx.result.success:
             # a well-formed failure report: valid as a report, but the step was not done
@@ -127,120 +156,119 @@ class _Judgement(NamedTuple):
                        rejection_reasons=reasons or ((self.reason,) if not self.valid else ()))
 
 
-def _deterministic(step: Any, result: Any, config: JudgeConfig, workspace: Workspace | None,
-                   evidence: Sequence[Any]) -> _Judgement:
-    started = time.perf_counter()
-    try:
-        step_model = step if isinstance(step, Step) else parse_step(step)
-        result_model = result if isinstance(result, ExecuteStepResult) else parse_result(result)
-        records = tuple(r if isinstance(r, ExecutionEvidence) else parse_execution_evidence(r) for r in evidence)
-        judged = workspace.repo if workspace is not None else None
-        template = load_template(step_model.template, config.templates_dir, judged) if step_model.template else None
-        spec = gate_spec(step_model, result_model.evidence, template, (("judge.toml", config.policies),),
-                         config.policy_overrides)
-    except ContractViolation as violation:
-        # the orchestrator's step is at fault: a new attempt by the executor cannot fix it
+class Stage(NamedTuple):
+    """One stage: its name (as the verdict's stage reports say it) and what it does to the judgement so far."""
+
+    name: StageName
+    run: Callable[[_Judgement, Request, JudgeConfig, float], _Judgement]
+
+
+def _deterministic(request: Request, config: JudgeConfig) -> _Judgement:
+    """Every stage in order until one decides; a stage that fails names itself (and its rule) in a judge_error."""
+    judgement = _Judgement(records=request.records)
+    for stage in STAGES:
+        started = time.perf_counter()
+        try:
+            judgement = stage.run(judgement, request, config, started)
+        except Exception as exc:  # fail closed, keeping the stages already run
+            return _crashed(judgement, stage.name, exc, started)
+        if judgement.decided:
+            break
+    return judgement
+
+
+def _contract(judgement: _Judgement, request: Request, config: JudgeConfig, started: float) -> _Judgement:
+    violation = request.violation
+    if violation is not None:
+        # only the executor's own result is its to fix; a step, template or record at fault is the orchestrator's
         finding = Finding(rule=ids.SCHEMA_INVALID, stage="contract", message=violation.message,
-                          retryable=not violation.path.startswith("$.step"))
+                          retryable=violation.path.startswith("$.result"))
         stage = StageReport(stage="contract", status="rejected", detail=violation.message, duration_ms=_ms(started))
-        return _Judgement(findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
-    runnable = _runnable_commands(spec) if workspace is not None and workspace.repo is not None else 0
-    impossible = contradiction(spec.policies, len(records), runnable)
+        return judgement._replace(findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
+    spec: GateSpec = request.spec  # type: ignore[assignment]
+    runnable = _runnable_commands(spec) if request.has_repository else 0
+    impossible = contradiction(spec.policies, len(request.records), runnable)
     if impossible:
         finding = Finding(rule=ids.POLICY_CONTRADICTION, stage="contract", message=impossible, retryable=False)
         stage = StageReport(stage="contract", status="rejected", detail=finding.rule, duration_ms=_ms(started))
-        return _Judgement(findings=(finding,), records=records).rejected(finding, stage, _NOT_REACHED)
+        return judgement._replace(findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
     warnings = tuple(Finding(rule=ids.POLICY_WARNING, stage="contract", severity="signal", message=warning)
                      for warning in policy_warnings(spec.policies, (s.gate for s in spec.gates)))
-    judgement = _Judgement(stages=(StageReport(stage="contract", status="passed", duration_ms=_ms(started)),),
-                           records=records, findings=warnings)
+    return judgement._replace(findings=warnings).passed(
+        StageReport(stage="contract", status="passed", duration_ms=_ms(started)))
 
-    started = time.perf_counter()
-    try:
-        key = configured_key(config.evidence_key, config.artifacts_root)
-    except InputError as exc:
-        # the orchestrator's configuration is at fault, and no record can be trusted until it is fixed
-        finding = Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
-                          message=f"judge could not read its evidence key ({exc}), so no execution record can be "
-                                  "verified. Fix the key file or the evidence_key setting and validate again.")
-        stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
-        return judgement._replace(findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
-    try:
-        facts = workspace.read(step_model.id, result_model.patch) if workspace is not None else None
-    except InputError as exc:
-        finding = Finding(
-            rule=ids.WORKSPACE_UNREADABLE,
-            message=f"judge could not read the workspace ({exc}). The step is not accepted until its evidence can be checked.",
-        )
-        stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
-        return judgement._replace(findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
-    if key is not None and facts is not None and facts.git is not None and is_inside(key.path, facts.git.root):
-        finding = Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
-                          message=f"the evidence key {key.path} is inside the judged repository {facts.git.root}, "
-                                  "where the executor can read it and sign a forged record. Keep the key (and the "
-                                  "artifacts root) outside the repository.")
-        stage = StageReport(stage="rules", status="rejected", detail=finding.rule, duration_ms=_ms(started))
-        return judgement._replace(findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
-    ctx = StepContext(step_model, result_model, facts, records, key)
+
+def _rules(judgement: _Judgement, request: Request, config: JudgeConfig, started: float) -> _Judgement:
+    problem = _unusable(request)
+    if problem is not None:
+        stage = StageReport(stage="rules", status="rejected", detail=problem.rule, duration_ms=_ms(started))
+        return judgement._replace(findings=judgement.findings + (problem,)).rejected(problem, stage, _NOT_REACHED)
+    ctx = StepContext(request.step, request.result, request.workspace, request.records,  # type: ignore[arg-type]
+                      request.key)
     judgement = judgement._replace(ctx=ctx, findings=judgement.findings + run_rules(ctx))
     deciding = next((f for f in judgement.findings if f.severity == "reject"), None)
     if deciding is not None:
         stage = StageReport(stage="rules", status="rejected", detail=deciding.rule, duration_ms=_ms(started))
         return judgement.rejected(deciding, stage, _NOT_REACHED)
-    judgement = judgement._replace(stages=judgement.stages + (
-        StageReport(stage="rules", status="passed", detail=_PASSED, duration_ms=_ms(started)),))
-    judgement = _gates(judgement, spec, result_model, config)
-    if judgement.deciding is not None:
-        return judgement
-    return _without_semantic(judgement, config)
+    return judgement.passed(StageReport(stage="rules", status="passed", detail=_PASSED, duration_ms=_ms(started)))
 
 
-def _gates(judgement: _Judgement, spec: GateSpec, result: ExecuteStepResult, config: JudgeConfig) -> _Judgement:
+def _unusable(request: Request) -> Finding | None:
+    """The finding when the evidence key or the workspace could not be read, or the key lies where the executor
+    can read it; None when the rules can run."""
+    if request.key_problem is not None:
+        # the orchestrator's configuration is at fault, and no record can be trusted until it is fixed
+        return Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
+                       message=f"judge could not read its evidence key ({request.key_problem}), so no execution "
+                               "record can be verified. Fix the key file or the evidence_key setting and validate "
+                               "again.")
+    if request.workspace_problem is not None:
+        return Finding(rule=ids.WORKSPACE_UNREADABLE,
+                       message=f"judge could not read the workspace ({request.workspace_problem}). The step is not "
+                               "accepted until its evidence can be checked.")
+    key, git = request.key, request.workspace.git if request.workspace is not None else None
+    if key is not None and git is not None and is_inside(key.path, git.root):
+        return Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
+                       message=f"the evidence key {key.path} is inside the judged repository {git.root}, where the "
+                               "executor can read it and sign a forged record. Keep the key (and the artifacts "
+                               "root) outside the repository.")
+    return None
+
+
+def _gates(judgement: _Judgement, request: Request, config: JudgeConfig, started: float) -> _Judgement:
     """The gates stage, when the step has gates or evidence requirements or the result carries evidence."""
-    if not (spec.gates or spec.needs_evidence or result.evidence is not None):
+    spec: GateSpec = request.spec  # type: ignore[assignment]
+    result = request.result
+    if not (spec.gates or spec.needs_evidence or result.evidence is not None):  # type: ignore[union-attr]
         return judgement
-    if not result.success:  # a well-formed failure report claims no work: there is nothing for a gate to check
-        return judgement._replace(stages=judgement.stages + (
-            StageReport(stage="gates", status="skipped", detail="the step reports failure: no work to check"),))
+    if not result.success:  # type: ignore[union-attr]  # a failure report claims no work: no gate has one to check
+        return judgement.passed(StageReport(stage="gates", status="skipped",
+                                            detail="the step reports failure: no work to check"))
+    from judge.errors import InputError
     from judge.gates.prepare import GateIO
     from judge.gates.stage import run_gates
 
-    started = time.perf_counter()
     io = GateIO(config.artifacts_root, config.approvals, config.gate_timeout, config.gate_max_output)
     try:
-        outcome = run_gates(judgement.ctx, spec, result.evidence, io)  # type: ignore[arg-type]
+        decision = run_gates(judgement.ctx, spec, result.evidence, io)  # type: ignore[arg-type,union-attr]
     except InputError as exc:
         finding = Finding(rule=ids.GATE_FAILED, stage="gates", retryable=False,
                           message=f"judge could not prepare the gates ({exc}). Fix the configuration and validate again.")
         stage = StageReport(stage="gates", status="error", detail=str(exc)[:200], duration_ms=_ms(started))
         return judgement._replace(findings=judgement.findings + (finding,)).rejected(finding, stage, _NOT_REACHED)
-    judgement = judgement._replace(findings=judgement.findings + outcome.findings, gates=outcome.results,
-                        missing_fields=outcome.missing_fields, records=judgement.records + outcome.made)
-    passed = sum(result.status == "passed" for result in outcome.results)
-    detail = f"{passed} of {len(outcome.results)} gate(s) passed"
-    deciding = outcome.deciding
+    judgement = judgement._replace(findings=judgement.findings + decision.findings, gates=decision.results,
+                                   missing_fields=decision.missing_fields, records=judgement.records + decision.made)
+    passed = sum(gate.status == "passed" for gate in decision.results)
+    detail = f"{passed} of {len(decision.results)} gate(s) passed"
+    deciding = decision.deciding
     if deciding is not None:
-        status = "rejected"
-        stage = StageReport(stage="gates", status=status, detail=f"{deciding.rule}; {detail}", duration_ms=_ms(started))
+        stage = StageReport(stage="gates", status="rejected", detail=f"{deciding.rule}; {detail}",
+                            duration_ms=_ms(started))
         return judgement.rejected(deciding, stage, _NOT_REACHED)
-    return judgement._replace(stages=judgement.stages + (
-        StageReport(stage="gates", status="passed", detail=detail, duration_ms=_ms(started)),))
+    return judgement.passed(StageReport(stage="gates", status="passed", detail=detail, duration_ms=_ms(started)))
 
 
-def _passed(judgement: _Judgement) -> str:
-    """What a valid verdict passed: the deterministic checks, and the gates when the step had any."""
-    if not judgement.gates:
-        return _PASSED
-    return f"{_PASSED} and all {len(judgement.gates)} gate(s) ({', '.join(g.type for g in judgement.gates)})"
-
-
-def _runnable_commands(spec: GateSpec) -> int:
-    """How many command gates the policies let judge run."""
-    return sum(1 for s in spec.gates if s.gate.type in COMMAND_GATE_TYPES
-               and command_denial(s.gate.param("command"), spec.policies) is None)
-
-
-def _without_semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
+def _semantic_or_skip(judgement: _Judgement, request: Request, config: JudgeConfig, started: float) -> _Judgement:
     """The verdict when the semantic stage does not run, or the judgement marked pending when it must."""
     skipped = _skip_reason(judgement.ctx, config)  # type: ignore[arg-type]
     if skipped is None:
@@ -257,7 +285,29 @@ def _without_semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
     stage = StageReport(stage="semantic", status="skipped", detail=skipped)
     if not judgement.ctx.result.success:  # type: ignore[union-attr]
         return judgement._replace(stages=judgement.stages + (stage,), valid=True, reason=_failure_report(judgement))
-    return judgement._replace(stages=judgement.stages + (stage,), valid=True, reason=f"valid: {_passed(judgement)}; {skipped}.")
+    return judgement._replace(stages=judgement.stages + (stage,), valid=True,
+                              reason=f"valid: {_passed(judgement)}; {skipped}.")
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("contract", _contract),
+    Stage("rules", _rules),
+    Stage("gates", _gates),
+    Stage("semantic", _semantic_or_skip),  # decides a skip here; a review the model must give runs after, async
+)
+
+
+def _passed(judgement: _Judgement) -> str:
+    """What a valid verdict passed: the deterministic checks, and the gates when the step had any."""
+    if not judgement.gates:
+        return _PASSED
+    return f"{_PASSED} and all {len(judgement.gates)} gate(s) ({', '.join(g.type for g in judgement.gates)})"
+
+
+def _runnable_commands(spec: GateSpec) -> int:
+    """How many command gates the policies let judge run."""
+    return sum(1 for s in spec.gates if s.gate.type in COMMAND_GATE_TYPES
+               and command_denial(s.gate.param("command"), spec.policies) is None)
 
 
 def _failure_report(judgement: _Judgement) -> str:
@@ -273,7 +323,7 @@ def _skip_reason(ctx: StepContext, config: JudgeConfig) -> str | None:
     if config.semantic == "off":
         return "semantic review off"
     if not config.model:
-        return NOT_VERIFIED
+        return _NOT_VERIFIED
     if not ctx.result.success:
         return "semantic review skipped: the step reports failure, there is no change to judge"
     if not ctx.work and config.semantic != "required" and ctx.evidence_method != "evidence_file":
@@ -287,15 +337,18 @@ async def _semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
     from judge.llm.stage import review  # here, not at the top: litellm is only for runs that get this far
 
     started = time.perf_counter()
-    signals = tuple(f for f in judgement.findings if f.severity == "signal")
-    outcome = await review(judgement.ctx, signals, config)  # type: ignore[arg-type]
+    try:
+        signals = tuple(f for f in judgement.findings if f.severity == "signal")
+        outcome = await review(judgement.ctx, signals, config)  # type: ignore[arg-type]
+    except Exception as exc:
+        return _crashed(judgement, "semantic", exc, started)
     report = outcome.report
     failed = outcome.finding is not None and outcome.finding.rule == ids.LLM_UNAVAILABLE
     status = "passed" if outcome.valid else ("error" if failed else "rejected")
     detail = f"{report.model}: {len(report.samples)} sample(s), agreement {report.agreement:.0%}, {len(report.calls)} call(s)"
     stage = StageReport(stage="semantic", status=status, detail=detail, duration_ms=_ms(started))
     judgement = judgement._replace(report=report, pending=False,
-                        findings=judgement.findings + ((outcome.finding,) if outcome.finding else ()))
+                                   findings=judgement.findings + ((outcome.finding,) if outcome.finding else ()))
     if outcome.valid:
         reason = f"valid: {_passed(judgement)}; semantic review by {report.model}: {outcome.reason[:500]}"
         return judgement._replace(stages=judgement.stages + (stage,), valid=True, reason=reason)
@@ -315,14 +368,23 @@ def run_sync(coroutine: Any) -> Any:
         return pool.submit(asyncio.run, coroutine).result()
 
 
-def _judge_error(exc: Exception) -> Verdict:
+def _crashed(judgement: _Judgement, stage: StageName, exc: Exception, started: float | None = None) -> _Judgement:
+    """judge_error: judge itself failed in ``stage`` (and, in the rules, in the rule it names). The stages already
+    run stay in the verdict; the step is not accepted."""
+    rule = f", rule {exc.rule}" if isinstance(exc, RuleFailed) else ""
+    cause = exc.__cause__ if isinstance(exc, RuleFailed) and exc.__cause__ is not None else exc
+    what = f"{type(cause).__name__}: {str(cause)[:200]}"
     finding = Finding(
         rule=ids.JUDGE_ERROR,
-        stage="rules",
-        message=f"judge could not finish checking this result ({type(exc).__name__}: {str(exc)[:200]}). "
+        stage=stage,
+        message=f"judge could not finish checking this result (the {stage} stage{rule} failed: {what}). "
         "The step is not accepted; report this to judge's maintainers.",
     )
-    return _Judgement(findings=(finding,), reason=finding.reason, deciding=finding).verdict()
+    report = StageReport(stage=stage, status="error", detail=f"{rule[2:] + ': ' if rule else ''}{what}"[:300],
+                         duration_ms=_ms(started) if started is not None else 0.0)
+    later = (_NOT_REACHED,) if stage != "semantic" else ()
+    return judgement._replace(findings=judgement.findings + (finding,), report=judgement.report).rejected(
+        finding, report, *later)
 
 
 def _ms(started: float) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 
 from judge.contract.models import ExecutionEvidence
 
@@ -18,8 +19,14 @@ GateStatus = Literal["passed", "failed", "pending", "skipped"]
 StageStatus = Literal["passed", "rejected", "skipped", "error"]
 
 
-class CallRecord(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class _Out(BaseModel):
+    """judge's output models: frozen, and camelCase in JSON like every contract of judge's (snake_case is read
+    too, so verdicts stored before are still read)."""
+
+    model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True)
+
+
+class CallRecord(_Out):
 
     sample: int
     purpose: Literal["ask", "reask"]
@@ -31,10 +38,8 @@ class CallRecord(BaseModel):
     error: Optional[str] = None
 
 
-class SampleRecord(BaseModel):
+class SampleRecord(_Out):
     """One independent judgement; ``valid`` is None when the model gave no usable answer."""
-
-    model_config = ConfigDict(frozen=True)
 
     valid: Optional[bool]
     rule: Optional[str] = None
@@ -43,9 +48,7 @@ class SampleRecord(BaseModel):
     raw_replies: tuple[str, ...] = ()
 
 
-class SemanticReport(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class SemanticReport(_Out):
     model: str
     prompt_version: str
     prompt_sha256: str
@@ -69,10 +72,8 @@ class SemanticReport(BaseModel):
         return round(sum(costs), 8) if costs else None
 
 
-class Finding(BaseModel):
+class Finding(_Out):
     """One thing a stage found. A ``reject`` finding fails the step; a ``signal`` only informs."""
-
-    model_config = ConfigDict(frozen=True)
 
     rule: str = Field(description="Stable rule id, e.g. undeclared_file.")
     message: str = Field(description="What is wrong and what to do, fit to send back to the executor.")
@@ -87,19 +88,15 @@ class Finding(BaseModel):
         return f"{self.rule}: {self.message}"
 
 
-class StageReport(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class StageReport(_Out):
     stage: StageName
     status: StageStatus
     detail: str = ""
     duration_ms: float = 0.0
 
 
-class GateResult(BaseModel):
+class GateResult(_Out):
     """One gate's result, in the order gates were evaluated."""
-
-    model_config = ConfigDict(frozen=True)
 
     index: int = Field(description="The gate's position in the effective list: the template's gates, then the step's.")
     type: str
@@ -110,10 +107,8 @@ class GateResult(BaseModel):
     message: str = ""
 
 
-class Outcome(BaseModel):
-    """Seed 004's verifier outcome: what the orchestrator does next."""
-
-    model_config = ConfigDict(frozen=True)
+class Outcome(_Out):
+    """What the orchestrator does next: accepted, what is missing, every rejection, the next action."""
 
     accepted: bool
     missing_fields: tuple[str, ...] = ()
@@ -121,10 +116,8 @@ class Outcome(BaseModel):
     next_action: NextAction
 
 
-class Verdict(BaseModel):
+class Verdict(_Out):
     """Everything judge decided about one step; ``contract()`` is what an orchestrator consumes."""
-
-    model_config = ConfigDict(frozen=True)
 
     valid: bool
     reason: str
@@ -139,11 +132,15 @@ class Verdict(BaseModel):
         default=None, description="How the step proved it worked, from its workspace; None when no repository was given."
     )
     execution_evidence: tuple[ExecutionEvidence, ...] = Field(
-        default=(), description="The execution records of this validation: those attached, as given, then those "
+        default=(), alias="records", description="The execution records of this validation: those attached, as given, then those "
         "judge's command gates made."
     )
     gates: tuple[GateResult, ...] = Field(default=(), description="Each gate's result, in evaluation order.")
-    outcome: Optional[Outcome] = Field(default=None, description="Seed 004's outcome; set on every verdict judge gives.")
+    outcome: Optional[Outcome] = Field(default=None, description="What the orchestrator does next; set on every verdict judge gives.")
+
+    def full_json(self) -> dict:
+        """The whole verdict as JSON (camelCase): what `--explain` over HTTP and MCP, and reports, carry."""
+        return self.model_dump(mode="json", by_alias=True)
 
     def contract(self) -> dict:
         """The strict output, exactly ``{"valid": bool, "reason": str}``."""

@@ -236,7 +236,7 @@ def test_a_failure_report_with_a_non_zero_exit_is_judged_as_a_failure_report(cap
     code, verdict, err = drive(capsys, tmp_path, agent, "--max-attempts", "5", "--transcript", str(transcript))
     (line,) = lines_of(transcript)
     assert (code, line["stop"], line["executor"]["exitCode"]) == (1, "not_retryable", 1)
-    assert line["verdict"]["outcome"]["next_action"] == "diagnose"
+    assert line["verdict"]["outcome"]["nextAction"] == "diagnose"
     assert line["result"]["success"] is False and len(agent.requests()) == 1
     assert "diagnose" in err
 

@@ -183,8 +183,10 @@ def test_hostile_step_json_never_raises_and_invalid_is_never_valid(tmp_path_fact
 @given(data=st.binary(max_size=400) | hostile_json(_EVIDENCE))
 def test_any_evidence_file_is_a_verdict_or_one_error_line(tmp_path_factory, capsys, data) -> None:
     verdict = _validate_cli(capsys, tmp_path_factory.mktemp("e"), _real("step"), _real("result"), data)
-    if verdict is not None:  # evidence that cannot be read is an input error: a verdict means it was read
+    if verdict is not None and verdict["valid"]:  # unreadable: an input error; off its schema: schema_invalid
         assert _strictly_valid("evidence", data)
+    if verdict is not None and not _strictly_valid("evidence", data):
+        assert verdict["reason"].startswith("schema_invalid: the record ")
 
 
 @FUZZ_CLI

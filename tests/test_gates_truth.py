@@ -332,8 +332,8 @@ def test_the_seeds_good_evidence_passes_with_a_matching_record(tmp_path, seed_re
     verdict = judge.validate(SEED_STEP_UNSIGNED, seed_result(SEED_GOOD), evidence=[seed_record],
                              config=judge.JudgeConfig(semantic="off", artifacts_root=str(tmp_path / "a")))
     assert verdict.valid, verdict.reason
-    assert verdict.outcome.model_dump() == {"accepted": True, "missing_fields": (), "rejection_reasons": (),
-                                            "next_action": "advance"}
+    assert verdict.outcome.model_dump() == {"accepted": True, "missingFields": (), "rejectionReasons": (),
+                                            "nextAction": "advance"}
     assert [(r.type, r.status) for r in verdict.gates] == [("tests_passed", "passed")]
 
 

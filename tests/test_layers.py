@@ -11,13 +11,15 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 
 # Highest first: a module may import its own layer and the layers below it, never one above
 # (ARCHITECTURE.md: cli → eval → pipeline → rules, llm → context → workspace, runs, verdict →
-# contract, config → patch, code, errors, rule_ids; issue 13 puts the interfaces for other orchestrators,
-# serve, mcp and the retry driver, between cli and eval, and the executor's instructions beside the pipeline).
+# contract, config → patch, code, errors, rule_ids; the interfaces for other orchestrators, serve, mcp and the
+# retry driver, sit between cli and eval, the executor's instructions beside the pipeline, and the intake that
+# reads every interface's input just below the pipeline).
 LAYERS = (
     ("cli",),
     ("serve", "mcp", "driver"),
     ("eval",),
     ("pipeline", "instructions"),
+    ("intake",),
     ("rules", "llm", "gates"),
     ("context",),
     ("workspace", "runs", "verdict"),

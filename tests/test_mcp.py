@@ -98,14 +98,14 @@ def test_explain_gives_the_full_verdict(settings: Settings) -> None:
     result = call(settings, "validate_step", {"step": example("step.json"), "result": example("result-undeclared.json"),
                                               "explain": True})
     verdict = result.structured_content
-    expected = validate(example("step.json"), example("result-undeclared.json")).model_dump(mode="json")
+    expected = validate(example("step.json"), example("result-undeclared.json")).full_json()
     assert untimed(verdict) == untimed(expected) and verdict["rule"] == "undeclared_file"
-    assert verdict["findings"][0]["rule"] == "undeclared_file" and verdict["outcome"]["next_action"] == "retry"
+    assert verdict["findings"][0]["rule"] == "undeclared_file" and verdict["outcome"]["nextAction"] == "retry"
 
 
 def untimed(verdict: dict) -> dict:
     """The verdict without its stages' timings, which differ from run to run."""
-    return {**verdict, "stages": [{**stage, "duration_ms": None} for stage in verdict["stages"]]}
+    return {**verdict, "stages": [{**stage, "durationMs": None} for stage in verdict["stages"]]}
 
 
 def test_a_step_that_breaks_its_schema_is_a_schema_invalid_verdict_as_on_the_cli(settings: Settings, tmp_path: Path,
@@ -189,11 +189,12 @@ def test_a_clients_step_cannot_turn_shell_gates_on(settings: Settings, roots: Pa
 
 
 BAD_CALLS = {
-    "no result": ({"step": {}}, ["arguments", "missing result"]),
-    "unknown argument": ({"step": {}, "result": {}, "model": "openai/gpt-4o"}, ["'model'", "unknown argument"]),
+    "no result": ({"step": {}}, ["the arguments", "no result"]),
+    "unknown argument": ({"step": {}, "result": {}, "model": "openai/gpt-4o"}, ["'model'", "unknown key",
+                                                                                 "server's own settings"]),
     "explain not a boolean": ({"explain": "yes"}, ["explain", "true or false"]),
     "evidence not a list": ({"evidence": {"stepId": "x"}}, ["evidence", "list of execution records"]),
-    "a broken record": ({"evidence": [{"version": 1}]}, ["evidence[0]", "execution-evidence.schema.json"]),
+    "records under both names": ({"evidence": [], "records": []}, ["records", "'evidence'", "two names"]),
     "workspace key unknown": ({"workspace": {"repo": "/x", "api_base": "http://evil"}}, ["workspace", "'api_base'"]),
 }
 
@@ -207,14 +208,14 @@ def test_bad_input_is_a_tool_error_never_a_verdict(settings: Settings, case: str
 
 
 def test_a_bug_in_judge_is_a_tool_error_and_the_server_goes_on(settings: Settings, monkeypatch) -> None:
-    async def broken(*args: Any, **kwargs: Any) -> None:  # SYNTHETIC: avalidate never raises; a bug around it might
+    async def broken(*args: Any, **kwargs: Any) -> None:  # SYNTHETIC: ajudge never raises; a bug around it might
         raise RuntimeError("synthetic failure")
 
     arguments = {"step": example("step.json"), "result": example("result-valid.json")}
 
     async def body(client: Client) -> tuple[types.CallToolResult, types.CallToolResult]:
         with monkeypatch.context() as patch:
-            patch.setattr("judge.mcp.tools.avalidate", broken)
+            patch.setattr("judge.mcp.tools.ajudge", broken)
             failed = await client.call_tool("validate_step", arguments)
         return failed, await client.call_tool("validate_step", arguments)
 

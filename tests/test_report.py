@@ -314,9 +314,10 @@ def test_markdown_without_explain_is_a_usage_error(capsys, tmp_path):
     assert "--explain" in _usage_error(*run_cli(capsys, *_files(tmp_path, record), "--markdown"))
 
 
-def test_validate_evidence_errors_still_name_the_flag(capsys, tmp_path):
+def test_validate_names_the_record_and_field_that_break_the_schema(capsys, tmp_path):
     record = _record(tmp_path, ["true"])
     evidence = tmp_path / "artifacts" / "r1" / "step-1" / "evidence.json"
     evidence.write_text(json.dumps({**record.to_json(), "exitCode": "0"}), encoding="utf-8")
-    err = _usage_error(*run_cli(capsys, *_files(tmp_path, record)))
-    assert err.startswith(f"judge: --evidence {evidence}: breaks schemas/execution-evidence.schema.json at $.exitCode")
+    code, out, _ = run_cli(capsys, *_files(tmp_path, record))
+    reason = json.loads(out)["reason"]
+    assert code == 1 and reason.startswith("schema_invalid: the record breaks its contract at $.records[0].exitCode")

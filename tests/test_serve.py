@@ -95,20 +95,20 @@ def test_explain_answers_the_full_verdict(client):
     response = post(client, {"step": STEP, "result": UNDECLARED}, params={"explain": "1"})
     assert response.status_code == 200
     full = response.json()
-    expected = judge.pipeline.validate(STEP, UNDECLARED).model_dump(mode="json", by_alias=True)
+    expected = judge.pipeline.validate(STEP, UNDECLARED).full_json()
     for verdict in (full, expected):  # timings differ from run to run
         for stage in verdict["stages"]:
-            stage.pop("duration_ms")
+            stage.pop("durationMs")
     assert full == expected
-    assert full["rule"] == "undeclared_file" and full["outcome"]["next_action"] == "retry"
+    assert full["rule"] == "undeclared_file" and full["outcome"]["nextAction"] == "retry"
 
 
 def test_execution_records_in_the_full_verdict_are_as_judge_run_writes_them(client, tmp_path):
     assert main(["run", "--step", "step-3", "--root", str(tmp_path / ".judge"), "--no-sign", "--", "true"]) == 0
     record = json.loads(next((tmp_path / ".judge").rglob("evidence.json")).read_text(encoding="utf-8"))
-    response = post(client, {"step": STEP, "result": VALID, "evidence": [record]}, params={"explain": "1"})
+    response = post(client, {"step": STEP, "result": VALID, "records": [record]}, params={"explain": "1"})
     assert response.status_code == 200, response.text
-    (echoed,) = response.json()["execution_evidence"]
+    (echoed,) = response.json()["records"]
     # an unsigned, unbound record: to_json() leaves these keys out, the verdict's model shows them null
     assert echoed == {**record, "evidenceMac": None, "repository": None, "base": None, "workHash": None}
 
@@ -116,15 +116,19 @@ def test_execution_records_in_the_full_verdict_are_as_judge_run_writes_them(clie
 @pytest.mark.parametrize("body, path", [
     ({"step": {"id": "s"}, "result": VALID}, "$.step.description"),
     ({"step": STEP, "result": {**VALID, "success": "yes"}}, "$.result.success"),
-    ({"step": STEP, "result": VALID, "evidence": [{"command": "true"}]}, "$.execution-evidence"),
-], ids=["step", "result", "evidence"])
+    ({"step": STEP, "result": VALID, "records": [{"command": "true"}]}, "$.records[0]"),
+    ({"step": STEP, "result": VALID, "evidence": [{"command": "true"}]}, "$.records[0]"),
+], ids=["step", "result", "record", "record-under-its-older-name"])
 def test_json_that_breaks_its_schema_is_a_schema_invalid_verdict(client, capsys, tmp_path, body, path):
     response = post(client, body)
     assert response.status_code == 200
     verdict = response.json()
     assert verdict["valid"] is False and verdict["reason"].startswith("schema_invalid:") and path in verdict["reason"]
-    if "evidence" not in body:
-        assert verdict == cli_verdict(capsys, tmp_path, body["step"], body["result"])
+    flags = []
+    for number, record in enumerate(body.get("records") or body.get("evidence") or ()):
+        (tmp_path / f"record-{number}.json").write_text(json.dumps(record), encoding="utf-8")
+        flags += ["--record", str(tmp_path / f"record-{number}.json")]
+    assert verdict == cli_verdict(capsys, tmp_path, body["step"], body["result"], *flags)  # the same on every interface
 
 
 # --- refusals ---------------------------------------------------------------------------------------------------
@@ -137,6 +141,7 @@ def test_json_that_breaks_its_schema_is_a_schema_invalid_verdict(client, capsys,
     (b"[1, 2]", "invalid_request", ("must be a JSON object",)),
     (b'{"step": {}}', "invalid_request", ("no result",)),
     (b'{"step": {}, "result": {}, "evidence": {}}', "invalid_request", ("evidence must be a list",)),
+    (b'{"step": {}, "result": {}, "records": 1}', "invalid_request", ("records must be a list",)),
 ])
 def test_a_body_that_is_not_the_request_is_400(client, content, code, words):
     assert_refused(post(client, content), 400, code, *words)
@@ -174,7 +179,7 @@ def test_a_bug_inside_is_a_500_that_shows_no_traceback(monkeypatch):
     async def broken(*args: Any, **kwargs: Any):
         raise ZeroDivisionError("deliberate bug for the test")
 
-    monkeypatch.setattr("judge.serve.app.avalidate", broken)
+    monkeypatch.setattr("judge.serve.app.ajudge", broken)
     with serving() as client:
         message = assert_refused(post(client, {"step": STEP, "result": VALID}), 500, "internal_error",
                                  "nothing was judged")
@@ -195,7 +200,7 @@ def test_a_lone_surrogate_in_the_input_comes_back_as_json(client, tmp_path):
     response = post(client, {"step": STEP, "result": VALID, "evidence": [forged]}, params={"explain": "1"})
     assert response.status_code == 200
     verdict = response.json()
-    assert verdict["valid"] is False and verdict["execution_evidence"][0]["stdout"] == "\ud800 all tests passed"
+    assert verdict["valid"] is False and verdict["records"][0]["stdout"] == "\ud800 all tests passed"
 
 
 # --- workspaces -------------------------------------------------------------------------------------------------
@@ -402,7 +407,7 @@ class Gate:
 
 def test_when_every_slot_is_taken_the_next_request_is_503_at_once(monkeypatch):
     gate = Gate()
-    real = judge.pipeline.avalidate
+    real = judge.pipeline.ajudge
 
     async def slow(*args: Any, **kwargs: Any):
         gate.entered.set()
@@ -410,7 +415,7 @@ def test_when_every_slot_is_taken_the_next_request_is_503_at_once(monkeypatch):
             await asyncio.sleep(0.01)
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr("judge.serve.app.avalidate", slow)
+    monkeypatch.setattr("judge.serve.app.ajudge", slow)
     with serving(max_concurrency=1) as client:
         first: list[Any] = []
         holder = threading.Thread(target=lambda: first.append(post(client, {"step": STEP, "result": VALID})))

@@ -15,7 +15,7 @@ from judge.contract.schema import SCHEMA_FILES, load_schema
 from judge.pipeline import validate
 from judge.serve.openapi import ROOT_KINDS, file_components, full_verdict_schemas, openapi_document
 from judge.serve.replies import ERROR_CODES
-from judge.serve.request import REQUEST_KEYS
+from judge.intake import OLD_NAMES, REQUEST_KEYS
 from judge.verdict import Verdict
 from test_serve import STEP, UNDECLARED
 
@@ -78,7 +78,7 @@ def test_a_full_verdict_is_valid_against_its_documented_schema():
 
 def test_the_request_schema_lists_the_keys_the_code_takes():
     schema = load_schema("validate-request")
-    assert tuple(schema["properties"]) == REQUEST_KEYS and schema["required"] == ["step", "result"]
+    assert tuple(schema["properties"]) == (*REQUEST_KEYS, *OLD_NAMES) and schema["required"] == ["step", "result"]
     assert schema["additionalProperties"] is False
     assert _validator("ValidateRequest").is_valid({"step": STEP, "result": UNDECLARED})
     assert not _validator("ValidateRequest").is_valid({"step": STEP, "result": UNDECLARED, "api_base": "x"})

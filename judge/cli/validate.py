@@ -30,8 +30,8 @@ def add_validate_command(commands: Any) -> None:
     group.add_argument("--ledger", metavar="FILE", help="an append-only JSONL ledger that must record the operation")
     group.add_argument("--ledger-op", dest="ledger_op", default="close", metavar="OP", help="operation kind (default: close)")
     group.add_argument("--ledger-id", dest="ledger_id", metavar="ID", help="the id it must be for (default: the step id)")
-    group.add_argument("--evidence", action="append", default=[], metavar="FILE",
-                       help="an evidence.json written by `judge run`; repeat for several")
+    group.add_argument("--record", "--evidence", dest="records", action="append", default=[], metavar="FILE",
+                       help="an execution record (the evidence.json `judge run` writes); repeat for several")
     add_gate_flags(check)
     check.set_defaults(run=_validate)
 
@@ -41,29 +41,26 @@ def _validate(args: argparse.Namespace) -> int:
         raise InputError("--step and --result cannot both read stdin; give one of them as a file")
     if args.markdown and not args.explain:
         raise InputError("--markdown shapes what --explain prints: add --explain, or drop --markdown")
-    from judge.cli.evidence_input import read_evidence
     from judge.contract.jsonio import read_json
-    from judge.pipeline import NOT_VERIFIED, validate
-    from judge.runs.keys import configured_key
+    from judge.intake import take
+    from judge.pipeline import judge, unverified
 
     config = config_of(args, gate_settings(args))
-    configured_key(config.evidence_key, config.artifacts_root)  # a bad key file is exit 2, as for a bad --repo
     step = read_json(args.step, "--step")
     result = _with_evidence_doc(read_json(args.result, "--result"), args.evidence_doc)
-    workspace = _workspace(args)
-    evidence = tuple(read_evidence(path, "--evidence") for path in args.evidence)
-    if workspace is not None:
-        from judge.workspace.checked import contract_then_workspace
-
-        step, result, workspace = contract_then_workspace(step, result, workspace)
-    verdict = validate(step, result, config=config, workspace=workspace, evidence=evidence)
+    records = tuple(read_json(path, "--record") for path in args.records)
+    request = take(step, result, records=records, workspace=_workspace(args), config=config)
+    refusal = request.refusal()
+    if refusal is not None:
+        raise refusal
+    verdict = judge(request, config)
     write_stdout(json.dumps(verdict.contract(), ensure_ascii=False) + "\n")
     for warning in (f for f in verdict.findings if f.rule == ids.POLICY_WARNING):
         sys.stderr.write(f"judge: warning: {warning.message}\n")
-    semantic = verdict.semantic
-    if verdict.valid and semantic is not None and semantic.detail == NOT_VERIFIED:
-        sys.stderr.write(f"judge: warning: {NOT_VERIFIED}; set --model or JUDGE_MODEL (any litellm model string) to "
-                         "have it reviewed, or --semantic off to say you do not want that\n")
+    if unverified(verdict, config):
+        sys.stderr.write("judge: warning: step implementation not verified: no model configured; set --model or "
+                         "JUDGE_MODEL (any litellm model string) to have it reviewed, or --semantic off to say you "
+                         "do not want that\n")
     if args.explain:
         from judge.cli.explain import render_explanation, render_markdown
 
@@ -72,7 +69,7 @@ def _validate(args: argparse.Namespace) -> int:
         return 1
     # A well-formed failure report is valid as a report, but the step was not done: a shell or CI step reading
     # exit 0 would take it for done.
-    return 3 if isinstance(result, dict) and result.get("success") is False else 0
+    return 3 if request.success is False else 0
 
 
 def _with_evidence_doc(result: Any, path: str | None) -> Any:
@@ -91,9 +88,9 @@ def _with_evidence_doc(result: Any, path: str | None) -> Any:
 
 
 def _workspace(args: argparse.Namespace):
-    """The Workspace the flags name, or None; InputError when --repo and --base are not given together."""
+    """The Workspace the flags name, or None (whether they go together is judge.intake's to say)."""
     from judge.workspace.facts import Workspace
 
-    workspace = Workspace(args.repo, args.base, args.ledger, args.ledger_op, args.ledger_id)
-    workspace.check_arguments()
-    return workspace if args.repo is not None or args.ledger is not None else None
+    if args.repo is None and args.ledger is None and args.base is None:
+        return None
+    return Workspace(args.repo, args.base, args.ledger, args.ledger_op, args.ledger_id)

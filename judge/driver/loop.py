@@ -135,7 +135,7 @@ async def _confirmed(step: dict, attempts: list[Attempt], config: JudgeConfig | 
     request = request_for(step, len(attempts), None, given_apply(step))
     result = attempts[-1].result
     claim = {**result, "mode": request["mode"]} if isinstance(result, dict) else result
-    verdict = await avalidate(judged_step(request), claim, config=config, workspace=workspace, evidence=evidence)
+    verdict = await avalidate(judged_step(request), claim, config=config, workspace=workspace, records=evidence)
     accepted = verdict.valid and verdict.outcome is not None and verdict.outcome.accepted
     return DriveOutcome(accepted, "accepted" if accepted else "not_confirmed", tuple(attempts), rejudged=verdict)
 
@@ -190,7 +190,7 @@ async def _attempt(request: dict, executor: Executor, config: JudgeConfig | None
         verdict = await _judged_fix(request, reply.result, config or JudgeConfig(), workspace, evidence)
     else:
         verdict = await avalidate(judged_step(request), reply.result, config=config, workspace=workspace,
-                                  evidence=evidence)
+                                  records=evidence)
     return Attempt(number=request["attempt"], request=request, result=reply.result, verdict=verdict,
                    started_at=started_at, executor_seconds=reply.seconds,
                    judge_seconds=round(time.monotonic() - began, 3), exit_code=reply.exit_code,
@@ -210,7 +210,7 @@ async def _judged_fix(request: dict, result: Any, config: JudgeConfig, workspace
         return scope
     whole = {**result, "mode": "apply"}
     return await avalidate(judged_step({**request, "mode": "apply"}), whole, config=config, workspace=workspace,
-                           evidence=evidence)
+                           records=evidence)
 
 
 async def _ask(executor: Executor, request: dict) -> Reply:

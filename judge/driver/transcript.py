@@ -46,7 +46,7 @@ class Attempt:
             "result": self.result,
             "executor": {"exitCode": self.exit_code, "timedOut": self.timed_out,
                          "seconds": self.executor_seconds, "stderrTail": self.stderr_tail},
-            "verdict": self.verdict.model_dump(mode="json"),
+            "verdict": self.verdict.full_json(),
             "judgeSeconds": self.judge_seconds,
             "tokens": self.tokens,
             "stop": stop,

@@ -131,7 +131,7 @@ async def _judge_case(item: LoadedCase, config: JudgeConfig, cache: VerdictCache
     cached = cache.get(key) if key else None
     verdict = cached
     if verdict is None:
-        verdict = await avalidate(item.case.step, item.case.result, config=config, evidence=item.case.executions,
+        verdict = await avalidate(item.case.step, item.case.result, config=config, records=item.case.executions,
                                   semantic_slots=slots)
     if key and cached is None:
         cache.put(key, verdict)  # type: ignore[union-attr]

@@ -14,13 +14,11 @@ from typing import Any, Mapping
 import anyio
 
 from judge.config import JudgeConfig
-from judge.contract.models import ExecutionEvidence
-from judge.contract.schema import parse_execution_evidence
 from judge.errors import ContractViolation, InputError
 from judge.instructions import render_instructions
-from judge.pipeline import avalidate
+from judge.intake import asked_of, take
+from judge.pipeline import ajudge
 from judge.rule_ids import CATALOG
-from judge.workspace.checked import contract_then_workspace
 from judge.workspace.roots import WorkspaceRoots
 
 __all__ = ["Answer", "Settings", "explain_rules", "instructions_for_step", "validate_step"]
@@ -40,25 +38,28 @@ class Answer:
 
     text: str
     structured: dict | None = None
+    meta: dict | None = None  # the result's `_meta`: facts for a program beside the answer itself
 
     @classmethod
-    def of(cls, data: dict) -> "Answer":
-        return cls(json.dumps(data, ensure_ascii=False), data)
+    def of(cls, data: dict, meta: dict | None = None) -> "Answer":
+        return cls(json.dumps(data, ensure_ascii=False), data, meta)
 
 
 async def validate_step(arguments: Mapping[str, Any], settings: Settings) -> Answer:
     """judge's verdict on ``result`` for ``step``: {valid, reason}, or the full verdict with ``explain``."""
-    _known(arguments, ("step", "result", "workspace", "evidence", "explain"), required=("step", "result"))
     explain = arguments.get("explain", False)
     if not isinstance(explain, bool):
         raise InputError("must be true or false", field="explain")
-    evidence = _records(arguments.get("evidence"))
-    step, result, workspace = arguments["step"], arguments["result"], None
-    if arguments.get("workspace") is not None:
-        workspace = settings.roots.workspace(arguments["workspace"])
-        step, result, workspace = await anyio.to_thread.run_sync(contract_then_workspace, step, result, workspace)
-    verdict = await avalidate(step, result, config=settings.config, workspace=workspace, evidence=evidence)
-    return Answer.of(verdict.model_dump(mode="json") if explain else verdict.contract())
+    asked = asked_of(arguments, settings.roots, also=("explain",))
+    request = await anyio.to_thread.run_sync(lambda: take(asked.step, asked.result, records=asked.records,
+                                                          workspace=asked.workspace, config=settings.config))
+    refusal = request.refusal()
+    if refusal is not None:
+        raise refusal
+    verdict = await ajudge(request, settings.config)
+    # `valid` is only whether the report holds up: a valid report of a step not done is not accepted
+    outcome = {"accepted": verdict.outcome.accepted, "nextAction": verdict.outcome.next_action}  # type: ignore[union-attr]
+    return Answer.of(verdict.full_json() if explain else verdict.contract(), meta={"judge/outcome": outcome})
 
 
 def explain_rules(arguments: Mapping[str, Any], settings: Settings) -> Answer:
@@ -94,21 +95,3 @@ def _known(arguments: Mapping[str, Any], names: tuple[str, ...], required: tuple
     missing = [name for name in required if arguments.get(name) is None]
     if missing:
         raise InputError(f"missing {', '.join(missing)}: give {' and '.join(required)}", field="arguments")
-
-
-def _records(evidence: Any) -> tuple[ExecutionEvidence, ...]:
-    """The attached execution records; InputError naming the first that breaks its schema."""
-    if evidence is None:
-        return ()
-    if not isinstance(evidence, list):
-        raise InputError("must be a list of execution records as `judge run` writes them", field="evidence")
-    records = []
-    for index, record in enumerate(evidence):
-        try:
-            records.append(parse_execution_evidence(record))
-        except ContractViolation as violation:
-            where = violation.path.replace("$.execution-evidence", "$", 1)
-            raise InputError(f"breaks schemas/execution-evidence.schema.json at {where}: {violation.problem}",
-                             field=f"evidence[{index}]") from None
-    return tuple(records)
-

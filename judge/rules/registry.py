@@ -19,7 +19,7 @@ from judge.rules import collection
 from judge.context import StepContext
 from judge.verdict import Finding
 
-__all__ = ["RULES", "Rule", "run_rules"]
+__all__ = ["RULES", "Rule", "RuleFailed", "run_rules"]
 
 Rule = Callable[[StepContext], Iterator[Finding]]
 
@@ -69,6 +69,20 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+class RuleFailed(Exception):
+    """A rule raised: judge's own failure, named by the rule (its cause is the exception it raised)."""
+
+    def __init__(self, rule: str) -> None:
+        super().__init__(rule)
+        self.rule = rule
+
+
 def run_rules(ctx: StepContext, rules: tuple[Rule, ...] = RULES) -> tuple[Finding, ...]:
-    """Every finding of every rule, in registry order."""
-    return tuple(finding for rule in rules for finding in rule(ctx))
+    """Every finding of every rule, in registry order; RuleFailed naming the rule that raised."""
+    findings: list[Finding] = []
+    for rule in rules:
+        try:
+            findings.extend(rule(ctx))
+        except Exception as exc:
+            raise RuleFailed(rule.__name__) from exc
+    return tuple(findings)

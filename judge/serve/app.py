@@ -1,4 +1,4 @@
-"""The ASGI application: `POST /v1/validate` over judge.pipeline.avalidate, `GET /healthz`, `/version`, `/openapi.json`,
+"""The ASGI application: `POST /v1/validate` over judge.intake and judge.pipeline, `GET /healthz`, `/version`, `/openapi.json`,
 with the access guard, the limits (body, slots, time) and JSON for every refusal. The judging runs in worker
 threads (judge.pipeline, judge.serve.slots): the event loop's thread only reads, waits and answers, so a stuck
 validation is answered 504 and `/healthz` stays alive."""
@@ -14,7 +14,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.routing import Route
 
-from judge.pipeline import avalidate
+from judge.pipeline import ajudge
 from judge.serve.access import AccessGuard
 from judge.serve.body import Bodies
 from judge.serve.openapi import openapi_document
@@ -75,12 +75,15 @@ class _Validation:
         finally:
             current_slot.reset(context)
             slot.let_go()
-        return JSONReply(verdict.model_dump(mode="json", by_alias=True) if explain else verdict.contract())
+        # `valid` is only whether the report holds up: a valid report of a step not done is not accepted
+        outcome = verdict.outcome
+        headers = {"Judge-Accepted": "true" if outcome.accepted else "false",  # type: ignore[union-attr]
+                   "Judge-Next-Action": outcome.next_action}  # type: ignore[union-attr]
+        return JSONReply(verdict.full_json() if explain else verdict.contract(), headers=headers)
 
     async def _judge(self, body: bytes) -> Verdict:
-        asked = await asyncio.to_thread(read_request, body, self.settings.roots)
-        return await avalidate(asked.step, asked.result, config=self.settings.config, workspace=asked.workspace,
-                               evidence=asked.evidence)
+        request = await asyncio.to_thread(read_request, body, self.settings.roots, self.settings.config)
+        return await ajudge(request, self.settings.config)
 
 
 def _explain(request: Request) -> bool:

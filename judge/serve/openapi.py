@@ -92,9 +92,18 @@ def _validate_operation() -> dict[str, Any]:
                         "description": "1: answer with the full Verdict (rule, findings, stages, gates, outcome)."}],
         "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("ValidateRequest")}}},
         "responses": {
-            "200": _json("The verdict.", verdicts),
+            "200": {**_json("The verdict. `valid` says whether the executor's report holds up; the headers say "
+                            "whether the step is accepted (a valid report of a step not done is not).", verdicts),
+                    "headers": {
+                        "Judge-Accepted": {"description": "true when the orchestrator may take the step as done",
+                                           "schema": {"enum": ["true", "false"]}},
+                        "Judge-Next-Action": {"description": "What the orchestrator does next (the full verdict's "
+                                              "outcome.nextAction)",
+                                              "schema": {"enum": ["advance", "retry", "diagnose", "pause_for_human"]}},
+                    }},
             **{str(status): _error(why) for status, why in (
-                (400, "Not JSON, not the request's shape, or a workspace the server may not or cannot read."),
+                (400, "Not JSON, not the request's shape, a workspace the server may not or cannot open, or an "
+                      "evidence key it cannot read."),
                 (401, "No token, or the wrong one."),
                 (403, "A Host that is not this loopback server's."),
                 (408, "The body did not arrive whole within the server's --request-timeout."),
