@@ -27,7 +27,7 @@ __all__ = ["EVIDENCE_DIR", "GATE_CHECKS", "render_instructions"]
 # Seed 000: where an executor that changed no tracked file proves its work.
 EVIDENCE_DIR = ".orchestrator/evidence"
 
-# What each gate type passes on, one line each (README's gate table, worded for the executor).
+# What each gate type passes on, one line each (docs/gates.md's gate table, worded for the executor).
 GATE_CHECKS: dict[str, str] = {
     "command_exit_0": "a verified record of `command` shows exit 0",
     "command_output_contains": "a verified record of `command` shows exit 0 and stdout containing `contains`",
@@ -90,7 +90,7 @@ _NOT_THE_EXECUTORS = frozenset({ids.POLICY_CONTRADICTION, ids.POLICY_WARNING, id
                                 ids.LLM_UNAVAILABLE, ids.JUDGE_ERROR})
 # The catalogue's leading tag, `*(workspace)*` or `*(ledger, signal only)*`: when a rule applies.
 _TAG = re.compile(r"^\*\((?P<tag>[^)]*)\)\*\s*")
-# "(see below)", "(see `judge/rules/reversal.py` for why)": pointers into README, which this text is not part of.
+# "(see below)", "(see `judge/rules/reversal.py` for why)": pointers within docs/rules.md, which this text is not.
 _SEE_ALSO = re.compile(r"\s*\(see [^)]*\)")
 # Tags of the rules that need more than the result: the repository, a ledger, or the orchestrator's command records.
 _WORKSPACE_TAGS = frozenset({"workspace", "ledger", "evidence"})

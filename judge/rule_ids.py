@@ -1,6 +1,6 @@
 """Every rule id judge can give, with the stage that decides it and one line on when: the single source.
 
-Eval sets, reports, orchestrators and tests depend on these ids. README's rule table is this
+Eval sets, reports, orchestrators and tests depend on these ids. docs/rules.md's rule table is this
 catalogue, in this order (a test keeps the two equal); adding or renaming an id is a contract change.
 """
 
@@ -76,7 +76,7 @@ JUDGE_ERROR = "judge_error"
 class RuleInfo:
     id: str
     stage: Literal["executor", "contract", "rules", "gates", "semantic", "pipeline"]
-    when: str  # README's "rejects when" cell, Markdown
+    when: str  # docs/rules.md's "rejects when" cell, Markdown
 
 
 CATALOG: tuple[RuleInfo, ...] = (

@@ -1,4 +1,4 @@
-"""README's retry-driver example runs end to end: examples/drive/demo.sh with the installed `judge`."""
+"""The retry driver's example (docs/interfaces/drive.md) runs end to end: examples/drive/demo.sh, installed `judge`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""README's gates example runs end to end: examples/gates/demo.sh with the installed `judge`."""
+"""The gates example (docs/gates.md) runs end to end: examples/gates/demo.sh with the installed `judge`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""judge/rule_ids.py is the single source of rule ids: README's table is it, and every id judge gives is in it."""
+"""judge/rule_ids.py is the single source of rule ids: docs/rules.md's table is it; every id judge gives is in it."""
 
 from __future__ import annotations
 
@@ -12,15 +12,17 @@ from judge.rules.registry import RULES
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _readme_rows() -> list[tuple[str, str]]:
-    """The rows of the table in README's "## Rules" section (other sections have tables of their own)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("\n## Rules\n", 1)[1].split("\n## ", 1)[0]
+def _documented_rows() -> list[tuple[str, str]]:
+    """The rows under docs/rules.md's "## The rule table" (other sections have tables of their own)."""
+    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    section = text.split("\n## The rule table\n", 1)[1].split("\n## ", 1)[0]
     return re.findall(r"^\| `([a-z_]+)` \| (.*) \|$", section, re.M)
 
 
-def test_readme_rule_table_is_the_catalogue_in_order() -> None:
-    assert _readme_rows() == [(info.id, info.when) for info in rule_ids.CATALOG]
+def test_documented_rule_table_is_the_catalogue_in_order() -> None:
+    expected = [(info.id, info.when) for info in rule_ids.CATALOG]
+    table = "\n".join(f"| `{rule}` | {when} |" for rule, when in expected)
+    assert _documented_rows() == expected, f"docs/rules.md's rule table should read:\n{table}"
 
 
 def test_every_id_judge_writes_is_in_the_catalogue() -> None:

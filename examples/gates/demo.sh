@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's gates example, end to end: a repository, an executor's work, judge's verdicts.
+# The gates example of docs/gates.md, end to end: a repository, an executor's work, judge's verdicts.
 # Usage: sh examples/gates/demo.sh   (needs git, python3 and judge on PATH; works in a temporary directory)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
