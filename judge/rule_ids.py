@@ -187,7 +187,7 @@ CATALOG: tuple[RuleInfo, ...] = (
     RuleInfo(GATE_FAILED, 'gates',
              '*(gates)* a gate of the step (or its template) is not met: the reason names the gate, its parameters and what was found'),
     RuleInfo(HUMAN_APPROVAL_PENDING, 'gates',
-             '*(gates)* a `human_approval` gate has no approval for this step and work yet: `next_action` is `pause_for_human` until `judge approve` records one'),
+             '*(gates)* a `human_approval` gate has no approval for this step and work yet: `nextAction` is `pause_for_human` until `judge approve` records one'),
     RuleInfo(WORKSPACE_UNREADABLE, 'pipeline',
              'the API was given a `Workspace` judge cannot read or will not trust (not a repository, `.git` a file or a link, a base that is not a full commit id, a corrupt or forged object, unreadable ledger): fail closed'),
     RuleInfo(STEP_NOT_IMPLEMENTED, 'semantic',

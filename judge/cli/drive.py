@@ -68,8 +68,8 @@ def add_drive_command(commands: Any) -> None:
     group.add_argument("--repo", metavar="PATH", help="the work tree the executor changes (also its working "
                        "directory); needs --base")
     group.add_argument("--base", metavar="SHA", help="the full 40-character id of the commit the step starts from")
-    group.add_argument("--evidence", action="append", default=[], metavar="FILE",
-                       help="an evidence.json written by `judge run`; repeat for several")
+    group.add_argument("--record", "--evidence", dest="records", action="append", default=[], metavar="FILE",
+                       help="an execution record (the evidence.json `judge run` writes); repeat for several")
     add_model_flags(drive, renamed={"timeout": "--llm-timeout", "token_budget": "--verdict-token-budget"})
     add_gate_flags(drive, evidence_doc=False)
     drive.set_defaults(run=_drive)
@@ -96,7 +96,7 @@ def _drive(args: argparse.Namespace) -> int:
     configured_key(config.evidence_key, config.artifacts_root)
     step = read_json(args.step, "--step")
     workspace = Workspace(args.repo, args.base) if args.repo is not None or args.base is not None else None
-    evidence = tuple(read_evidence(path, "--evidence") for path in args.evidence)
+    evidence = tuple(read_evidence(path, "--record") for path in args.records)
     max_output = DEFAULT_MAX_OUTPUT if args.max_output is None else args.max_output  # 0 is refused, not the default
     env = executor_environment(passed=args.pass_env)
     sandbox = Sandbox(args.repo if args.repo is not None else ".", tuple(args.sandbox_read),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
+from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
 from pydantic_core import PydanticCustomError
 
 from judge.contract.gates import TEMPLATE_NAME, EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer
@@ -106,8 +106,8 @@ class Expected(BaseModel):
 class EvalCase(BaseModel):
     """One labelled case; step and result stay raw dicts because a case may hold bad input on purpose.
 
-    ``executions`` are parsed: a malformed record is a bad line of the set, not a case (a record whose hash
-    does not match what it says is well-formed, and judged). Other keys (a source repository, a commit) are
+    ``executions`` (JSON ``records``, or its older name ``executions``) are parsed: a malformed record is a bad
+    line of the set, not a case (a record whose hash does not match what it says is well-formed, and judged). Other keys (a source repository, a commit) are
     ignored: sets built elsewhere carry their own metadata.
     """
 
@@ -117,9 +117,17 @@ class EvalCase(BaseModel):
     step: dict
     result: dict
     expected: Expected
-    executions: tuple["ExecutionEvidence", ...] = ()
+    executions: tuple["ExecutionEvidence", ...] = Field(default=(), validation_alias=AliasChoices("records",
+                                                                                                  "executions"))
     tags: tuple[StrictStr, ...] = ()
     notes: Optional[StrictStr] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _records_under_one_name(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "records" in data and "executions" in data:
+            raise ValueError("records and executions are one thing under two names; give only records")
+        return data
 
 
 def _refuse_boolean_version(cls: type, data: Any) -> Any:

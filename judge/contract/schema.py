@@ -174,6 +174,10 @@ def _describe(error: Any) -> str:
         return f"{'more' if rule == 'maxItems' else 'fewer'} than the {rule} of {expected} items"
     if rule == "additionalProperties":
         return error.message if len(error.message) < 200 else "has properties the schema does not allow"
+    if rule == "not" and set(expected) == {"required"} and len(expected["required"]) == 2:
+        # the schemas' only use of `not`: one thing under its name and its older name
+        new, old = expected["required"]
+        return f"gives both {new} and {old}, one thing under two names; give only {new}"
     return f"fails {rule} {_short(expected)}"
 
 

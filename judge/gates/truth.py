@@ -116,7 +116,7 @@ def run_hint(command: str, step_id: str, base: str | None = None) -> str:
     except ValueError:
         argv = shlex.quote(command)
     return (f"run `judge run --step {shlex.quote(step_id)} --base {base or 'BASE'} -- {_shown(argv)}` in the work "
-            "tree and attach its evidence.json (--evidence)")
+            "tree and attach its evidence.json (--record)")
 
 
 def _same_argv(argv: tuple[str, ...], listed: str) -> bool:

@@ -16,7 +16,7 @@ __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "TRUNCATED", "derived_status", "evidenc
 
 DEFAULT_LIMIT = 64 * 1024  # bytes kept per stream
 # At most 16 MiB per stream: escaped as JSON (up to 6 bytes a byte), both outputs still fit the
-# 256 MiB that `judge validate --evidence` reads, and judge's own memory stays a small multiple of it.
+# 256 MiB that `judge validate --record` reads, and judge's own memory stays a small multiple of it.
 MAX_LIMIT = 16 * 1024 * 1024
 TRUNCATED = "[TRUNCATED]"
 
