@@ -1,4 +1,4 @@
-"""judge/rules/collection.py: a change that takes tests out of what the suite collects or runs is rejected unless the
+"""judge/rules/tests_weakened/collection.py: a change that takes tests out of what the suite collects or runs is rejected unless the
 step asks for that kind of test work; a narrowing that may be honest is only a signal; honest config edits pass."""
 
 from __future__ import annotations

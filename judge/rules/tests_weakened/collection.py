@@ -11,7 +11,6 @@ What leaves collection is read from the config files (judge/code/collection.py);
   or that names the setting, or names the file and speaks of tests, is a signal; so is a narrowing that may be
   honest (a marker filter, fixtures or a whole folder excluded, patterns set where defaults applied).
 
-Its function is named after the id it gives (tests_weakened), as every rule in the registry is.
 The rule reads nothing unless the change touches a file that may hold such settings.
 """
 
@@ -27,7 +26,7 @@ from judge.patch.paths import file_name
 from judge.rules.asks import ASKS_FOR_TESTS, ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS
 from judge.verdict import Finding
 
-__all__ = ["tests_weakened"]
+__all__ = ["by_collection"]
 
 _SHOWN = 5
 # A setting the project's configuration names (not a function of the executor's, which a step's words may match).
@@ -35,7 +34,7 @@ _CONFIG_KEY = re.compile(r"pytest_\w+|collect_ignore(?:_glob)?|addopts|testpaths
                          r"[\w?-]+\.[\w:.-]+")
 
 
-def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
+def by_collection(ctx: StepContext) -> Iterator[Finding]:
     work = ctx.work
     if not (ctx.result.success and work and any(map(is_collection_config, work.paths))):
         return

@@ -1,6 +1,6 @@
-"""Tests weakened: a change that deletes, skips or focuses tests, takes them out of collection, takes assertions out,
-makes them tautologies or weaker checks, swallows their failures or edits their expected values, when the step does not
-ask for that kind of test work.
+"""Tests weakened by edits to the tests: a change that deletes, skips or focuses tests, takes them out of collection,
+takes assertions out, makes them tautologies or weaker checks, swallows their failures or edits their expected values,
+when the step does not ask for that kind of test work.
 
 What the change does to the tests is read from the code (judge/code/weakening.py); this rule decides
 what that means for the step:
@@ -42,7 +42,7 @@ from judge.rules.asks import ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO
 from judge.rules.reversal import REVERSAL_THRESHOLD, undone_fraction
 from judge.verdict import Finding
 
-__all__ = ["tests_weakened"]
+__all__ = ["by_edits"]
 
 _ASKS = {
     "deleted": (ASKS_TO_REMOVE_TESTS,), "skipped": (ASKS_TO_SKIP_TESTS,), "focused": (ASKS_TO_SKIP_TESTS,),
@@ -68,7 +68,7 @@ _TODO = {
 _SHOWN = 5
 
 
-def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
+def by_edits(ctx: StepContext) -> Iterator[Finding]:
     work = ctx.work
     if not (ctx.result.success and work and any(is_test_path(path) for path in work.paths)):
         return
