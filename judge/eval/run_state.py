@@ -96,16 +96,16 @@ class RunState:
         self.keep(item, self.reuse(item, stored))
         return True
 
-    def settle(self, item: LoadedCase, outcome: Judged | Owner) -> None:
-        if isinstance(outcome, Owner):
-            self.held[item.case.id] = (item, outcome)
+    def settle(self, item: LoadedCase, judged: Judged | Owner) -> None:
+        if isinstance(judged, Owner):
+            self.held[item.case.id] = (item, judged)
             return
         self.held.pop(item.case.id, None)
-        if outcome.by_other:
+        if judged.by_other:
             self.by_others.add(item.case.id)
-            self.keep(item, self.reuse(item, outcome.record))
+            self.keep(item, self.reuse(item, judged.record))
         else:
-            self.keep(item, outcome.record)
+            self.keep(item, judged.record)
 
     def reuse(self, item: LoadedCase, stored: CaseRecord) -> CaseRecord:
         """A stored verdict stands for the same inputs; the labels are the file's, which may have been fixed."""

@@ -9,7 +9,7 @@ from judge.code.collection import is_collection_config
 from judge.errors import InputError, MalformedPatch
 from judge.patch.model import PatchFacts
 from judge.patch.parse import parse_patch
-from judge.patch.shape import syntax_for
+from judge.patch.lexer import syntax_for
 from judge.workspace.reported_patch import check_reported_patch
 from judge.workspace.evidence_file import EVIDENCE_DIR
 from judge.workspace.git import TEXT_LIMIT, GitFacts

@@ -11,7 +11,7 @@ from typing import Iterator
 from judge.context import StepContext
 from judge.patch.first_look import FirstLook
 from judge.patch.model import FileChange, Hunk, PatchFacts
-from judge.patch.shape import Syntax, line_shapes, syntax_for
+from judge.patch.lexer import Syntax, line_shapes, syntax_for
 
 __all__ = ["Line", "added_text", "changed_holding", "generated", "hunk_side", "judged_work"]
 

@@ -11,7 +11,7 @@ from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.patch.first_look import FirstLook
 from judge.patch.paths import file_suffix
-from judge.patch.shape import syntax_for
+from judge.patch.lexer import syntax_for
 from judge.rules.signals._finding import signal, where
 from judge.rules.signals._lines import Line, added_text, changed_holding, generated, judged_work
 from judge.verdict import Finding

@@ -10,7 +10,7 @@ from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.patch.model import FileChange
 from judge.patch.paths import file_suffix
-from judge.patch.shape import syntax_for
+from judge.patch.lexer import syntax_for
 from judge.rules.signals._finding import signal, where
 from judge.rules.signals._lines import Line, generated, hunk_side, judged_work
 from judge.verdict import Finding

@@ -9,7 +9,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.patch.model import FileChange
-from judge.patch.shape import syntax_for
+from judge.patch.lexer import syntax_for
 from judge.rules.signals._conditions import CONDITION_LINES, LITERAL, MAYBE_CONDITION, judged_code, quoted
 from judge.rules.signals._finding import signal
 from judge.rules.signals._lines import Line, hunk_side, judged_work

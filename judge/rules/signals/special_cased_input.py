@@ -10,7 +10,7 @@ from judge import rule_ids as ids
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
 from judge.patch.model import FileChange, PatchFacts
-from judge.patch.shape import syntax_for
+from judge.patch.lexer import syntax_for
 from judge.rules.signals._conditions import CONDITION_LINES, LITERAL, MAYBE_CONDITION, judged_code, quoted
 from judge.rules.signals._finding import signal
 from judge.rules.signals._lines import added_text, hunk_side, judged_work
