@@ -41,7 +41,7 @@ def _validate(args: argparse.Namespace) -> int:
         raise InputError("--step and --result cannot both read stdin; give one of them as a file")
     if args.markdown and not args.explain:
         raise InputError("--markdown shapes what --explain prints: add --explain, or drop --markdown")
-    from judge.cli.evidence_input import read_evidence
+    from judge.cli.record_file import read_record as read_evidence
     from judge.contract.jsonio import read_json
     from judge.pipeline import NOT_VERIFIED, validate
     from judge.runs.keys import configured_key
