@@ -11,7 +11,8 @@ __all__ = ["read_record"]
 
 
 def read_record(path: str, label: str) -> Any:
-    """The execution record (ExecutionEvidence) in file ``path``; InputError worded ``{label} {path}: ...`` when unreadable or off-schema."""
+    """The execution record (ExecutionEvidence) in file ``path``; InputError worded ``{label} {path}: ...`` when
+    unreadable or off-schema."""
     from judge.contract.jsonio import read_json
     from judge.contract.schema import parse_execution_evidence
     from judge.errors import ContractViolation

@@ -74,8 +74,8 @@ def read_approvals_for(ctx: StepContext, spec: GateSpec, io: GateIO) -> Approval
 def run_commands(ctx: StepContext, spec: GateSpec, records: tuple[ExecutionEvidence, ...],
                  io: GateIO) -> tuple[ExecutionEvidence, ...]:
     """Run each command gate's command once when the policies allow it and none of the caller's ``records`` of it is
-    signed with judge's evidence key (an unkeyed record could be forged: judge prefers its own run). Commands the executor
-    named (tests_run, commands_run) are never run: they are claims.
+    signed with judge's evidence key (an unkeyed record could be forged: judge prefers its own run). Commands the
+    executor named (tests_run, commands_run) are never run: they are claims.
     Every command runs in a scratch copy of exactly the judged tree (judge.workspace.export), never in the work tree,
     whose ignored files judge did not judge; each of its processes may use ``io.timeout`` seconds of CPU, and all of
     them end with it (judge.runs.contain).
