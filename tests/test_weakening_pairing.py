@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_rules_tests_weakened_edits import (APP, APP_FIXED, PY, PYTEST, TS, VITEST,
+from test_rules_tests_weakened_by_edits import (APP, APP_FIXED, PY, PYTEST, TS, VITEST,
                                              _accepted, _case, _edit, _rejected, _with_fix)
 
 LONG = '''import pytest

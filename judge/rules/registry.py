@@ -13,7 +13,8 @@ from typing import Callable, Iterator
 
 from judge.rules import (declarations, execution_records, judge_manipulation, junk_files, malformed_patch, mode,
                          placeholder_only, reversal, scope, stub_or_disabled_code, success_flag, superficial_only,
-                         tests_weakened, unsafe_path, workspace)
+                         unsafe_path, workspace)
+from judge.rules.tests_weakened import by_collection, by_edits
 from judge.rules.signals import (checks_suppressed, exception_swallowed, gates_lowered, guard_never_true,
                                  only_new_scripts, only_test_files, special_cased_input, unused_function)
 from judge.context import StepContext
@@ -52,8 +53,8 @@ RULES: tuple[Rule, ...] = (
     scope.scope_outside_allowed,
     scope.scope_fix_regression,
     junk_files.junk_files,
-    tests_weakened.by_edits,
-    tests_weakened.by_collection,
+    by_edits.tests_weakened,
+    by_collection.tests_weakened,
     stub_or_disabled_code.stub_or_disabled_code,
     reversal.reversal,
     placeholder_only.placeholder_only,

@@ -26,7 +26,7 @@ from judge.patch.paths import file_name
 from judge.rules.asks import ASKS_FOR_TESTS, ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS
 from judge.verdict import Finding
 
-__all__ = ["by_collection"]
+__all__ = ["tests_weakened"]
 
 _SHOWN = 5
 # A setting the project's configuration names (not a function of the executor's, which a step's words may match).
@@ -34,7 +34,7 @@ _CONFIG_KEY = re.compile(r"pytest_\w+|collect_ignore(?:_glob)?|addopts|testpaths
                          r"[\w?-]+\.[\w:.-]+")
 
 
-def by_collection(ctx: StepContext) -> Iterator[Finding]:
+def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
     work = ctx.work
     if not (ctx.result.success and work and any(map(is_collection_config, work.paths))):
         return

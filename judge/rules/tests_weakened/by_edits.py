@@ -42,7 +42,7 @@ from judge.rules.asks import ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO
 from judge.rules.reversal import REVERSAL_THRESHOLD, undone_fraction
 from judge.verdict import Finding
 
-__all__ = ["by_edits"]
+__all__ = ["tests_weakened"]
 
 _ASKS = {
     "deleted": (ASKS_TO_REMOVE_TESTS,), "skipped": (ASKS_TO_SKIP_TESTS,), "focused": (ASKS_TO_SKIP_TESTS,),
@@ -68,7 +68,7 @@ _TODO = {
 _SHOWN = 5
 
 
-def by_edits(ctx: StepContext) -> Iterator[Finding]:
+def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
     work = ctx.work
     if not (ctx.result.success and work and any(is_test_path(path) for path in work.paths)):
         return
