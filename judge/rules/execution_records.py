@@ -1,4 +1,4 @@
-"""Seed 001: attached execution evidence must be intact, about this step, and agree with a claimed success.
+"""Seed 001: the execution records a caller gives must be intact, about this step, and agree with a claimed success.
 
 A failed run is named by its observer class (judge.runs.observe), which says who must act.
 
