@@ -278,7 +278,7 @@ def floor(model: LoopbackServer, count: int, workers: list[str]) -> dict[str, An
     """The same calls through judge.llm.client alone (bench/eval_floor.py), in as many processes as
     `judge eval` starts: what litellm and the machine cost anyway."""
     from judge.config import JudgeConfig
-    from judge.eval.workers import default_workers
+    from judge.eval.worker_pool import default_workers
 
     processes = int(workers[1]) if workers else \
         default_workers(JudgeConfig(model="openai/bench"), count, CONCURRENCY)

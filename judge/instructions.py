@@ -20,7 +20,7 @@ from judge.contract.schema import load_schema, parse_step
 from judge.gates.spec import GateSpec, gate_spec
 from judge.gates.templates import load_template
 from judge.rule_ids import CATALOG, RuleInfo
-from judge.runs.evidence_table import code_span
+from judge.runs.record_table import code_span
 
 __all__ = ["EVIDENCE_DIR", "GATE_CHECKS", "render_instructions"]
 

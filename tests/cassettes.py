@@ -81,7 +81,7 @@ def recorded_replies(cassette: Any) -> list[dict]:
     return replies
 
 
-def recorded_outcome(cassette: Any, samples: int = 1, untrusted: str = "") -> tuple[bool, int]:
+def recorded_review(cassette: Any, samples: int = 1, untrusted: str = "") -> tuple[bool, int]:
     """(valid?, calls) that the recorded replies must lead to, by the documented protocol:
     each sample is asked once and re-asked once if its reply is unusable (judge.llm.reply, unit-tested
     on its own); valid needs a strict majority of samples that approved."""

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from judge.patch.caseless import Caseless
-from judge.patch.shape import DIRECTIVE
+from judge.patch.lexer import DIRECTIVE
 from judge.rules.asks import ASKS_FOR_TESTS, ASKS_TO_SKIP_TESTS
 
 PATTERNS = [r"\bnoqa\b", r"type:\s*ignore", r"^document\w*", r"[a-z]+-[0-9]", r"(?:eg|ie)\b|e\.\s?g\.", r"[^a-z]x"]

@@ -23,7 +23,7 @@ import pytest
 
 from builders import make_case, run_cli
 from eval_processes import spawn_eval, wait_for
-from judge.eval.claims import CaseClaims
+from judge.eval.leases import CaseLeases
 from judge.eval.report.model import CaseRecord
 from judge.eval.run_state import lanes_for
 from judge.eval.store import RunStore
@@ -178,7 +178,7 @@ def test_an_expired_lease_is_taken_over_and_a_live_one_is_waited_for_within_a_bo
     store = tmp_path / "store.sqlite"
     _forge_claim(store, "c000", host="elsewhere.example", expires_in=-1)  # its owner stopped renewing it
     _forge_claim(store, "c001", host="elsewhere.example", expires_in=3600)  # its owner renews it, but never ends
-    monkeypatch.setattr("judge.eval.run_state.CLAIM_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr("judge.eval.run_state.HELD_WAIT_SECONDS", 0.5)
     argv = [str(source), "--resume", "R", *_flags(server, tmp_path), "--out", str(tmp_path / "out.json")]
 
     code, out, err = run_cli(capsys, "eval", *argv)
@@ -204,23 +204,23 @@ def test_a_run_reports_the_cases_another_process_judged_for_it(scripted_server, 
     source, ids = _set(tmp_path, 3)
     _new_empty_run(server, tmp_path, capsys)
     other = RunStore(tmp_path / "store.sqlite")  # another judge in this process, holding c001
-    claims = CaseClaims(other, "R")
+    leases = CaseLeases(other, "R")
     line = json.loads(source.read_text(encoding="utf-8").splitlines()[1])
     from judge.contract.schema import parse_eval_case
     from judge.eval.cases import inputs_hash
 
     digest = inputs_hash(parse_eval_case(line))
-    assert claims.take("c001", digest) is None
+    assert leases.take("c001", digest) is None
     elsewhere = CaseRecord("c001", digest, (), True, None, False, "step_not_implemented",
                            "judged by the other process", "semantic", llm_calls=1)
-    timer = threading.Timer(0.5, claims.finish, args=(elsewhere,))
+    timer = threading.Timer(0.5, leases.finish, args=(elsewhere,))
     timer.start()
     try:
         code, _, err = run_cli(capsys, "eval", str(source), "--resume", "R", *_flags(server, tmp_path),
                                "--out", str(tmp_path / "out.json"))
     finally:
         timer.join()
-        claims.close()
+        leases.close()
         other.close()
 
     assert code == 0, err
@@ -235,8 +235,8 @@ def test_a_live_owner_renews_its_leases_and_gives_its_claims_back_when_closed(tm
     store = RunStore(tmp_path / "store.sqlite")
     store.new_run("set.jsonl", {})
     run_id = store.latest_run("set.jsonl")
-    mine = CaseClaims(store, run_id, lease=30, renew=0.02)
-    other = CaseClaims(store, run_id)
+    mine = CaseLeases(store, run_id, lease=30, renew=0.02)
+    other = CaseLeases(store, run_id)
     try:
         assert mine.take("c1", "h") is None
         claimed_until = store.db.execute("SELECT expires FROM claims").fetchone()[0]
@@ -273,16 +273,16 @@ def test_a_store_locked_past_the_bound_is_a_clear_input_error_and_no_claim_is_lo
     path = tmp_path / "store.sqlite"
     store = RunStore(path)
     run_id = store.new_run("set.jsonl", {})
-    claims = CaseClaims(store, run_id)
+    leases = CaseLeases(store, run_id)
     try:
-        assert claims.take("c1", "h") is None
+        assert leases.take("c1", "h") is None
         holder = _hold_write_lock(path)
         try:
             with pytest.raises(InputError) as taking:
-                claims.take("c2", "h")
+                leases.take("c2", "h")
             record = CaseRecord("c1", "h", (), True, None, True, None, "fine", "semantic")
             with pytest.raises(InputError) as finishing:
-                claims.finish(record)
+                leases.finish(record)
         finally:
             holder.execute("ROLLBACK")
             holder.close()
@@ -292,11 +292,11 @@ def test_a_store_locked_past_the_bound_is_a_clear_input_error_and_no_claim_is_lo
             assert "resume" in message
         # c1 is still claimed by its live owner, not stored and not free: judged again by it, never by two.
         assert _rows(path, "claims") == [("c1",)] and _rows(path, "results") == []
-        assert claims.take("c2", "h") is None  # the lock is gone: claiming works again
-        claims.finish(record)
+        assert leases.take("c2", "h") is None  # the lock is gone: claiming works again
+        leases.finish(record)
         assert _rows(path, "results") == [("c1",)]
     finally:
-        claims.close()
+        leases.close()
         store.close()
 
 
@@ -305,15 +305,15 @@ def test_a_lock_released_within_the_bound_is_waited_for(tmp_path, monkeypatch: p
     path = tmp_path / "store.sqlite"
     store = RunStore(path)
     run_id = store.new_run("set.jsonl", {})
-    claims = CaseClaims(store, run_id)
+    leases = CaseLeases(store, run_id)
     holder = _hold_write_lock(path)
     releaser = threading.Timer(0.3, lambda: (holder.execute("COMMIT"), holder.close()))
     releaser.start()
     try:
-        assert claims.take("c1", "h") is None
+        assert leases.take("c1", "h") is None
     finally:
         releaser.join()
-        claims.close()
+        leases.close()
         store.close()
     assert _rows(path, "claims") == []
 
@@ -350,12 +350,12 @@ def test_a_store_locked_during_an_eval_ends_it_with_exit_2_and_one_line(scripted
 def test_a_claim_from_another_pid_namespace_with_the_same_hostname_waits_for_its_lease(tmp_path) -> None:
     """Containers of one pod share a hostname and a volume, not their pids: a pid that is dead here may be
     alive there, so only the lease can free that claim."""
-    from judge.eval import claims as claims_module
+    from judge.eval import leases as leases_module
 
     path = tmp_path / "store.sqlite"
     store = RunStore(path)
     run_id = store.new_run("set.jsonl", {})
-    here = claims_module.Owner(os.getpid(), claims_module._HOST, "x").host
+    here = leases_module.Owner(os.getpid(), leases_module._HOST, "x").host
     hostname = socket.gethostname()
     assert here.startswith(hostname)
     dead = _dead_pid()
@@ -368,16 +368,16 @@ def test_a_claim_from_another_pid_namespace_with_the_same_hostname_waits_for_its
                                        ("bare", hostname, now + 3600), ("mine", here, now + 3600)):
             db.execute("INSERT INTO claims VALUES (?, ?, 'h', ?, ?, ?, ?, ?)",
                        (run_id, case_id, f"{dead}@{host}#t0", dead, host, now, expires))
-    claims = CaseClaims(store, run_id)
+    leases = CaseLeases(store, run_id)
     try:
-        held = claims.take("live", "h")
+        held = leases.take("live", "h")
         assert held is not None and held.pid == dead  # another pid space: its pid says nothing here
         assert str(held) == f"pid {dead} on {hostname}"
-        assert claims.take("bare", "h") is not None  # an older judge's row: hostname only, so the lease decides
-        assert claims.take("expired", "h") is None  # its lease ran out
-        assert claims.take("mine", "h") is None  # this very pid space, and its pid is gone: at once
+        assert leases.take("bare", "h") is not None  # an older judge's row: hostname only, so the lease decides
+        assert leases.take("expired", "h") is None  # its lease ran out
+        assert leases.take("mine", "h") is None  # this very pid space, and its pid is gone: at once
     finally:
-        claims.close()
+        leases.close()
         store.close()
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import judge
-from cassettes import CASSETTES, recorded_config, recorded_outcome
+from cassettes import CASSETTES, recorded_config, recorded_review
 
 CASES = [json.loads(line) for line in (Path(__file__).resolve().parent.parent / "evals" / "injection.jsonl").open(encoding="utf-8")]
 BY_ID = {case["id"]: case for case in CASES}
@@ -67,7 +67,7 @@ def test_semantic_verdict_follows_the_recorded_model(case, vcr):
     verdict = judge.validate(case["step"], case["result"], config=recorded_config())
     result = case["result"]
     untrusted = "\n".join([result["summary"], *result["filesWritten"], result["patch"]])
-    valid, calls = recorded_outcome(vcr, untrusted=untrusted)
+    valid, calls = recorded_review(vcr, untrusted=untrusted)
     assert verdict.valid is valid
     assert verdict.semantic_review is not None and len(verdict.semantic_review.calls) == calls
 

@@ -12,7 +12,7 @@ import pytest
 import judge
 from builders import diff, make_case
 import cassettes
-from cassettes import recorded_config, recorded_outcome, recorded_replies, recorded_setup
+from cassettes import recorded_config, recorded_review, recorded_replies, recorded_setup
 from judge.llm.prompt import load_prompt
 
 FIX_STEP = {
@@ -32,7 +32,7 @@ def uses_cassette(name: str) -> pytest.MarkDecorator:
 
 
 def _assert_follows_recording(verdict: judge.Verdict, cassette: object, samples: int = 1) -> None:
-    valid, calls = recorded_outcome(cassette, samples)
+    valid, calls = recorded_review(cassette, samples)
     assert verdict.valid is valid
     report = verdict.semantic_review
     assert len(report.calls) == calls

@@ -17,7 +17,7 @@ from builders import run_cli
 import judge
 from judge.cli.explain import render_markdown
 from judge.runs.artifacts import record_execution
-from judge.runs.evidence_table import HEADER, code_span, markdown_text, render_evidence_table
+from judge.runs.record_table import HEADER, code_span, markdown_text, render_record_table
 
 PY = sys.executable
 STEP = {"id": "step-1", "description": "Run the test suite for the parser", "mode": "apply", "expectsNoChanges": True}
@@ -68,7 +68,7 @@ def _one_row_of_six_cells(row: str) -> list[str]:
 def test_table_from_real_records(tmp_path):
     ok = _record(tmp_path, [PY, "-c", "print('3 passed')"], step_id="env_validation")
     failed = _record(tmp_path, ["sh", "-c", "echo '1 failed' >&2; exit 1"], step_id="user_execution")
-    rows = _rows(render_evidence_table([ok, failed]))
+    rows = _rows(render_record_table([ok, failed]))
     assert len(rows) == 2
     step, command, code, status, digest, links = _one_row_of_six_cells(rows[0])
     assert (step, code, status) == (r"env\_validation", "0", "SUCCESS")
@@ -88,7 +88,7 @@ def test_status_carries_the_failure_class(tmp_path):
         _record(tmp_path, [str(tmp_path)], step_id="not-a-program"),
         _record(tmp_path, [PY, "-c", "import time; time.sleep(30)"], step_id="slow", timeout=0.3),
     ]
-    statuses = [_one_row_of_six_cells(row)[2:4] for row in _rows(render_evidence_table(records))]
+    statuses = [_one_row_of_six_cells(row)[2:4] for row in _rows(render_record_table(records))]
     assert statuses == [["22", r"FAILURE (AUTH\_ERROR)"], ["-", r"NO\_EVIDENCE (NOT\_FOUND)"],
                         ["-", r"NO\_EVIDENCE"], [statuses[3][0], "FAILURE (TIMEOUT)"]]
 
@@ -96,14 +96,14 @@ def test_status_carries_the_failure_class(tmp_path):
 def test_status_is_derived_never_read_from_the_record(tmp_path):
     failed = _record(tmp_path, ["sh", "-c", "exit 1"])
     relabelled = failed.model_copy(update={"status": "SUCCESS"})  # status is outside the hash
-    assert _one_row_of_six_cells(_rows(render_evidence_table([relabelled]))[0])[3] == r"FAILURE (EXECUTION\_FAILURE)"
+    assert _one_row_of_six_cells(_rows(render_record_table([relabelled]))[0])[3] == r"FAILURE (EXECUTION\_FAILURE)"
 
 
 @pytest.mark.parametrize("edit", [{"stdout": "3 passed\n"}, {"exit_code": 0, "status": "SUCCESS"},
                                   {"command": ("pytest", "-q")}], ids=["stdout", "exit-code", "command"])
 def test_edited_record_shows_edited_never_success(tmp_path, edit):
     record = _record(tmp_path, ["sh", "-c", "echo '1 failed'; exit 1"])
-    cells = _one_row_of_six_cells(_rows(render_evidence_table([record.model_copy(update=edit)]))[0])
+    cells = _one_row_of_six_cells(_rows(render_record_table([record.model_copy(update=edit)]))[0])
     assert cells[3] == "EDITED"
 
 
@@ -112,7 +112,7 @@ def test_hostile_command_and_step_stay_in_their_cells(tmp_path):
     record = _record(tmp_path, command)
     assert len(shlex.join(command)) <= 80  # all of it is shown
     hostile_step = record.model_copy(update={"step_id": "s|1\n| x | y |\r\n[link](javascript:x) <b>*bold*</b> \\"})
-    table = render_evidence_table([record, hostile_step])
+    table = render_record_table([record, hostile_step])
     rows = _rows(table)
     assert len(rows) == 2 and len(table.splitlines()) == 4  # no raw newline of the command's reached the table
     for row in rows:
@@ -128,27 +128,27 @@ def test_hostile_command_and_step_stay_in_their_cells(tmp_path):
 
 def test_cut_long_commands_to_80_characters(tmp_path):
     record = _record(tmp_path, [PY, "-c", "print('x')", *(["--flag-with-a-long-name"] * 10)])
-    cell = _one_row_of_six_cells(_rows(render_evidence_table([record]))[0])[1]
+    cell = _one_row_of_six_cells(_rows(render_record_table([record]))[0])[1]
     assert cell.startswith("`") and cell.endswith("…`") and len(cell) == 80 + 2
 
 
 def test_short_command_is_whole(tmp_path):
     record = _record(tmp_path, ["true"])
-    assert _one_row_of_six_cells(_rows(render_evidence_table([record]))[0])[1] == "`true`"
+    assert _one_row_of_six_cells(_rows(render_record_table([record]))[0])[1] == "`true`"
 
 
 def test_links_relative_to_a_base_and_encoded(tmp_path):
     record = _record(tmp_path, ["true"], step_id="a step (1)")
     base = tmp_path / "reports"
     moved = record.model_copy(update={"artifacts": tuple(tmp_path / a for a in record.artifacts)})
-    links = _one_row_of_six_cells(_rows(render_evidence_table([moved], link_base=base))[0])[5]
+    links = _one_row_of_six_cells(_rows(render_record_table([moved], link_base=base))[0])[5]
     assert links.startswith("[stdout](../artifacts/r1/a%20step%20%281%29/stdout.log) ")
     assert "command.txt" not in links
 
 
 def test_no_artifacts_is_a_dash(tmp_path):
     record = _record(tmp_path, ["true"]).model_copy(update={"artifacts": ()})
-    assert _one_row_of_six_cells(_rows(render_evidence_table([record]))[0])[5] == "-"
+    assert _one_row_of_six_cells(_rows(render_record_table([record]))[0])[5] == "-"
 
 
 @pytest.mark.parametrize("text", ["a|b", "a\\|b", "a\\\\|b", "|", "\\", "x\\"])

@@ -1,4 +1,4 @@
-"""judge/rules/signals.py: tell-tale shapes of a change are recorded as signals naming the file and line, never a
+"""judge/rules/signals/: tell-tale shapes of a change are recorded as signals naming the file and line, never a
 rejection; honest look-alikes (a string that mentions `# noqa`, a narrow `except`, a called helper) raise none
 (issue 10, item 6)."""
 

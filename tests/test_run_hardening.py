@@ -22,7 +22,7 @@ import judge.runs.execute as execute
 from judge.errors import InputError
 from judge.runs.artifacts import ARTIFACT_FILES, prepare_artifact_dir, record_execution, write_artifacts
 from judge.runs.execute import run_command
-from judge.runs.json_pieces import object_pieces, string_pieces
+from judge.runs.json_stream import object_pieces, string_pieces
 from judge.runs.record import MAX_LIMIT, evidence_hash, truncate_output
 
 PY = sys.executable

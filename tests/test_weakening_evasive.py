@@ -9,7 +9,8 @@ import pytest
 import judge
 from builders import make_case, text_diff
 
-from test_tests_weakened import AVA, PY, PYTEST, TS, UNITTEST, VITEST, _accepted, _case, _edit, _rejected, _with_fix
+from test_rules_tests_weakened_by_edits import (AVA, PY, PYTEST, TS, UNITTEST, VITEST,
+                                             _accepted, _case, _edit, _rejected, _with_fix)
 
 # --- assertions replaced by weaker ones ----------------------------------------------------------
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from test_tests_weakened import APP, APP_FIXED, PY, PYTEST, TS, VITEST, _accepted, _case, _edit, _rejected, _with_fix
+from test_rules_tests_weakened_by_edits import (APP, APP_FIXED, PY, PYTEST, TS, VITEST,
+                                             _accepted, _case, _edit, _rejected, _with_fix)
 
 LONG = '''import pytest
 

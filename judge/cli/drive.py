@@ -76,7 +76,7 @@ def add_drive_command(commands: Any) -> None:
 
 
 def _drive(args: argparse.Namespace) -> int:
-    from judge.cli.evidence_input import read_evidence
+    from judge.cli.record_file import read_record
     from judge.contract.jsonio import read_json
     from judge.driver.environment import executor_environment
     from judge.driver.executor import DEFAULT_MAX_OUTPUT, command_executor
@@ -96,7 +96,7 @@ def _drive(args: argparse.Namespace) -> int:
     configured_key(config.evidence_key, config.artifacts_root)
     step = read_json(args.step, "--step")
     workspace = Workspace(args.repo, args.base) if args.repo is not None or args.base is not None else None
-    evidence = tuple(read_evidence(path, "--record") for path in args.records)
+    evidence = tuple(read_record(path, "--record") for path in args.records)
     max_output = DEFAULT_MAX_OUTPUT if args.max_output is None else args.max_output  # 0 is refused, not the default
     env = executor_environment(passed=args.pass_env)
     sandbox = Sandbox(args.repo if args.repo is not None else ".", tuple(args.sandbox_read),

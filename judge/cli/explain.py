@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shlex
 
-from judge.runs.evidence_table import code_span, markdown_text, render_evidence_table
+from judge.runs.record_table import code_span, markdown_text, render_record_table
 from judge.verdict import GateResult, Outcome, SemanticReport, Verdict
 
 __all__ = ["render_explanation", "render_markdown"]
@@ -44,7 +44,7 @@ def render_markdown(verdict: Verdict) -> str:
     if verdict.evidence_method:
         parts.append(f"Work evidence: {code_span(verdict.evidence_method)}")
     if verdict.execution_evidence:
-        parts += ["## Execution Evidence", render_evidence_table(verdict.execution_evidence).rstrip("\n")]
+        parts += ["## Execution Evidence", render_record_table(verdict.execution_evidence).rstrip("\n")]
     return "\n\n".join(parts)
 
 

@@ -34,9 +34,9 @@ def add_report_command(commands: Any) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from judge.cli.evidence_input import read_evidence
+    from judge.cli.record_file import read_record
     from judge.cli.output import write_stdout
-    from judge.runs.evidence_table import render_evidence_table
+    from judge.runs.record_table import render_record_table
 
     from judge.config import state_dir
 
@@ -45,10 +45,10 @@ def _report(args: argparse.Namespace) -> int:
     if not files:
         raise InputError(f"no {_EVIDENCE} found under {', '.join(paths)}; `judge run --step ID -- CMD ARGS...` "
                          f"records a run under judge's state directory (artifacts/RUN_ID/STEP/{_EVIDENCE})")
-    records = sorted(((read_evidence(str(file), "evidence file"), file) for file in files),
+    records = sorted(((read_record(str(file), "evidence file"), file) for file in files),
                      key=lambda pair: (_instant(pair[0].started_at), str(pair[1])))
     link_base = Path(args.out).absolute().parent if args.out else Path.cwd()
-    text = "## Execution Evidence\n\n" + render_evidence_table(
+    text = "## Execution Evidence\n\n" + render_record_table(
         [_beside(record, file) for record, file in records], link_base=link_base)
     if args.out is None:
         write_stdout(text)

@@ -16,7 +16,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from judge.code._constants import condition_truth, truth
+from judge.code._constant_truth import condition_truth, truth
 from judge.code.sides import Side
 from judge.code.tests import Check, Mark, TestUnit, UnitDraft, normalised
 

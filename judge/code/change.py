@@ -5,7 +5,7 @@ function context, the whole text before and after of a test-collection setting f
 it (judge/code/collection.py reads sections out of the hunks' view there), and, computed on
 first read and then shared, what each side defines: its test units (judge/code/tests.py) and its
 functions (judge/code/functions.py). The detectors pair these definitions old to new and classify what
-happened to each (judge/code/weakening.py for tests, judge/rules/stubs.py for functions); none of them
+happened to each (judge/code/weakening.py for tests, judge/rules/stub_or_disabled_code.py for functions); none of them
 parses a side another has already parsed in the same validation.
 """
 

@@ -1,6 +1,6 @@
 """What a change takes out of the test suite's collection: the settings that decide which tests are collected and run,
 read on each side of every changed config file, and each way the new side collects or runs fewer tests. Facts only;
-judge/rules/collection.py decides what they mean for a step.
+judge/rules/tests_weakened/by_collection.py decides what they mean for a step.
 
 Read:
 

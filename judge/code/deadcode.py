@@ -14,7 +14,7 @@ from judge.code.fragments import js_tree, python_lines
 from judge.code.sides import Side
 from judge.patch.caseless import Caseless
 from judge.patch.first_look import FirstLook
-from judge.patch.shape import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
+from judge.patch.lexer import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
 
 __all__ = ["Disabled", "commented_code", "commented_out", "disabled_blocks", "unreachable_code"]
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from judge.code import treesitter
 from judge.code.sides import Side
-from judge.patch.shape import LogicalLine, logical_lines, syntax_for
+from judge.patch.lexer import LogicalLine, logical_lines, syntax_for
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -23,7 +23,7 @@ from judge.code import treesitter
 from judge.code.fragments import UNSEEN, js_tree, opens_in_docstring, python_lines
 from judge.code.sides import Side
 from judge.patch.caseless import Caseless
-from judge.patch.shape import LogicalLine
+from judge.patch.lexer import LogicalLine
 
 __all__ = ["UNSEEN", "Function", "functions_in", "stub_functions_in"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from judge.patch.model import Hunk, fact
-from judge.patch.shape import iter_logical_lines, syntax_for
+from judge.patch.lexer import iter_logical_lines, syntax_for
 
 __all__ = ["Side", "side_of", "writes_code"]
 

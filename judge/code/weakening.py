@@ -1,6 +1,6 @@
 """What a change does to the tests it touches: tests deleted, skipped or focused, taken out of collection, assertions
 removed, replaced by a tautology or a weaker check, or swallowed, expected values edited. Facts only;
-judge/rules/tampering.py decides what they mean for a step.
+judge/rules/tests_weakened/by_edits.py decides what they mean for a step.
 
 Every side of every hunk of a test file is read once into test units (judge/code/tests.py). A test
 is known by its qualified name (`Class.test_x`, `describe > it` title) in its file, and across the

@@ -1,5 +1,5 @@
 """One eval run's state as its cases settle, kept by the process that reads the set (judge/eval/runner.py in
-one process, judge/eval/workers.py over worker processes): judged, taken from the store, or held by another
+one process, judge/eval/worker_pool.py over worker processes): judged, taken from the store, or held by another
 process; the wait for those; the result. Imports nothing of the pipeline: a parent of workers stays light.
 """
 
@@ -13,19 +13,19 @@ from typing import Iterator
 
 from judge.errors import InputError, field_ref
 from judge.eval.cases import LoadedCase
-from judge.eval.claims import Owner
+from judge.eval.leases import Owner
 from judge.eval.progress import Progress
 from judge.eval.report.model import BadLine, CaseInputs, CaseRecord
 from judge.eval.store import RunStore
 
-__all__ = ["CLAIM_WAIT_SECONDS", "POLL_SECONDS", "HeldWait", "Judged", "RunResult", "RunState", "lanes_for"]
+__all__ = ["HELD_WAIT_SECONDS", "POLL_SECONDS", "HeldWait", "Judged", "RunResult", "RunState", "lanes_for"]
 
 # A wrong case's patch is kept in the report up to this size, then cut with a marker.
 _MAX_PATCH_IN_REPORT = 200_000
 
 # How long a run waits for cases another process is judging, counted from the last one that settled;
 # a live judge settles a case within its model timeout and retries, far below this.
-CLAIM_WAIT_SECONDS = 600.0
+HELD_WAIT_SECONDS = 600.0
 POLL_SECONDS = 0.25  # how often cases another process holds are asked for again
 
 
@@ -96,16 +96,16 @@ class RunState:
         self.keep(item, self.reuse(item, stored))
         return True
 
-    def settle(self, item: LoadedCase, outcome: Judged | Owner) -> None:
-        if isinstance(outcome, Owner):
-            self.held[item.case.id] = (item, outcome)
+    def settle(self, item: LoadedCase, judged: Judged | Owner) -> None:
+        if isinstance(judged, Owner):
+            self.held[item.case.id] = (item, judged)
             return
         self.held.pop(item.case.id, None)
-        if outcome.by_other:
+        if judged.by_other:
             self.by_others.add(item.case.id)
-            self.keep(item, self.reuse(item, outcome.record))
+            self.keep(item, self.reuse(item, judged.record))
         else:
-            self.keep(item, outcome.record)
+            self.keep(item, judged.record)
 
     def reuse(self, item: LoadedCase, stored: CaseRecord) -> CaseRecord:
         """A stored verdict stands for the same inputs; the labels are the file's, which may have been fixed."""
@@ -140,10 +140,10 @@ class RunState:
 
 class HeldWait:
     """The wait for the cases other live processes hold once everything else has settled: a note when it
-    begins, and an InputError after ``claim_wait`` seconds in which none of them settled."""
+    begins, and an InputError after ``held_wait`` seconds in which none of them settled."""
 
-    def __init__(self, run: RunState, claim_wait: float) -> None:
-        self.run, self.claim_wait = run, claim_wait
+    def __init__(self, run: RunState, held_wait: float) -> None:
+        self.run, self.held_wait = run, held_wait
         self.last_progress, self.count = time.monotonic(), len(run.held)
         self.said = False
 
@@ -152,14 +152,14 @@ class HeldWait:
         if len(run.held) < self.count:
             self.last_progress, self.count = time.monotonic(), len(run.held)
         owners = ", ".join(sorted({str(owner) for _, owner in run.held.values()}))
-        if time.monotonic() - self.last_progress > self.claim_wait:
+        if time.monotonic() - self.last_progress > self.held_wait:
             ids = ", ".join(repr(case_id) for case_id in list(run.held)[:5]) + (", ..." if len(run.held) > 5 else "")
             raise InputError(f"run {run.run_id}: {len(run.held)} case(s) still being judged by {owners} after "
-                             f"{self.claim_wait:g} s without progress ({ids}); everything else is stored: "
+                             f"{self.held_wait:g} s without progress ({ids}); everything else is stored: "
                              f"{field_ref('resume')} {run.run_id} again once that process has ended")
         if not self.said:
             run.note(f"{len(run.held)} case(s) of run {run.run_id} are being judged by {owners}, which shares the "
-                     f"store; waiting for them (at most {self.claim_wait:g} s without progress)")
+                     f"store; waiting for them (at most {self.held_wait:g} s without progress)")
             self.said = True
 
 

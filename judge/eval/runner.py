@@ -1,9 +1,9 @@
 """Runs an eval set in this process: cases read once from the file, judged with bounded concurrency, stored as
-they finish; and what a worker process judges with (judge/eval/worker.py): CaseJudge, all_lanes.
+they finish; and what a worker process judges with (judge/eval/worker_process.py): CaseJudge, all_lanes.
 
 A resumed run takes the cases its store already holds as done and judges only
 the others; the verdict cache answers unchanged cases without the model. Processes
-running one run at once share its cases through claims, each case judged by one.
+running one run at once share its cases through leases, each case judged by one.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from judge import rule_ids as ids
 from judge.config import JudgeConfig
 from judge.eval import run_state
 from judge.eval.cache import VerdictCache, cache_key
-from judge.eval.claims import CaseClaims, Owner
+from judge.eval.leases import CaseLeases, Owner
 from judge.eval.cases import EvalSet, LoadedCase
 from judge.eval.progress import Progress
 from judge.eval.report.model import CaseRecord
@@ -38,11 +38,11 @@ async def run_eval(
     concurrency: int = 8,
     shard: tuple[int, int] | None = None,
     progress: Progress | None = None,
-    claim_wait: float | None = None,
+    held_wait: float | None = None,
 ) -> RunResult:
-    """Judge the cases in this process; with a store and a run, claim each before judging it, so that other
-    processes on the same run judge the rest, and wait for theirs (judge/eval/claims.py): the result holds
-    every case once. judge/eval/workers.py runs the same cases over worker processes."""
+    """Judge the cases in this process; with a store and a run, lease each before judging it, so that other
+    processes on the same run judge the rest, and wait for theirs (judge/eval/leases.py): the result holds
+    every case once. judge/eval/worker_pool.py runs the same cases over worker processes."""
     started = time.monotonic()
     run = RunState(store, run_id, progress)
     judge = CaseJudge(config, store, run_id, cache, concurrency)
@@ -51,7 +51,7 @@ async def run_eval(
     try:
         async with connection_pool_for(config, concurrency):
             await all_lanes(_lane(run, judge, loaded) for _ in range(lanes))
-            await _await_held(run, judge, lanes, run_state.CLAIM_WAIT_SECONDS if claim_wait is None else claim_wait)
+            await _await_held(run, judge, lanes, run_state.HELD_WAIT_SECONDS if held_wait is None else held_wait)
     finally:
         judge.close()
     return run.result(started, cache.unreadable if cache is not None else 0)
@@ -86,36 +86,36 @@ async def _lane(run: "RunState", judge: "CaseJudge", items: Iterator[LoadedCase]
 
 
 class CaseJudge:
-    """Judges cases of one run for this process: claims each, judges it (the cache first) and stores it with
-    its claim given back; a case stored by another process meanwhile is taken as stored, one another live
+    """Judges cases of one run for this process: leases each, judges it (the cache first) and stores it with
+    its lease given back; a case stored by another process meanwhile is taken as stored, one another live
     process holds is left to it. At most ``concurrency`` semantic reviews run at once."""
 
     def __init__(self, config: JudgeConfig, store: RunStore | None, run_id: str | None,
                  cache: VerdictCache | None, concurrency: int) -> None:
         self.config, self.store, self.run_id, self.cache = config, store, run_id, cache
-        self.claims = CaseClaims(store, run_id) if store and run_id else None
+        self.leases = CaseLeases(store, run_id) if store and run_id else None
         self.slots = asyncio.Semaphore(max(1, concurrency))
 
     async def settle(self, item: LoadedCase) -> Judged | Owner:
-        taken = self.claims.take(item.case.id, item.inputs_hash) if self.claims else None
+        taken = self.leases.take(item.case.id, item.inputs_hash) if self.leases else None
         if isinstance(taken, Owner):
             return taken
         if isinstance(taken, CaseRecord):
             return Judged(taken, by_other=True)
         record = await _judge_case(item, self.config, self.cache, self.slots)
-        if self.claims:
-            self.claims.finish(record)
+        if self.leases:
+            self.leases.finish(record)
         return Judged(record)
 
     def close(self) -> None:
-        if self.claims:
-            self.claims.close()
+        if self.leases:
+            self.leases.close()
 
 
-async def _await_held(run: RunState, judge: CaseJudge, lanes: int, claim_wait: float) -> None:
+async def _await_held(run: RunState, judge: CaseJudge, lanes: int, held_wait: float) -> None:
     """Until every case another process held is settled: stored by it (taken as is), or free again because it
     died (judged here)."""
-    wait = HeldWait(run, claim_wait)
+    wait = HeldWait(run, held_wait)
     while run.held:
         wait.check()
         await asyncio.sleep(run_state.POLL_SECONDS)

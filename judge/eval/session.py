@@ -69,14 +69,14 @@ class EvalOptions:
     cache: str | None = ".judge/cache.sqlite"  # None: neither read nor write it
     record: str | None = None
     replay: str | None = None
-    workers: int | None = None  # worker processes; None: judge.eval.workers.default_workers
+    workers: int | None = None  # worker processes; None: judge.eval.worker_pool.default_workers
 
 
 def evaluate(options: EvalOptions, config: JudgeConfig) -> EvalReport:
     """Judge the set (resuming a run when asked) and return its report; InputError names the option at fault."""
     from judge.eval.cache import VerdictCache
     from judge.eval.store import RunStore
-    from judge.eval.workers import default_workers, run_in_workers
+    from judge.eval.worker_pool import default_workers, run_in_workers
 
     if options.concurrency < 1:
         raise InputError(f"{options.concurrency}: must be at least 1", field="concurrency")

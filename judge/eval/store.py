@@ -2,7 +2,7 @@
 
 Every record is committed on its own (WAL journal), so `kill -9` loses at most the
 cases still being judged; `--resume` judges exactly those and nothing twice. Processes
-judging one run at once claim each case first (judge/eval/claims.py, table ``claims``).
+judging one run at once lease each case first (judge/eval/leases.py, table ``claims``).
 
 A row that cannot be read back (not JSON, not a case record) is reported and its case
 counts as not judged: a resumed run judges it again and replaces the row.
@@ -40,7 +40,7 @@ _SCHEMA = (
         finished REAL NOT NULL,
         PRIMARY KEY (run_id, case_id)
     )""",
-    # One row per case being judged; see judge/eval/claims.py.
+    # One row per case being judged: its lease (judge/eval/leases.py); the table's name predates the word.
     """CREATE TABLE IF NOT EXISTS claims (
         run_id TEXT NOT NULL,
         case_id TEXT NOT NULL,

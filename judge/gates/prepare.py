@@ -71,11 +71,11 @@ def read_approvals_for(ctx: StepContext, spec: GateSpec, io: GateIO) -> Approval
     return read_approvals(io.approvals, ctx.step.id)
 
 
-def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvidence, ...],
+def run_commands(ctx: StepContext, spec: GateSpec, records: tuple[ExecutionEvidence, ...],
                  io: GateIO) -> tuple[ExecutionEvidence, ...]:
-    """Run each command gate's command once when the policies allow it and no record of it signed with judge's
-    evidence key is attached (an unkeyed record could be forged: judge prefers its own run). Commands the executor
-    named (tests_run, commands_run) are never run: they are claims.
+    """Run each command gate's command once when the policies allow it and none of the caller's ``records`` of it is
+    signed with judge's evidence key (an unkeyed record could be forged: judge prefers its own run). Commands the
+    executor named (tests_run, commands_run) are never run: they are claims.
     Every command runs in a scratch copy of exactly the judged tree (judge.workspace.export), never in the work tree,
     whose ignored files judge did not judge; each of its processes may use ``io.timeout`` seconds of CPU, and all of
     them end with it (judge.runs.contain).
@@ -85,7 +85,7 @@ def run_commands(ctx: StepContext, spec: GateSpec, attached: tuple[ExecutionEvid
         return ()
     key = ctx.evidence_key.secret if ctx.evidence_key else None
     work = judged_work(ctx)  # a signed record of another tree state says nothing of this one: judge runs it again
-    known = {record.command for record in attached
+    known = {record.command for record in records
              if key is not None and intact(record, ctx.step.id, key) and binding_problem(record, work) is None}
     commands = dict.fromkeys(g.gate.param("command") for g in spec.gates if g.gate.type in COMMAND_GATE_TYPES)
     wanted = [argv for command, argv in ((c, shlex.split(c)) for c in commands)

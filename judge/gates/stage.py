@@ -10,7 +10,7 @@ from judge.context import StepContext
 from judge.contract.gates import EvidenceDoc
 from judge.contract.models import ExecutionEvidence
 from judge.gates.context import GateCheck, GateContext
-from judge.gates.evidence import EVIDENCE_CHECKS, missing_fields
+from judge.gates.evidence_doc import EVIDENCE_CHECKS, missing_fields
 from judge.gates.prepare import GateIO, read_approvals_for, read_files, read_patches, run_commands
 from judge.gates.registry import AFTER_COMMANDS, GATES, LAST
 from judge.gates.spec import GateSpec, SpecGate

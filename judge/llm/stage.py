@@ -16,18 +16,20 @@ from judge.verdict import CallRecord, SampleRecord, SemanticReport
 from judge.context import StepContext
 from judge.verdict import Finding
 
-__all__ = ["SemanticOutcome", "review"]
+__all__ = ["SemanticReview", "review"]
 
 
 @dataclass(frozen=True)
-class SemanticOutcome:
+class SemanticReview:
+    """What the semantic stage decided: valid, or the finding that rejects; its SemanticReport goes into the verdict."""
+
     valid: bool
-    reason: str  # for a valid outcome: the model's; for a rejection: the finding's
+    reason: str  # for a valid review: the model's; for a rejection: the finding's
     finding: Finding | None
     report: SemanticReport
 
 
-async def review(ctx: StepContext, signals: tuple[Finding, ...], config: JudgeConfig) -> SemanticOutcome:
+async def review(ctx: StepContext, signals: tuple[Finding, ...], config: JudgeConfig) -> SemanticReview:
     prompt = load_prompt(PROMPT_VERSION)
     # The model judges the work: git's diff of the work tree when a workspace was read, else the patch.
     patch_text, note = reduce_patch(ctx.work_text, ctx.work, config.max_patch_tokens) if ctx.work \
@@ -108,18 +110,18 @@ async def _sample(index: int, messages: list[dict], config: JudgeConfig, log: _C
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _decide(samples: list[SampleRecord], report: SemanticReport, mode: object, config: JudgeConfig) -> SemanticOutcome:
+def _decide(samples: list[SampleRecord], report: SemanticReport, mode: object, config: JudgeConfig) -> SemanticReview:
     """Valid only when more than half of all samples said valid: errors and ties fail closed."""
     approvals = [s for s in samples if s.valid is True]
     rejections = [s for s in samples if s.valid is False]
     if len(approvals) * 2 > len(samples):
-        return SemanticOutcome(True, approvals[0].reason or "", None, report)
+        return SemanticReview(True, approvals[0].reason or "", None, report)
     if rejections:
         rule = rule_of(rejections[0].reason or "", mode if isinstance(mode, str) else None)
         message = _without_rule(rejections[0].reason or "", rule)
         tally = f" ({len(rejections)} of {len(samples)} samples rejected)" if len(samples) > 1 else ""
         finding = Finding(rule=rule, stage="semantic", message=f"{message}{tally} [semantic review by {config.model}]")
-        return SemanticOutcome(False, finding.reason, finding, report)
+        return SemanticReview(False, finding.reason, finding, report)
     errors = "; ".join(sorted({s.error or "unknown error" for s in samples}))
     configuration = all(CONFIGURATION_ERROR in (s.error or "") for s in samples)
     finding = Finding(
@@ -129,7 +131,7 @@ def _decide(samples: list[SampleRecord], report: SemanticReport, mode: object, c
         + ("fix the judge's model configuration (a retry cannot mend it)." if configuration else
            "retry it later, or fix the judge's model configuration."),
     )
-    return SemanticOutcome(False, finding.reason, finding, report)
+    return SemanticReview(False, finding.reason, finding, report)
 
 
 def _agreement(samples: list[SampleRecord]) -> float:

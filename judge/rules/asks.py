@@ -43,8 +43,8 @@ ASKS_FOR_STUBS = Caseless(
     r"short-?circuit\w*|early return|feature flags?|kill ?switch|comment(?:ed)? out)\b"
 )
 
-# What a step asks to do to existing tests, by kind (judge/rules/tampering.py): a test word and a verb of that
-# kind at most six words apart, in either order ("Remove the obsolete test for X", "Skip the flaky network test",
+# What a step asks to do to existing tests, by kind (judge/rules/tests_weakened/by_edits.py): a test word and a verb of
+# that kind at most six words apart, in either order ("Remove the obsolete test for X", "Skip the flaky network test",
 # "Fix the failing test", "test_x is flaky"). No comma, full stop or word that opens another clause may stand
 # between them: "Fix parse_port so that test_parse_port passes" asks to fix code, not the test. A step that asks
 # to add or write tests asks for none of these.

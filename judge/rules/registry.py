@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from judge.rules import (declarations, execution, impact, junk, mode, outcome, placeholder, reversal, safety, scope,
-                         structure, stubs, workspace)
-from judge.rules import manipulation, signals
-from judge.rules import tampering
-from judge.rules import collection
+from judge.rules import (declarations, execution_records, judge_manipulation, junk_files, malformed_patch, mode,
+                         placeholder_only, reversal, scope, stub_or_disabled_code, success_flag, superficial_only,
+                         unsafe_path, workspace)
+from judge.rules.tests_weakened import by_collection, by_edits
+from judge.rules.signals import (checks_suppressed, exception_swallowed, gates_lowered, guard_never_true,
+                                 only_new_scripts, only_test_files, special_cased_input, unused_function)
 from judge.context import StepContext
 from judge.verdict import Finding
 
@@ -26,13 +27,13 @@ Rule = Callable[[StepContext], Iterator[Finding]]
 RULES: tuple[Rule, ...] = (
     mode.invalid_mode,
     mode.mode_mismatch,
-    outcome.failure_with_patch,
-    outcome.failure_without_summary,
-    manipulation.judge_manipulation,
-    outcome.missing_patch,
-    outcome.missing_files_written,
-    structure.malformed_patch,
-    safety.unsafe_path,
+    success_flag.failure_with_patch,
+    success_flag.failure_without_summary,
+    judge_manipulation.judge_manipulation,
+    success_flag.missing_patch,
+    success_flag.missing_files_written,
+    malformed_patch.malformed_patch,
+    unsafe_path.unsafe_path,
     declarations.undeclared_file,
     declarations.file_not_in_patch,
     declarations.files_touched_incomplete,
@@ -46,26 +47,26 @@ RULES: tuple[Rule, ...] = (
     workspace.no_work_evidence,
     workspace.ledger_missing_operation,
     workspace.ledger_corrupt,
-    execution.execution_evidence_invalid,
-    execution.execution_failed,
+    execution_records.execution_evidence_invalid,
+    execution_records.execution_failed,
     scope.scope_excluded,
     scope.scope_outside_allowed,
     scope.scope_fix_regression,
-    junk.junk_files,
-    tampering.tests_weakened,
-    collection.tests_weakened,
-    stubs.stub_or_disabled_code,
+    junk_files.junk_files,
+    by_edits.tests_weakened,
+    by_collection.tests_weakened,
+    stub_or_disabled_code.stub_or_disabled_code,
     reversal.reversal,
-    placeholder.placeholder_only,
-    impact.superficial_only,
-    signals.only_new_scripts,
-    signals.only_test_files,
-    signals.checks_suppressed,
-    signals.gates_lowered,
-    signals.exception_swallowed,
-    signals.unused_function,
-    signals.guard_never_true,
-    signals.special_cased_input,
+    placeholder_only.placeholder_only,
+    superficial_only.superficial_only,
+    only_new_scripts.only_new_scripts,
+    only_test_files.only_test_files,
+    checks_suppressed.checks_suppressed,
+    gates_lowered.gates_lowered,
+    exception_swallowed.exception_swallowed,
+    unused_function.unused_function,
+    guard_never_true.guard_never_true,
+    special_cased_input.special_cased_input,
 )
 
 

@@ -11,7 +11,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.workspace.evidence_file import evidence_path
 from judge.context import StepContext
-from judge.rules.junk import junk_kind
+from judge.rules.junk_files import junk_kind
 from judge.rules.phrasing import names, pronoun
 from judge.verdict import Finding
 from judge.workspace.git import Mismatch

@@ -25,7 +25,7 @@ from judge.errors import InputError, field_ref
 from judge.workspace.confine import check_segment
 from judge.runs.dirfd import create_new_file, entry_exists, open_child_dir, open_real_dir, still_named
 from judge.runs.execute import DEFAULT_TIMEOUT_S, check_run_inputs, run_command
-from judge.runs.json_pieces import object_pieces
+from judge.runs.json_stream import object_pieces
 from judge.runs.binding import WorkBinding, bound
 from judge.runs.keys import sign
 from judge.runs.record import DEFAULT_LIMIT

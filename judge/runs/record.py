@@ -10,7 +10,7 @@ import json
 from itertools import chain
 from typing import Sequence
 
-from judge.runs.json_pieces import string_pieces
+from judge.runs.json_stream import string_pieces
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "TRUNCATED", "derived_status", "evidence_hash", "truncate_output"]
 

@@ -8,8 +8,8 @@ objects are read through libgit2 on the object database alone, each verified aga
 ref, graft or promisor remote of the repository has any effect, and nothing is written to it.
 
 The diff from base to the work tree (committed, staged, unstaged and untracked-not-ignored
-alike) is computed here: it is the work the rules judge. The executor's patch is a claim,
-applied to base and compared with the work tree file by file (judge/workspace/claim.py).
+alike) is computed here: it is the work the rules judge. The reported patch is
+applied to base and compared with the work tree file by file (judge/workspace/reported_patch.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reads one workspace: base and HEAD from the object store, every candidate path from the work tree, the diff between them, the claim checked against it."""
+"""Reads one workspace: base and HEAD from the object store, every candidate path from the work tree, the diff between them, the reported patch checked against it."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from judge.code.collection import is_collection_config
 from judge.errors import InputError, WorkspaceNotFound, MalformedPatch
 from judge.patch.model import PatchFacts
 from judge.patch.parse import parse_patch
-from judge.patch.shape import syntax_for
-from judge.workspace.claim import check_claim
+from judge.patch.lexer import syntax_for
+from judge.workspace.reported_patch import check_reported_patch
 from judge.workspace.evidence_file import EVIDENCE_DIR
 from judge.workspace.git import TEXT_LIMIT, GitFacts
 from judge.workspace.ignored import hidden_by_the_step, ignored_code
@@ -76,7 +76,7 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         ignored = ignored_code(git, tree, judged)
         file_diffs = _diffs(store, base_tree, work)
         texts = _texts(store, base_files, work)
-        claim = check_claim(git, store, base_tree, base_files, work, tree, patch) \
+        reported = check_reported_patch(git, store, base_tree, base_files, work, tree, patch) \
             if patch and patch.strip() else None
     return GitFacts(
         root=root,
@@ -89,8 +89,8 @@ def _read(root: str, base: str, patch: str | None) -> GitFacts:
         untracked=tuple(p for p in changed if p not in index_files),
         file_diffs=file_diffs,
         work=_parsed("".join(text for _, text in file_diffs)),
-        patch_error=claim.patch_error if claim else None,
-        mismatches=claim.mismatches if claim else (),
+        patch_error=reported.patch_error if reported else None,
+        mismatches=reported.mismatches if reported else (),
         base_paths=frozenset(base_files),
         uncommitted=tuple(uncommitted),
         work_states=tuple((path, *(_state(work[path]) or (0, ""))) for path in changed),

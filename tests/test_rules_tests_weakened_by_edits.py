@@ -1,4 +1,4 @@
-"""judge/rules/tampering.py (tests_weakened): every way an agent weakens tests, in Python and JS/TS, is rejected with
+"""judge/rules/tests_weakened/by_edits.py: every way an agent weakens tests, in Python and JS/TS, is rejected with
 the file and the test named, unless the step asks for it; honest test work is never rejected (issue 10, item 2)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import judge
-import judge.rules.tampering
+import judge.rules.tests_weakened.by_edits
 from builders import make_case
 from scenario_repos import Repo, git_env  # noqa: F401  (git_env: autouse fixture)
 
@@ -542,7 +542,7 @@ def test_a_change_without_test_files_reads_nothing(monkeypatch):
     def boom(*_):
         raise AssertionError("read a change with no test file")
 
-    monkeypatch.setattr(judge.rules.tampering, "weakenings", boom)
+    monkeypatch.setattr(judge.rules.tests_weakened.by_edits, "weakenings", boom)
     assert judge.validate(*_case({"src/app.py": (APP, APP_FIXED)})).valid
 
 

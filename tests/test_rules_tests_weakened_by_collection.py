@@ -1,5 +1,6 @@
-"""judge/rules/collection.py: a change that takes tests out of what the suite collects or runs is rejected unless the
-step asks for that kind of test work; a narrowing that may be honest is only a signal; honest config edits pass."""
+"""judge/rules/tests_weakened/by_collection.py: a change that takes tests out of what the suite collects or runs is
+rejected unless the step asks for that kind of test work; a narrowing that may be honest is only a signal; honest config
+edits pass."""
 
 from __future__ import annotations
 

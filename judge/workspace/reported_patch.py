@@ -1,4 +1,4 @@
-"""The executor's patch as a claim about the work: applied to base by git in the sterile GIT_DIR, then compared file by file with the work tree's bytes."""
+"""The reported patch checked against the work: applied to base by git in the sterile GIT_DIR, then compared file by file with the work tree's bytes."""
 
 from __future__ import annotations
 
@@ -14,20 +14,20 @@ from judge.workspace.objects import FileState, ObjectStore
 from judge.workspace.sterile import SterileGit
 from judge.workspace.worktree import GITLINK, WorkFile, WorkTree
 
-__all__ = ["ClaimCheck", "check_claim"]
+__all__ = ["ReportedPatchCheck", "check_reported_patch"]
 
 _SHOWN_LINES = 3
 _SHOWN_CHARS = 240
 
 
 @dataclass(frozen=True)
-class ClaimCheck:
+class ReportedPatchCheck:
     patch_error: str | None  # why the patch does not apply to base; None when it does (or cannot be read at all)
     mismatches: tuple[Mismatch, ...] = ()
 
 
-def check_claim(git: SterileGit, store: ObjectStore, base_tree: pygit2.Tree, base: dict[str, FileState],
-                work: dict[str, WorkFile | None], tree: WorkTree, patch: str) -> ClaimCheck:
+def check_reported_patch(git: SterileGit, store: ObjectStore, base_tree: pygit2.Tree, base: dict[str, FileState],
+                work: dict[str, WorkFile | None], tree: WorkTree, patch: str) -> ReportedPatchCheck:
     """Apply ``patch`` to ``base_tree`` and compare each file it names or changes with the work tree.
 
     ``work`` holds the files that differ from ``base`` (None: gone), already read from ``tree``.
@@ -45,15 +45,15 @@ def check_claim(git: SterileGit, store: ObjectStore, base_tree: pygit2.Tree, bas
         try:
             data = text.encode("utf-8", "surrogateescape")
         except UnicodeEncodeError as exc:  # a lone surrogate such as \ud800: no bytes on disk can match it
-            return ClaimCheck(f"the patch holds {text[exc.start]!r} at character {exc.start}, which is not valid "
+            return ReportedPatchCheck(f"the patch holds {text[exc.start]!r} at character {exc.start}, which is not valid "
                               "UTF-8 text")
         try:
             paths = {p for change in parse_patch(text).files for p in (change.old_path, change.new_path) if p}
         except MalformedPatch:
-            return ClaimCheck(None)  # the malformed_patch rule says why, with the line
+            return ReportedPatchCheck(None)  # the malformed_patch rule says why, with the line
         error = _apply(git, store, base, paths, data, index_path)
         if error is not None:
-            return ClaimCheck(error)
+            return ReportedPatchCheck(error)
     claimed = pygit2.Index(index_path)
     deltas = list(base_tree.diff_to_index(claimed).deltas)
     touched = {d.new_file.path for d in deltas} | {d.old_file.path for d in deltas}
@@ -66,7 +66,7 @@ def check_claim(git: SterileGit, store: ObjectStore, base_tree: pygit2.Tree, bas
         holds = found.state if found else None
         if gives != holds:
             mismatches.append(_mismatch(store, path, gives, found, holds))
-    return ClaimCheck(None, tuple(mismatches))
+    return ReportedPatchCheck(None, tuple(mismatches))
 
 
 def _apply(git: SterileGit, store: ObjectStore, base: dict[str, FileState], paths: set[str], data: bytes,

@@ -12,7 +12,7 @@ from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.rules.asks import ASKS_FOR_COMMENTS, ASKS_FOR_FORMATTING
 from judge.rules.phrasing import names
-from judge.patch.shape import adds_trailing_whitespace, superficial_kinds
+from judge.patch.lexer import adds_trailing_whitespace, superficial_kinds
 from judge.verdict import Finding
 
 __all__ = ["superficial_only"]

@@ -1,15 +1,15 @@
-"""A `judge eval` run over worker processes: this process reads the set, takes what the store already holds,
-and hands every other case to one of N workers (judge/eval/worker.py), which claim, judge and store it in the
-shared SQLite store (and cache) and send its record back; the progress, held cases and the report stay here.
+"""A `judge eval` run over a pool of worker processes: this process reads the set, takes what the store already
+holds, and hands every other case to one of N workers (judge/eval/worker_process.py), which lease, judge and store it
+in the shared SQLite store (and cache) and send its record back; the progress, held cases and the report stay here.
 
 Each worker holds its share of --concurrency, its own litellm and its own pool of connections; a 429 met by
 one pauses them all (judge.llm.client.share_pauses over shared memory).
 
 A worker that dies (kill -9, the OOM killer) ends the run: the others finish and store the cases they have
 started, and the run stops with one line saying to --resume it; the resumed run takes over at once what the
-dead worker had claimed (its pid is gone) and judges everything not stored. A parent that dies leaves its
+dead worker had leased (its pid is gone) and judges everything not stored. A parent that dies leaves its
 workers to finish and store what they have started, and they end; a --resume meanwhile waits for their
-claims and takes their records. Either way no stored case is judged again and none is lost.
+leases and takes their records. Either way no stored case is judged again and none is lost.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from judge.eval.cases import EvalSet, LoadedCase
 from judge.eval.progress import Progress
 from judge.eval.run_state import HeldWait, Judged, RunResult, RunState, lanes_for
 from judge.eval.store import RunStore
-from judge.eval.worker import STOP, WorkerSetup, work
+from judge.eval.worker_process import STOP, WorkerSetup, work
 
 __all__ = ["MIN_CASES_PER_WORKER", "WorkerFailed", "default_workers", "run_in_workers", "split_concurrency"]
 
@@ -64,7 +64,7 @@ def split_concurrency(concurrency: int, workers: int) -> list[int]:
 
 def run_in_workers(cases: EvalSet, config: JudgeConfig, *, store: RunStore, run_id: str, cache: Path | None,
                    concurrency: int, workers: int, shard: tuple[int, int] | None = None,
-                   progress: Progress | None = None, claim_wait: float | None = None) -> RunResult:
+                   progress: Progress | None = None, held_wait: float | None = None) -> RunResult:
     """judge.eval.runner.run_eval's result, judged by ``workers`` processes sharing ``store`` and ``cache``.
     This process imports nothing of the pipeline or litellm: the workers start sooner."""
     started = time.monotonic()
@@ -78,7 +78,7 @@ def run_in_workers(cases: EvalSet, config: JudgeConfig, *, store: RunStore, run_
                                                             str(cache.resolve()) if cache else None, share, pauses))
                        for index, share in enumerate(split_concurrency(concurrency, workers))])
     try:  # while the workers start and import litellm, this process reads the set on
-        _judge_all(crew, source, run_state.CLAIM_WAIT_SECONDS if claim_wait is None else claim_wait)
+        _judge_all(crew, source, run_state.HELD_WAIT_SECONDS if held_wait is None else held_wait)
     except _WorkerDied as died:
         crew.end(patience=config.deadline + _END_SECONDS)  # the others store what they have started
         raise InputError(f"run {run_id}: {died}; every case a worker finished is stored: "
@@ -86,14 +86,14 @@ def run_in_workers(cases: EvalSet, config: JudgeConfig, *, store: RunStore, run_
     except Exception:
         crew.end(patience=config.deadline + _END_SECONDS)
         raise
-    except BaseException:  # Ctrl-C: at once; the claims of what was in flight die with the workers' pids
+    except BaseException:  # Ctrl-C: at once; the leases of what was in flight die with the workers' pids
         crew.terminate()
         raise
     crew.end(patience=_END_SECONDS)
     return run.result(started, crew.cache_unreadable)
 
 
-def _judge_all(crew: "_Crew", source: "_Source", claim_wait: float) -> None:
+def _judge_all(crew: "_Crew", source: "_Source", held_wait: float) -> None:
     held: HeldWait | None = None
     while True:
         crew.hand_out(source)
@@ -103,7 +103,7 @@ def _judge_all(crew: "_Crew", source: "_Source", claim_wait: float) -> None:
         if not crew.run.held:
             return
         # Only cases another process holds are left: ask again now and then, within the bound.
-        held = held or HeldWait(crew.run, claim_wait)
+        held = held or HeldWait(crew.run, held_wait)
         held.check()
         crew.receive(run_state.POLL_SECONDS)
         source.retry.extend(item for item, _ in crew.run.held.values())

@@ -1,19 +1,20 @@
-"""Case claims: which process is judging which case of a run, so that processes sharing one store (two
-`judge eval --resume R` at once, or worker processes) never judge a case twice.
+"""Leases on the cases of an eval run: which process is judging which case, so that processes sharing one store
+(two `judge eval --resume R` at once, or worker processes) never judge a case twice.
 
-Claiming is one BEGIN IMMEDIATE transaction: if the case is stored with these inputs, the stored record
-is the answer; if another live process holds it, that process is; otherwise a row in ``claims`` makes it
-this process's. Saving the record and dropping the claim is one transaction too, so a case is always
-either stored, claimed, or free — never judged by two live processes.
+Taking a lease is one BEGIN IMMEDIATE transaction: if the case is stored with these inputs, the stored record
+is the answer; if another live process holds its lease, that process is; otherwise a row in the store's ``claims``
+table (its name kept for stores already written) makes it this process's. Saving the record and giving the lease
+back is one transaction too, so a case is always either stored, leased, or free — never judged by two live
+processes.
 
-A claim lives as long as its owner does. A heartbeat thread renews the lease of all the owner's claims
-every ``renew`` seconds; another process takes a claim over when
+A lease lives as long as its owner does. A heartbeat thread renews all the owner's leases every ``renew`` seconds;
+another process takes a lease over when
 - its owner ran in this pid space and its pid is gone (`kill -9`, a crash): at once, so a `--resume` right
   after a kill judges exactly what was in flight, without waiting. "This pid space" is the hostname, the
   boot id and the pid namespace together (the ``host`` column holds all three): containers of one
   Kubernetes pod share a hostname and a volume but not their pids, so a hostname alone would let one
-  take the live claims of another;
-- or its lease has expired (``lease`` seconds without a renewal): an owner on another host or in another
+  take the live leases of another;
+- or it has expired (``lease`` seconds without a renewal): an owner on another host or in another
   pid namespace that died, or a pid reused by an unrelated program.
 An owner stopped (SIGSTOP) for longer than the lease can have a case judged a second time by the process
 that took it over; a case is never lost. SQLite's WAL needs one machine's shared memory, so every process
@@ -36,11 +37,11 @@ from judge.errors import InputError
 from judge.eval.report.model import CaseRecord
 from judge.eval.store import RunStore
 
-__all__ = ["LEASE_SECONDS", "RENEW_SECONDS", "CaseClaims", "Owner"]
+__all__ = ["LEASE_SECONDS", "RENEW_SECONDS", "CaseLeases", "Owner"]
 
 LEASE_SECONDS = 60.0
 RENEW_SECONDS = 10.0
-# Giving claims back is a courtesy (they also die with their lease or pid), never worth a long wait on a lock.
+# Giving leases back is a courtesy (they also die with their lease or pid), never worth a long wait on a lock.
 _RELEASE_WAIT_SECONDS = 2.0
 
 def _pid_space() -> str:
@@ -59,12 +60,12 @@ def _pid_space() -> str:
 _HOST = _pid_space()
 # Where Linux has pid namespaces but /proc does not show them, two processes agreeing on "?" prove nothing.
 _PIDS_COMPARABLE = not sys.platform.startswith("linux") or "|?" not in _HOST
-_LIVE_TOKENS: set[str] = set()  # the owners open in this process: a claim with this pid and another token is dead
+_LIVE_TOKENS: set[str] = set()  # the owners open in this process: a lease with this pid and another token is dead
 
 
 @dataclass(frozen=True)
 class Owner:
-    """Who holds a claim: a process (pid in a pid space, see _pid_space) and a token for the one CaseClaims
+    """Who holds a lease: a process (pid in a pid space, see _pid_space) and a token for the one CaseLeases
     inside it."""
 
     pid: int
@@ -95,8 +96,8 @@ class Owner:
         return False
 
 
-class CaseClaims:
-    """This process's claims on the cases of one run of ``store``; close() gives back what it still holds."""
+class CaseLeases:
+    """This process's leases on the cases of one run of ``store``; close() gives back what it still holds."""
 
     def __init__(self, store: RunStore, run_id: str, *, lease: float = LEASE_SECONDS,
                  renew: float = RENEW_SECONDS) -> None:
@@ -107,7 +108,7 @@ class CaseClaims:
         _LIVE_TOKENS.add(self.owner.token)
         self._stop = threading.Event()
         self._beat = threading.Thread(target=self._renew_every, args=(renew,), daemon=True,
-                                      name=f"judge-claims-{self.owner.token}")
+                                      name=f"judge-leases-{self.owner.token}")
         self._beat.start()
 
     def take(self, case_id: str, inputs_hash: str) -> CaseRecord | Owner | None:
@@ -131,22 +132,22 @@ class CaseClaims:
         return None
 
     def finish(self, record: CaseRecord) -> None:
-        """Store the record of a case this process judged and give its claim back, as one. InputError when
-        another program holds the store's write lock too long: the case stays claimed, then free again."""
+        """Store the record of a case this process judged and give its lease back, as one. InputError when
+        another program holds the store's write lock too long: the case stays leased, then free again."""
         with self.store.transaction() as db:
             self.store.save(self.run_id, record)
             db.execute("DELETE FROM claims WHERE run_id = ? AND case_id = ? AND owner = ?",
                        (self.run_id, record.case_id, self.owner.id))
 
     def close(self) -> None:
-        """Stop renewing and give back every claim still held (cases not finished are free again)."""
+        """Stop renewing and give back every lease still held (cases not finished are free again)."""
         self._stop.set()
         self._beat.join()
         _LIVE_TOKENS.discard(self.owner.token)
         try:
             with self.store.transaction(wait=_RELEASE_WAIT_SECONDS) as db:
                 db.execute("DELETE FROM claims WHERE owner = ?", (self.owner.id,))
-        except (sqlite3.Error, InputError):  # the claims die with their lease, or with this process's pid
+        except (sqlite3.Error, InputError):  # the leases expire, or die with this process's pid
             pass
 
     def _renew_every(self, seconds: float) -> None:

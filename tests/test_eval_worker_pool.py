@@ -30,7 +30,7 @@ from judge.config import JudgeConfig
 from judge.eval.cases import EvalSet
 from judge.eval.progress import Progress
 from judge.eval.store import RunStore
-from judge.eval.workers import run_in_workers, split_concurrency
+from judge.eval.worker_pool import run_in_workers, split_concurrency
 
 from loopback import Reply, Request, content
 

@@ -11,7 +11,6 @@ What leaves collection is read from the config files (judge/code/collection.py);
   or that names the setting, or names the file and speaks of tests, is a signal; so is a narrowing that may be
   honest (a marker filter, fixtures or a whole folder excluded, patterns set where defaults applied).
 
-Its function is named after the id it gives (tests_weakened), as every rule in the registry is.
 The rule reads nothing unless the change touches a file that may hold such settings.
 """
 

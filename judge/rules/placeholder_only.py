@@ -15,7 +15,7 @@ from judge import rule_ids as ids
 from judge.code.change import FileView
 from judge.code.sides import writes_code
 from judge.context import StepContext
-from judge.patch.shape import logical_lines, syntax_for
+from judge.patch.lexer import logical_lines, syntax_for
 from judge.rules.asks import ASKS_FOR_COMMENTS
 from judge.rules.phrasing import names
 from judge.verdict import Finding

@@ -1,4 +1,5 @@
-"""Deciding whether a hunk changes only whitespace or comments, by the file's language.
+"""A small lexer per language: a line's code with its comments dropped (its *shape*), and from the shapes whether
+a hunk changes only whitespace or comments.
 
 A hunk is superficial when its removed and added lines have the same *shape*:
 the text with comments dropped and whitespace outside string literals removed

@@ -1,4 +1,4 @@
-"""One worker process of a `judge eval` run: takes cases from the run's parent process, claims, judges and
+"""One worker process of a `judge eval` run: takes cases from the run's parent process, leases, judges and
 stores each (judge/eval/runner.py's CaseJudge, on the shared SQLite store and cache), and sends back what
 became of it; stops when told, or when the parent is gone, once the cases it has started are stored.
 
@@ -132,7 +132,7 @@ class _Inbox:
     """The cases the parent sends, read by a thread (a blocking pipe) and handed to the lanes on the loop.
 
     STOP, or the parent's end (end of file), stops the worker: a case already started is finished and
-    stored, one not started yet is dropped unclaimed, free for the run's --resume."""
+    stored, one not started yet is dropped unleased, free for the run's --resume."""
 
     def __init__(self, inbox: Connection, loop: asyncio.AbstractEventLoop) -> None:
         self.queue: asyncio.Queue = asyncio.Queue()

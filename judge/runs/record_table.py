@@ -21,7 +21,7 @@ from judge.contract.models import ExecutionEvidence
 from judge.runs.observe import failure_class
 from judge.runs.record import derived_status, evidence_hash
 
-__all__ = ["COMMAND_CHARS", "HEADER", "code_span", "markdown_text", "render_evidence_table", "status_text"]
+__all__ = ["COMMAND_CHARS", "HEADER", "code_span", "markdown_text", "render_record_table", "status_text"]
 
 HEADER = "| Step | Command | Exit Code | Status | Evidence Hash | Artifacts |"
 _RULE = "|------|---------|-----------|--------|---------------|-----------|"
@@ -33,7 +33,7 @@ _PIPE_AFTER_BACKSLASHES = re.compile(r"(\\*)\|")
 _BACKTICK_RUN = re.compile(r"`+")
 
 
-def render_evidence_table(records: Iterable[ExecutionEvidence], *,
+def render_record_table(records: Iterable[ExecutionEvidence], *,
                           link_base: str | os.PathLike[str] | None = None) -> str:
     """The table, in the order given; artifact links are relative to ``link_base`` when given, else as recorded."""
     return "\n".join([HEADER, _RULE, *(_row(record, link_base) for record in records)]) + "\n"

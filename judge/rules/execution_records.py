@@ -1,4 +1,4 @@
-"""Seed 001: attached execution evidence must be intact, about this step, and agree with a claimed success.
+"""Seed 001: the execution records a caller gives must be intact, about this step, and agree with a claimed success.
 
 A failed run is named by its observer class (judge.runs.observe), which says who must act.
 
@@ -46,7 +46,7 @@ def execution_failed(ctx: StepContext) -> Iterator[Finding]:
             continue
         yield Finding(
             rule=ids.EXECUTION_FAILED,
-            message=f"the result reports success: true but `{_command(record)}` {_outcome(record)} ({kind}) "
+            message=f"the result reports success: true but `{_command(record)}` {_how_it_ended(record)} ({kind}) "
             f"(run {record.run_id}){output_tail(record)}. {_advice(kind)}",
             retryable=kind not in NOT_RETRYABLE_CLASSES,
         )
@@ -89,7 +89,7 @@ def _why(record: ExecutionEvidence) -> str:
     return f"its exit code is {record.exit_code}" if record.exit_code is not None else "it has no exit code"
 
 
-def _outcome(record: ExecutionEvidence) -> str:
+def _how_it_ended(record: ExecutionEvidence) -> str:
     if _status(record) == "NO_EVIDENCE":
         return f"could not be run ({record.error or 'no reason recorded'})"
     if record.timed_out:

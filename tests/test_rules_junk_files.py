@@ -1,4 +1,4 @@
-"""judge/rules/junk.py: files no step asks for, added beside an honest change, are rejected; asked-for ones are not."""
+"""judge/rules/junk_files.py: files no step asks for, added beside an honest change, are rejected; asked-for ones are not."""
 
 from __future__ import annotations
 

@@ -1,0 +1,36 @@
+"""What guard_never_true and special_cased_input both read: the branch lines a change adds to source code, and
+how a signal quotes one."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from judge.code.testpaths import is_test_path
+from judge.patch.model import FileChange, PatchFacts
+from judge.patch.paths import file_suffix
+from judge.rules.signals._lines import generated
+
+__all__ = ["CODE_SUFFIXES", "CONDITION_LINES", "LITERAL", "MAYBE_CONDITION", "judged_code", "quoted"]
+
+
+CODE_SUFFIXES = frozenset({".py", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"})
+MAYBE_CONDITION = re.compile(r"\s*(?:else\s*)?(?:if|elif|while)\b")
+CONDITION_LINES = re.compile(r"^[ \t}]*(?:else\s+)?(?:if|elif|while)\b.*$", re.MULTILINE)
+_QUOTED = 120  # characters of a line quoted in a signal
+
+
+def quoted(text: str) -> str:
+    text = text.strip()
+    return "`" + (text if len(text) <= _QUOTED else text[:_QUOTED] + "…") + "`"
+
+
+def judged_code(work: PatchFacts) -> Iterator[FileChange]:
+    """The patch's source files a condition in could be a new code path: code, not tests, not generated."""
+    for change in work.files:
+        if not change.is_deleted and file_suffix(change.path).lower() in CODE_SUFFIXES \
+                and not is_test_path(change.path) and not generated(change.path):
+            yield change
+
+
+LITERAL = r"""(?:-?\d+(?:\.\d+)?|"[^"\\]*"|'[^'\\]*'|True|False|None|true|false|null|undefined)"""

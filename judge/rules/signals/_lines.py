@@ -1,0 +1,62 @@
+"""What the signals read of a change: the work they judge, its changed lines one hunk side at a time (numbered,
+the code told from comments), and which files nobody wrote by hand."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterator
+
+from judge.context import StepContext
+from judge.patch.first_look import FirstLook
+from judge.patch.model import FileChange, Hunk, PatchFacts
+from judge.patch.lexer import Syntax, line_shapes, syntax_for
+
+__all__ = ["Line", "added_text", "changed_holding", "generated", "hunk_side", "judged_work"]
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int  # line number in the file on its side (new file for added and context lines)
+    text: str  # the line as written
+    code: str  # the line without comments (strings kept); the text itself where the language is not understood
+    changed: bool  # added (new side) or removed (old side), not context
+
+
+@lru_cache(maxsize=16)
+def hunk_side(hunk: Hunk, sign: str, syntax: Syntax) -> tuple[Line, ...]:
+    """One side of a hunk in order, context included, so a string or comment opened in the context is known.
+    Cached, a few hunks: the signals read a small change's added lines one after the other (a large change's
+    sides are not kept: their lines would stay in memory after the validation)."""
+    number = hunk.new_start if sign == "+" else hunk.old_start
+    texts, changed = hunk.new_side if sign == "+" else hunk.old_side
+    codes = line_shapes(texts, syntax) if syntax.knows_tokens else texts
+    return tuple(Line(number + i, text, code, flag) for i, (text, code, flag) in enumerate(zip(texts, codes, changed)))
+
+
+def changed_holding(change: FileChange, sign: str, look: FirstLook) -> Iterator[Line]:
+    """The changed lines of a side where ``look`` finds something; only hunks with such a line are lexed."""
+    syntax = syntax_for(change.path)
+    for hunk in change.hunks:
+        if look.search("\n".join(hunk.added if sign == "+" else hunk.removed).lower()):
+            yield from (line for line in hunk_side(hunk, sign, syntax)
+                        if line.changed and look.search(line.text.lower()))
+
+
+def added_text(change: FileChange) -> str:
+    """Every added line of the file as one text: one regex search over it is the cheap first look."""
+    return "\n".join(line for hunk in change.hunks for line in hunk.added)
+
+
+def judged_work(ctx: StepContext) -> PatchFacts | None:
+    """The work a signal reads; none when the result reports a failure."""
+    return ctx.work if ctx.result.success else None
+
+
+_GENERATED = re.compile(r"^(?:dist|build)/|[.-](?:min|bundle)\.[cm]?js$|\.d\.[cm]?ts$")
+
+
+def generated(path: str) -> bool:
+    """Build output, minified or bundled code, type declarations: nobody wrote these lines as they stand."""
+    return bool(_GENERATED.search(path))

@@ -1,0 +1,121 @@
+"""unused_function: the change defines new functions that nothing else in the patch calls or names."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterator
+
+from judge import rule_ids as ids
+from judge.code.testpaths import is_test_path
+from judge.context import StepContext
+from judge.patch.model import FileChange
+from judge.patch.paths import file_suffix
+from judge.rules.signals._finding import signal, where
+from judge.rules.signals._lines import generated, judged_work
+from judge.verdict import Finding
+
+__all__ = ["unused_function"]
+
+
+_DEFINITIONS = {
+    "python": re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\("),
+    "js": re.compile(r"^\s*(?P<export>export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*(?P<name>[\w$]+)\s*[(<]"
+                     r"|^\s*(?P<export2>export\s+)?(?:const|let|var)\s+(?P<name2>[\w$]+)\s*(?::[^=]+)?=\s*(?:async\s*)?"
+                     r"(?:function\b|\([^()]*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)"
+                     r"|^\s*(?:(?:public|private|protected|static|async|override|readonly)\s+)*(?P<name3>[\w$]+)\s*"
+                     r"(?:<[^>]*>)?\([^()]*\)\s*(?::\s*[^{;=]+)?\{\s*$"),
+    "go": re.compile(r"^func\s+(?:\([^)]*\)\s*)?(?P<name>\w+)\s*[(\[]"),
+    "rust": re.compile(r"^\s*(?P<export>pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?"
+                       r"fn\s+(?P<name>\w+)"),
+    "ruby": re.compile(r"^\s*def\s+(?:self\.)?(?P<name>\w+[?!]?)"),
+}
+_LANGUAGE = {**dict.fromkeys((".py",), "python"),
+             **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "js"),
+             ".go": "go", ".rs": "rust", ".rb": "ruby"}
+_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "catch", "function", "return", "with", "else", "do", "try",
+                            "super", "await", "typeof", "new", "delete", "void", "yield"})
+# Names a framework or runtime calls by convention, never by a call the patch would show.
+_CONVENTIONAL = frozenset({
+    "main", "run", "init", "setup", "teardown", "constructor", "render", "default", "handler", "handle",
+    "setUp", "tearDown", "setUpClass", "tearDownClass", "setUpModule", "tearDownModule", "asyncSetUp", "asyncTearDown",
+    "setup_method", "teardown_method", "setup_class", "teardown_class", "setup_module", "teardown_module",
+    "setup_function", "teardown_function", "toString", "toJSON", "valueOf", "get", "post", "put", "patch", "delete",
+    "head", "options", "componentDidMount", "componentDidUpdate", "componentWillUnmount", "shouldComponentUpdate",
+    "getDerivedStateFromProps", "getSnapshotBeforeUpdate", "componentDidCatch", "connectedCallback",
+    "disconnectedCallback", "attributeChangedCallback", "adoptedCallback", "mounted", "created", "unmounted",
+    "beforeMount", "beforeUnmount", "ngOnInit", "ngOnDestroy", "ngOnChanges", "ngAfterViewInit", "load_tests",
+})
+_CONVENTIONAL_PREFIX = re.compile(r"^(?:test|Test|visit|depart|do_|on_|on[A-Z]|handle_|pytest_|_repr_|Benchmark|"
+                                  r"Example|Fuzz)")
+_DECORATOR_OK = re.compile(r"^\s*@(?:staticmethod|classmethod)\s*$")
+_TOKEN = re.compile(r"[A-Za-z_$][\w$]*[?!]?")
+
+
+@dataclass(frozen=True)
+class _Definition:
+    path: str
+    line: int
+    name: str
+
+
+def _definitions(change: FileChange) -> Iterator[_Definition]:
+    """New definitions in the file's added lines, read from the lines as written: a line that starts a definition
+    is code, so no lexer is needed (the rare ``def`` inside a docstring is a signal too many, never a rejection)."""
+    language = _LANGUAGE.get(file_suffix(change.path).lower())
+    if language is None or change.is_deleted or is_test_path(change.path) or generated(change.path):
+        return
+    pattern = _DEFINITIONS[language]
+    for hunk in change.hunks:
+        number = hunk.new_start
+        above: list[str] = []  # the new side so far
+        for raw in hunk.body:
+            if raw[0] not in " +":
+                continue
+            found = pattern.match(raw[1:]) if raw[0] == "+" else None
+            if found:
+                name = found.group("name") or found.groupdict().get("name2") or found.groupdict().get("name3")
+                exported = found.groupdict().get("export") or found.groupdict().get("export2")
+                if name and not exported and not _by_convention(name, language) and not _decorated(above):
+                    yield _Definition(change.path, number, name)
+            above.append(raw[1:])
+            number += 1
+
+
+def _by_convention(name: str, language: str) -> bool:
+    if name in _NOT_FUNCTIONS or name in _CONVENTIONAL or _CONVENTIONAL_PREFIX.match(name):
+        return True
+    if name.startswith("__") and name.endswith("__"):
+        return True
+    return language == "go" and name[:1].isupper()  # Go exports by capital letter
+
+
+def _decorated(above: list[str]) -> bool:
+    """A decorator or attribute right above the definition registers it (a route, a fixture, a command, a property,
+    Rust's ``#[test]``). Comment lines between them are skipped."""
+    for line in reversed(above):
+        code = line.strip()
+        if code and not (code.startswith(("#", "//", "/*", "*")) and not code.startswith("#[")):
+            return code.startswith("#[") or (code.startswith("@") and not _DECORATOR_OK.match(code))
+    return False
+
+
+def unused_function(ctx: StepContext) -> Iterator[Finding]:
+    work = judged_work(ctx)
+    definitions = [definition for change in work.files for definition in _definitions(change)] if work else []
+    if not definitions:
+        return
+    text = "\n".join(line for change in work.files for hunk in change.hunks  # type: ignore[union-attr]
+                     for line in hunk.body)
+    names_ = {definition.name for definition in definitions}
+    mentions = Counter(token for token in _TOKEN.findall(text) if token in names_)
+    found: dict[str, list[int]] = {}
+    for definition in definitions:
+        if mentions[definition.name] <= 1:  # the definition itself is the one mention
+            found.setdefault(definition.path, []).append(definition.line)
+    if found:
+        count = sum(map(len, found.values()))
+        yield signal(ids.UNUSED_FUNCTION, f"the change defines {count} new function(s) that nothing else in the patch "
+                     f"calls or names, in {where(found)}: check that the step's code is used, not only written.",
+                     list(found))
