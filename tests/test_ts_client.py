@@ -189,9 +189,7 @@ def test_http_and_cli_verdicts_equal_judge_validate(node: str, server: str, caps
     broken = tmp_path / "result-without-success.json"
     broken.write_text(json.dumps({k: v for k, v in _load(EXAMPLES / "result-valid.json").items() if k != "success"}))
     failure = tmp_path / "result-failure-report.json"  # valid as a report, the step not done: the CLI's exit 3
-    failure.write_text(json.dumps({**_load(EXAMPLES / "result-valid.json"), "success": False, "patch": "",
-                                   "filesWritten": [], "filesTouched": [],
-                                   "summary": "The client is generated from openapi.yaml, which this step may not edit."}))
+    failure.write_text(json.dumps(_failure_report()))
     results = [EXAMPLES / "result-valid.json", EXAMPLES / "result-undeclared.json", broken, failure]
     got = node_script(node, OUTCOME_JS + f"""
 const {{ readFileSync }} = await import("node:fs");
@@ -220,10 +218,113 @@ const verdict = await judge.validateHttp({json.dumps(server)}, {{ step: {json.du
                                          {{ explain: true }});
 console.log(JSON.stringify(verdict));
 """)
-    expected = validate(step, result).model_dump(mode="json")
-    assert (got["rule"], got["findings"], got["outcome"]) == (expected["rule"], expected["findings"],
-                                                               expected["outcome"])
-    assert got["outcome"]["next_action"] == "retry"
+    expected = validate(step, result).full_json()
+    assert set(got) == set(expected) and "records" in got and "judgeVersion" in got  # camelCase, as the model's
+    for key in ("valid", "reason", "rule", "findings", "gates", "records", "evidenceMethod", "outcome"):
+        assert got[key] == expected[key], key
+    assert got["outcome"]["nextAction"] == "retry"
+    assert [set(stage) for stage in got["stages"]] == [set(stage) for stage in expected["stages"]]
+
+
+def _failure_report() -> dict:
+    """A valid report of a step not done: the executor says it could not, and changed nothing."""
+    return {**_load(EXAMPLES / "result-valid.json"), "success": False, "patch": "", "filesWritten": [],
+            "filesTouched": [], "summary": "The client is generated from openapi.yaml, which this step may not edit."}
+
+
+def test_judge_http_reads_accepted_from_the_headers(node: str, server: str) -> None:
+    """judgeHttp: Judge-Accepted and Judge-Next-Action beside the verdict. A failure report (success: false) is a
+    valid verdict that is not accepted; with explain the headers are the outcome's."""
+    step = _load(EXAMPLES / "step.json")
+    results = {"valid": _load(EXAMPLES / "result-valid.json"), "undeclared": _load(EXAMPLES / "result-undeclared.json"),
+               "failure": _failure_report()}
+    got = node_script(node, f"""
+const step = {json.dumps(step)};
+const out = {{}};
+for (const [name, result] of Object.entries({json.dumps(results)})) {{
+  out[name] = {{ contract: await judge.judgeHttp({json.dumps(server)}, {{ step, result }}),
+                full: await judge.judgeHttp({json.dumps(server)}, {{ step, result }}, {{ explain: true }}),
+                verdict: await judge.validateHttp({json.dumps(server)}, {{ step, result }}) }};
+}}
+console.log(JSON.stringify(out));
+""")
+    said = {name: (both["contract"]["verdict"]["valid"], both["contract"]["accepted"], both["contract"]["nextAction"])
+            for name, both in got.items()}
+    assert said == {"valid": (True, True, "advance"), "undeclared": (False, False, "retry"),
+                    "failure": (True, False, "diagnose")}
+    for name, both in got.items():
+        assert set(both["contract"]) == {"verdict", "accepted", "nextAction"}
+        assert both["contract"]["verdict"] == both["verdict"]  # validateHttp's answer is unchanged: the verdict only
+        outcome = both["full"]["verdict"]["outcome"]
+        assert (both["full"]["accepted"], both["full"]["nextAction"]) == (outcome["accepted"], outcome["nextAction"])
+        assert (both["full"]["accepted"], both["full"]["nextAction"]) == said[name][1:], name
+        expected = validate(step, results[name]).full_json()["outcome"]
+        assert outcome == expected, name
+
+
+def test_judge_http_fails_closed_on_missing_or_contradicting_headers(node: str) -> None:
+    """A 200 verdict whose headers are missing, unreadable or contradict it is never accepted: a JudgeError."""
+    valid = json.dumps({"valid": True, "reason": "ok"})
+    full = json.dumps({"valid": True, "reason": "ok", "outcome": {"accepted": False, "nextAction": "diagnose"}})
+    json_type = {"content-type": "application/json"}
+    replies = {
+        "no_headers": [200, json_type, valid],
+        "no_next_action": [200, {**json_type, "judge-accepted": "true"}, valid],
+        "accepted_yes": [200, {**json_type, "judge-accepted": "yes", "judge-next-action": "advance"}, valid],
+        "unknown_action": [200, {**json_type, "judge-accepted": "true", "judge-next-action": "ship_it"}, valid],
+        "accepted_invalid": [200, {**json_type, "judge-accepted": "true", "judge-next-action": "advance"},
+                             json.dumps({"valid": False, "reason": "stub_body: fill it in"})],
+        "against_outcome": [200, {**json_type, "judge-accepted": "true", "judge-next-action": "advance"}, full],
+        "agrees": [200, {**json_type, "judge-accepted": "false", "judge-next-action": "diagnose"}, full],
+    }
+    got = node_script(node, OUTCOME_JS + SYNTHETIC_SERVER_JS + f"""
+const out = {{}};
+for (const [name, reply] of Object.entries({json.dumps(replies)})) {{
+  const server = await synthetic([reply]);
+  out[name] = {{ judged: await outcome(() => judge.judgeHttp(server.url, request, {{ explain: true }})),
+                validated: await outcome(() => judge.validateHttp(server.url, request, {{ explain: true }})) }};
+  server.close();
+}}
+console.log(JSON.stringify(out));
+""")
+    agrees = got.pop("agrees")
+    assert agrees["judged"] == {"verdict": {"verdict": json.loads(full), "accepted": False, "nextAction": "diagnose"}}
+    for name, both in got.items():
+        assert (both["judged"]["error"]["code"], both["judged"]["error"]["status"]) == ("unreadable_reply", 200), name
+        assert "verdict" in both["validated"], name  # validateHttp reads the body only, as it always did
+    assert "Judge-Accepted header is missing" in got["no_headers"]["judged"]["error"]["message"]
+
+
+def test_records_are_sent_as_records_whichever_name_they_are_given(node: str) -> None:
+    """`records` goes as `records`; the older `evidence` is taken and sent as `records`; both at once is refused
+    before anything is sent."""
+    record = {"stepId": "s", "runId": "r", "command": ["true"]}  # the server's to check; only its place matters here
+    got = node_script(node, OUTCOME_JS + f"""
+const http = await import("node:http");
+const bodies = [];
+const server = http.createServer((req, res) => {{
+  let body = "";
+  req.on("data", (chunk) => {{ body += chunk; }});
+  req.on("end", () => {{
+    bodies.push(JSON.parse(body));
+    res.writeHead(200, {{ "content-type": "application/json" }}).end(JSON.stringify({{ valid: false, reason: "x: y" }}));
+  }});
+}});
+await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+const url = `http://127.0.0.1:${{server.address().port}}`;
+const base = {{ step: {{ id: "s", description: "d" }}, result: {{ mode: "apply", success: true }} }};
+const records = [{json.dumps(record)}];
+await judge.validateHttp(url, {{ ...base, records }});
+await judge.validateHttp(url, {{ ...base, evidence: records }});
+await judge.validateHttp(url, {{ ...base, records: null, evidence: null }});
+let both;
+try {{ await judge.validateHttp(url, {{ ...base, records, evidence: records }}); }} catch (e) {{ both = e.name; }}
+server.close();
+console.log(JSON.stringify({{ bodies, both }}));
+""")
+    base = {"step": {"id": "s", "description": "d"}, "result": {"mode": "apply", "success": True}}
+    assert got["bodies"] == [{**base, "records": [record]}, {**base, "records": [record]}, base]
+    assert got["both"] == "TypeError"
 
 
 # The scripted executor, as a node module body: the first result until there is feedback, then the fixed one,
@@ -254,6 +355,8 @@ def _drive_scenario(name: str) -> tuple[dict, dict, dict]:
                          "+++ b/docs/retry.md\n@@ -0,0 +1 @@\n+Retries: see fetch_user.\n",
                 "filesWritten": ["docs/retry.md"], "filesTouched": ["docs/retry.md"]}
         return step, docs, valid
+    if name == "failure_report":  # valid, not accepted, and a retry cannot help: one attempt, not accepted
+        return step, _failure_report(), valid
     if name == "fix_keeps_required_evidence":
         return {**step, "evidenceSchema": EVIDENCE_SPEC}, {**undeclared, "evidence": TESTS_RUN}, \
             {**valid, "evidence": TESTS_RUN}
@@ -261,7 +364,7 @@ def _drive_scenario(name: str) -> tuple[dict, dict, dict]:
 
 
 @pytest.mark.parametrize("scenario", ["example", "fix_drops_required_evidence", "fix_keeps_required_evidence",
-                                      "first_in_wrong_files"])
+                                      "first_in_wrong_files", "failure_report"])
 def test_retry_loop_asks_and_decides_as_judge_drive_does(node: str, server: str, tmp_path: Path, scenario: str,
                                                          capsys: pytest.CaptureFixture) -> None:
     """The same scripted executor under retryLoop (judged over HTTP) and under `judge drive`: the same requests,
@@ -285,7 +388,12 @@ console.log(JSON.stringify(attempts));
     assert [a["request"] for a in got] == [a["request"] for a in driven]
     assert [{k: a["verdict"][k] for k in ("valid", "reason", "rule")} for a in got] == \
            [{k: a["verdict"][k] for k in ("valid", "reason", "rule")} for a in driven]
-    assert code == (0 if got[-1]["verdict"]["valid"] else 1)
+    assert [a["accepted"] for a in got] == [a["verdict"]["outcome"]["accepted"] for a in driven]
+    assert code == (0 if got[-1]["accepted"] else 1)
+    if scenario == "failure_report":
+        assert [(a["verdict"]["valid"], a["accepted"], a["verdict"]["outcome"]["nextAction"]) for a in got] == \
+               [(True, False, "diagnose")]
+        return
     assert got[1]["request"]["feedback"] == got[0]["verdict"]["reason"]
     if scenario == "fix_drops_required_evidence":
         assert [a["verdict"]["valid"] for a in got] == [False, False, False]
@@ -298,7 +406,8 @@ console.log(JSON.stringify(attempts));
 
 def test_retry_loop_stops_where_judge_drive_stops(node: str) -> None:
     """The loop's own decisions, with a validate callback that answers from a script (no server: the loop is only
-    handed verdicts): maxAttempts, next_action, an apply that changed nothing, and a bad maxAttempts."""
+    handed verdicts): maxAttempts, outcome.nextAction, a valid verdict its outcome does not accept, an apply that
+    changed nothing, and a bad maxAttempts."""
     step = _load(EXAMPLES / "step.json")
     got = node_script(node, f"""
 const step = {json.dumps(step)};
@@ -307,12 +416,16 @@ const nothing = {{ mode: "apply", success: false, summary: "could not do it" }};
 const say = (verdicts) => {{ let n = 0; return async () => verdicts[Math.min(n++, verdicts.length - 1)]; }};
 const shape = (attempts) => attempts.map(({{ request }}) => [request.mode, request.feedback, request.applyFiles]);
 const rejected = {{ valid: false, reason: "stub_body: fill it in" }};
-const diagnose = {{ ...rejected, outcome: {{ accepted: false, next_action: "diagnose" }} }};
+const diagnose = {{ ...rejected, outcome: {{ accepted: false, nextAction: "diagnose" }} }};
+const notDone = {{ valid: true, reason: "the step is not done: it could not", outcome: {{ accepted: false, nextAction: "diagnose" }} }};
+const contractValid = {{ valid: true, reason: "ok" }};
 let badMax;
 try {{ await judge.retryLoop(step, () => done, say([rejected]), {{ maxAttempts: 0 }}); }} catch (e) {{ badMax = e.name; }}
 console.log(JSON.stringify({{
   exhausted: shape(await judge.retryLoop(step, () => done, say([rejected]), {{ maxAttempts: 3 }})),
   notRetryable: shape(await judge.retryLoop(step, () => done, say([diagnose]), {{ maxAttempts: 3 }})),
+  validNotDone: (await judge.retryLoop(step, () => nothing, say([notDone]), {{ maxAttempts: 3 }})).map((a) => a.accepted),
+  validContract: (await judge.retryLoop(step, () => done, say([contractValid]), {{ maxAttempts: 3 }})).map((a) => a.accepted),
   changedNothing: shape(await judge.retryLoop(step, () => nothing, say([rejected]), {{ maxAttempts: 2 }})),
   badMax,
 }}));
@@ -320,6 +433,8 @@ console.log(JSON.stringify({{
     fix = ["fix_regression", "stub_body: fill it in", ["src/client.py"]]
     assert got["exhausted"] == [["apply", None, None], fix, fix]
     assert got["notRetryable"] == [["apply", None, None]]
+    assert got["validNotDone"] == [False]  # valid, but its outcome does not accept it: the loop stops, not accepted
+    assert got["validContract"] == [True]  # a {valid, reason} verdict says no more than valid
     assert got["changedNothing"] == [["apply", None, None], ["apply", "stub_body: fill it in", None]]
     assert got["badMax"] == "RangeError"
 
@@ -520,7 +635,7 @@ def test_declared_full_verdict_is_the_verdict_model() -> None:
     declared = _interfaces((CLIENT_DIR / "judge-client.d.mts").read_text(encoding="utf-8"))
     schema = Verdict.model_json_schema(mode="serialization")
     assert declared["FullVerdict"] == _schema_properties(schema)
-    for name in ("Finding", "StageReport", "GateResult", "Outcome", "SemanticReport"):
+    for name in ("Finding", "StageReport", "GateResult", "Outcome", "SemanticReport", "SampleRecord", "CallRecord"):
         assert declared[name] == _schema_properties(schema["$defs"][name]), name
 
 

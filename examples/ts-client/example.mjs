@@ -47,7 +47,7 @@ async function main(baseUrl, judgeBin, token) {
     console.log(`attempt ${request.attempt} ${JSON.stringify({ mode, feedback, applyFiles,
                                                                  verdict: { valid: verdict.valid, reason: verdict.reason } })}`);
   }
-  const accepted = attempts.at(-1)?.verdict.valid === true;
+  const accepted = attempts.at(-1)?.accepted === true; // valid, and the outcome takes the step as done
   console.log(accepted ? `accepted after ${attempts.length} attempt(s)` : `not accepted after ${attempts.length} attempt(s)`);
   return agree && accepted;
 }

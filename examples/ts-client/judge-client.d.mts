@@ -1,5 +1,6 @@
 // The types of judge-client.mjs, written by hand from judge's JSON Schemas (schemas/*.schema.json) and, for the
-// full verdict, from the service's OpenAPI document (GET /openapi.json, components FullVerdict and below).
+// full verdict, from the service's OpenAPI document (GET /openapi.json, components FullVerdict and below), which is
+// judge/verdict.py's model: camelCase, its execution records under `records`.
 // Named .d.mts, not .d.ts: TypeScript looks up the types of `import ... from "./judge-client.mjs"` in
 // judge-client.d.mts; a judge-client.d.ts beside it would be ignored. tests/test_ts_client.py keeps the property
 // names of Step, ExecuteStepResult, DriveRequest, Verdict and FullVerdict equal to the schemas'.
@@ -93,7 +94,8 @@ export interface EvidenceDoc {
   [key: string]: unknown;
 }
 
-/** schemas/execution-evidence.schema.json: one record as `judge run` writes it (evidence.json). */
+/** schemas/execution-evidence.schema.json: one record as `judge run` writes it (evidence.json); a ValidateRequest's
+ * and a FullVerdict's `records`. */
 export interface ExecutionEvidence {
   version: 1;
   stepId: string;
@@ -145,51 +147,82 @@ export interface StageReport {
   stage: StageName;
   status: "passed" | "rejected" | "skipped" | "error";
   detail?: string;
-  duration_ms?: number;
+  durationMs?: number;
 }
 
 export interface GateResult {
+  /** The gate's position in the effective list: the template's gates, then the step's. */
   index: number;
   type: string;
   description?: string;
   source?: "template" | "step" | "policy" | "claim";
   status: "passed" | "failed" | "pending" | "skipped";
+  /** The finding's rule id when the gate did not pass. */
   rule?: string | null;
   message?: string;
 }
 
-/** Seed 004's verifier outcome: what the orchestrator does next. */
+/** Seed 004's verifier outcome: what the orchestrator does next. The service's Judge-Accepted and Judge-Next-Action
+ * headers carry `accepted` and `nextAction` on every verdict, full or not. */
 export interface Outcome {
+  /** True when the orchestrator may take the step as done: valid, and the step done (a valid report with
+   * success: false is not accepted). */
   accepted: boolean;
-  missing_fields?: string[];
-  rejection_reasons?: string[];
-  next_action: NextAction;
+  missingFields?: string[];
+  rejectionReasons?: string[];
+  nextAction: NextAction;
 }
 
+/** One independent judgement of the model; `valid` is null when the model gave no usable answer. */
+export interface SampleRecord {
+  valid: boolean | null;
+  rule?: string | null;
+  reason?: string | null;
+  error?: string | null;
+  rawReplies?: string[];
+}
+
+/** One call to the model. */
+export interface CallRecord {
+  sample: number;
+  purpose: "ask" | "reask";
+  attempts: number;
+  latencyMs: number;
+  promptTokens?: number;
+  completionTokens?: number;
+  costUsd?: number | null;
+  error?: string | null;
+}
+
+/** What the semantic (LLM) stage recorded: model, prompt, samples, calls. */
 export interface SemanticReport {
   model: string;
-  prompt_version: string;
-  prompt_sha256: string;
-  output_mode: string;
-  patch_reduction?: string;
-  samples?: { valid: boolean | null; rule?: string | null; reason?: string | null; error?: string | null;
-              raw_replies?: string[] }[];
+  promptVersion: string;
+  promptSha256: string;
+  outputMode: string;
+  patchReduction?: string;
+  samples?: SampleRecord[];
   agreement?: number;
-  calls?: { sample: number; purpose: "ask" | "reask"; attempts: number; latency_ms: number; prompt_tokens?: number;
-            completion_tokens?: number; cost_usd?: number | null; error?: string | null }[];
+  calls?: CallRecord[];
 }
 
-/** Everything judge decided about one step (`POST /v1/validate?explain=1`). */
+/** Everything judge decided about one step (`POST /v1/validate?explain=1`): camelCase, as judge/verdict.py writes it. */
 export interface FullVerdict extends Verdict {
   /** The deciding finding's rule id; null when valid. */
   rule?: string | null;
   findings?: Finding[];
   stages?: StageReport[];
-  judge_version?: string;
-  semantic_review?: SemanticReport | null;
-  evidence_method?: "file_changes" | "evidence_file" | "expects_no_changes" | "none" | null;
-  execution_evidence?: ExecutionEvidence[];
+  judgeVersion?: string;
+  /** Model, prompt hash, samples, calls, tokens and cost when the LLM stage ran. */
+  semanticReview?: SemanticReport | null;
+  /** How the step proved it worked, from its workspace; null when no repository was given. */
+  evidenceMethod?: "file_changes" | "evidence_file" | "expects_no_changes" | "none" | null;
+  /** The execution records of this validation: those attached, as given, then those judge's command gates made
+   * (before judge 07e97f1: `execution_evidence`). */
+  records?: ExecutionEvidence[];
+  /** Each gate's result, in evaluation order. */
   gates?: GateResult[];
+  /** What the orchestrator does next; set on every verdict judge gives. */
   outcome?: Outcome | null;
 }
 
@@ -209,6 +242,9 @@ export interface ValidateRequest {
   step: Step;
   result: ExecuteStepResult;
   workspace?: WorkspaceSpec | null;
+  /** Execution records as `judge run` writes them (evidence.json). */
+  records?: ExecutionEvidence[] | null;
+  /** @deprecated The older name of `records`, still taken: the client sends it as `records`. Give one of the two. */
   evidence?: ExecutionEvidence[] | null;
 }
 
@@ -261,6 +297,30 @@ export declare function validateHttp(
   options?: HttpOptions,
 ): Promise<Verdict>;
 
+/** judgeHttp's answer: the verdict, and what the Judge-Accepted and Judge-Next-Action headers say of it. */
+export interface HttpJudgement<V extends Verdict = Verdict> {
+  verdict: V;
+  /** Judge-Accepted: the orchestrator may take the step as done. False for every verdict that is not valid, and for
+   * a valid report of a step not done (success: false). */
+  accepted: boolean;
+  /** Judge-Next-Action: advance (accepted), retry (send the reason back), diagnose (a retry cannot help),
+   * pause_for_human. */
+  nextAction: NextAction;
+}
+
+/** validateHttp, with the service's headers read: a reply without both, or whose headers contradict the verdict, is
+ * a thrown JudgeError (unreadable_reply). */
+export declare function judgeHttp(
+  baseUrl: string | URL,
+  request: ValidateRequest,
+  options: HttpOptions & { explain: true },
+): Promise<HttpJudgement<FullVerdict>>;
+export declare function judgeHttp(
+  baseUrl: string | URL,
+  request: ValidateRequest,
+  options?: HttpOptions,
+): Promise<HttpJudgement<Verdict>>;
+
 export interface CliOptions {
   /** The judge command: a program name, or the program and its first arguments (default "judge"). */
   judgeBin?: string | string[];
@@ -296,6 +356,9 @@ export interface Attempt<V extends Verdict = Verdict> {
   request: DriveRequest;
   result: ExecuteStepResult;
   verdict: V;
+  /** The verdict is valid and, when it has an outcome (explain: true), the outcome accepts the step. Judge with
+   * explain: true, or a valid report of a step not done (success: false) reads as accepted. */
+  accepted: boolean;
 }
 
 export type Executor = (request: DriveRequest) => ExecuteStepResult | Promise<ExecuteStepResult>;

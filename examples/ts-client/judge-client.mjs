@@ -1,7 +1,8 @@
 // @ts-check
 /**
- * judge-client.mjs: judge from a Node 20 orchestrator — over `judge serve` (validateHttp), over the `judge validate`
- * command (validateCli), and a retry loop in the shape of `judge drive` (retryLoop).
+ * judge-client.mjs: judge from a Node 20 orchestrator — over `judge serve` (validateHttp, and judgeHttp with the
+ * Judge-Accepted and Judge-Next-Action headers), over the `judge validate` command (validateCli), and a retry loop in
+ * the shape of `judge drive` (retryLoop).
  *
  * No dependencies and no build step: fetch, child_process, ES modules. Types: judge-client.d.mts.
  * Fail closed: anything that is not a readable verdict is a thrown JudgeError, never `valid: true`.
@@ -22,6 +23,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 /** @typedef {import("./judge-client.mjs").HttpOptions} HttpOptions */
 /** @typedef {import("./judge-client.mjs").CliOptions} CliOptions */
 /** @typedef {import("./judge-client.mjs").ErrorCode} ErrorCode */
+/** @typedef {import("./judge-client.mjs").NextAction} NextAction */
+/** @template {Verdict} V @typedef {import("./judge-client.mjs").HttpJudgement<V>} HttpJudgement */
 /** @template {Verdict} V @typedef {import("./judge-client.mjs").Attempt<V>} Attempt */
 /** @typedef {{files: string[], patch: string | null}} ApplyWork */
 
@@ -31,6 +34,7 @@ const MAX_RETRY_DELAY_MS = 30_000;
 const CLI_TIMEOUT_MS = 300_000;
 // What a fix's scope check leaves to the judgement of the whole work, as judge drive does (judge/driver/loop.py).
 const STEP_REQUIREMENTS = ["gates", "evidenceSchema", "policies", "template"];
+const NEXT_ACTIONS = new Set(["advance", "retry", "diagnose", "pause_for_human"]);
 
 export class JudgeError extends Error {
   /** @type {"JudgeError"} */
@@ -55,19 +59,43 @@ export class JudgeError extends Error {
 /**
  * The verdict of `POST {baseUrl}/v1/validate`; with `explain: true` the full one. A 503 is retried `retries` times
  * after its Retry-After; every other refusal, and any reply that is not a verdict, is a thrown JudgeError.
+ * `valid` only says whether the report holds up: a valid report of a step not done (success: false) is valid and not
+ * accepted. judgeHttp says whether it is accepted; so does a full verdict's outcome.
  * @param {string | URL} baseUrl
  * @param {ValidateRequest} request
  * @param {HttpOptions} [options]
  * @returns {Promise<any>} a Verdict, a FullVerdict with explain (the overloads in judge-client.d.mts)
  */
 export async function validateHttp(baseUrl, request, options = {}) {
+  return (await exchange(baseUrl, request, options)).verdict;
+}
+
+/**
+ * validateHttp's verdict with what the service's headers say of it: `accepted` (Judge-Accepted: the orchestrator may
+ * take the step as done) and `nextAction` (Judge-Next-Action). Fail closed: a 200 without both headers, with a value
+ * other than theirs, or with one that contradicts the verdict (accepted but not valid; a full verdict's outcome that
+ * says otherwise) is a thrown JudgeError (unreadable_reply), never `accepted: true`.
+ * @param {string | URL} baseUrl
+ * @param {ValidateRequest} request
+ * @param {HttpOptions} [options]
+ * @returns {Promise<HttpJudgement<any>>}
+ */
+export async function judgeHttp(baseUrl, request, options = {}) {
+  const { url, verdict, headers } = await exchange(baseUrl, request, options);
+  return { verdict, ...judgementOf(verdict, headers, url) };
+}
+
+/** The one exchange both take: the verdict of a 200 reply and its headers.
+ * @param {string | URL} baseUrl @param {ValidateRequest} request @param {HttpOptions} options
+ * @returns {Promise<{url: URL, verdict: Verdict, headers: Headers}>} */
+async function exchange(baseUrl, request, options) {
   const { explain = false, token, timeoutMs = HTTP_TIMEOUT_MS, retries = RETRIES_ON_503,
           maxRetryDelayMs = MAX_RETRY_DELAY_MS, onRetry } = options;
   const url = validateUrl(baseUrl, explain);
   const body = JSON.stringify(requestBody(request));
   for (let retry = 1; ; retry += 1) {
     try {
-      return await postOnce(url, body, token, timeoutMs);
+      return { url, ...await postOnce(url, body, token, timeoutMs) };
     } catch (error) {
       if (!(error instanceof JudgeError) || error.status !== 503 || retry > retries) throw error;
       const delayMs = Math.min((error.retryAfter ?? 1) * 1000, maxRetryDelayMs);
@@ -85,9 +113,48 @@ function validateUrl(baseUrl, explain) {
   return url;
 }
 
-/** Only the keys the service takes: it refuses any other. @param {ValidateRequest} request */
-function requestBody({ step, result, workspace, evidence }) {
-  return { step, result, ...(workspace != null && { workspace }), ...(evidence != null && { evidence }) };
+/**
+ * Only the keys the service takes: it refuses any other. The execution records go as `records`, whether given as
+ * `records` or under their older name `evidence`; both at once is the caller's mistake (the service refuses it too).
+ * @param {ValidateRequest} request
+ */
+function requestBody({ step, result, workspace, records, evidence }) {
+  if (records != null && evidence != null) {
+    throw new TypeError("the request gives both records and evidence (its older name): give the records once, as records");
+  }
+  const given = records ?? evidence;
+  return { step, result, ...(workspace != null && { workspace }), ...(given != null && { records: given }) };
+}
+
+/**
+ * What Judge-Accepted and Judge-Next-Action say of `verdict`; a JudgeError when they are missing, unreadable, or
+ * disagree with the verdict. @param {Verdict} verdict @param {Headers} headers @param {URL} url
+ * @returns {{accepted: boolean, nextAction: NextAction}}
+ */
+function judgementOf(verdict, headers, url) {
+  const acceptedHeader = headers.get("judge-accepted");
+  const nextHeader = headers.get("judge-next-action");
+  const unreadable = (/** @type {string} */ why) => new JudgeError(
+    `${url.origin}: HTTP 200 whose ${why}; nothing may be taken as accepted (a judge serve that sends `
+    + "Judge-Accepted and Judge-Next-Action, with no proxy dropping them, is needed)",
+    { code: "unreadable_reply", status: 200 });
+  if (acceptedHeader !== "true" && acceptedHeader !== "false") {
+    throw unreadable(`Judge-Accepted header is ${acceptedHeader === null ? "missing" : JSON.stringify(acceptedHeader)}`
+                     + " (true or false)");
+  }
+  if (nextHeader === null || !NEXT_ACTIONS.has(nextHeader)) {
+    throw unreadable(`Judge-Next-Action header is ${nextHeader === null ? "missing" : JSON.stringify(nextHeader)}`
+                     + ` (one of ${[...NEXT_ACTIONS].join(", ")})`);
+  }
+  const accepted = acceptedHeader === "true";
+  const nextAction = /** @type {NextAction} */ (nextHeader);
+  if (accepted && verdict.valid !== true) throw unreadable("Judge-Accepted is true for a verdict that is not valid");
+  const outcome = /** @type {FullVerdict} */ (verdict).outcome;
+  if (isObject(outcome) && (outcome.accepted !== accepted || outcome.nextAction !== nextAction)) {
+    throw unreadable(`headers (accepted ${accepted}, ${nextAction}) disagree with its outcome (accepted `
+                     + `${outcome.accepted}, ${outcome.nextAction})`);
+  }
+  return { accepted, nextAction };
 }
 
 /** @param {URL} url @param {string} body @param {string | undefined} token @param {number} timeoutMs */
@@ -104,7 +171,7 @@ async function postOnce(url, body, token, timeoutMs) {
   } catch (error) {
     throw transportError(error, url, timeoutMs);
   }
-  return readReply(response, text, url);
+  return { verdict: readReply(response, text, url), headers: response.headers };
 }
 
 /** @param {unknown} error @param {URL} url @param {number} timeoutMs */
@@ -119,7 +186,8 @@ function transportError(error, url, timeoutMs) {
                         { code: "network_error" });
 }
 
-/** The verdict in a 200 reply; a JudgeError for everything else. @param {Response} response @param {string} text @param {URL} url */
+/** The verdict in a 200 reply; a JudgeError for everything else.
+ * @param {Response} response @param {string} text @param {URL} url @returns {Verdict} */
 function readReply(response, text, url) {
   const body = parseJson(text);
   const status = response.status;
@@ -218,7 +286,9 @@ function cliVerdict(run) {
 /**
  * Ask `executor` to apply `step`, judge each result with `validate`, and follow each rejection with a fix_regression
  * request carrying the verdict's reason as feedback and the apply attempt's files as applyFiles; stop at the first
- * valid verdict, at a full verdict whose next_action is not retry, or after maxAttempts. A fix is judged as judge
+ * accepted attempt, at a full verdict whose outcome.nextAction is not retry, or after maxAttempts. An attempt is
+ * accepted when its verdict is valid and, where the verdict has an outcome (explain), the outcome accepts it: a valid
+ * report of a step not done (success: false) is not accepted (nextAction diagnose) and ends the loop. A fix is judged as judge
  * drive judges it: its scope as a fix_regression of the apply attempt, then its result as the step's whole work.
  * An error from the executor or from validate is thrown: nothing is accepted.
  * @template {Verdict} V
@@ -240,11 +310,11 @@ export async function retryLoop(step, executor, validate, options = {}) {
     const request = requestFor(step, number, attempts.at(-1)?.verdict.reason ?? null, apply);
     const result = await executor(request);
     const verdict = await judgeAttempt(request, result, validate);
-    const attempt = { request, result, verdict };
+    const attempt = { request, result, verdict, accepted: accepts(verdict) };
     attempts.push(attempt);
     onAttempt?.(attempt);
     if (apply === null && request.mode === "apply") apply = applyWork(result, verdict);
-    if (verdict.valid === true || !retryable(verdict)) break;
+    if (attempt.accepted || !retryable(verdict)) break;
   }
   return attempts;
 }
@@ -309,8 +379,15 @@ function applyWork(result, verdict) {
 
 /** A contract verdict ({valid, reason}) does not say: try again. @param {Verdict} verdict */
 function retryable(verdict) {
-  const next = /** @type {FullVerdict} */ (verdict).outcome?.next_action;
+  const next = /** @type {FullVerdict} */ (verdict).outcome?.nextAction;
   return next == null || next === "retry";
+}
+
+/** Valid, and accepted by its outcome where it has one (a contract verdict has none: valid is all it says).
+ * @param {Verdict} verdict */
+function accepts(verdict) {
+  const outcome = /** @type {FullVerdict} */ (verdict).outcome;
+  return verdict.valid === true && (outcome == null || outcome.accepted === true);
 }
 
 // ---- patch paths ------------------------------------------------------------------------------------------------
