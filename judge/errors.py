@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-__all__ = ["JudgeError", "InputError", "WorkspaceNotFound", "ContractViolation", "MalformedPatch", "field_ref", "name_fields", "quote_line"]
+__all__ = ["JudgeError", "InputError", "WorkspaceNotFound", "CheckFailed", "ContractViolation", "MalformedPatch", "field_ref", "name_fields", "quote_line"]
 
 # Marks a reference to another input inside a message (`give {base} <commit>`): the API reads it as the
 # argument's name, the command line as its flag. A control character, so no real message holds it.
@@ -73,6 +73,16 @@ def _input_error(message: str, field: str | None, kind: type[InputError] = Input
     error = kind(message)
     error.field = field
     return error
+
+
+class CheckFailed(JudgeError):
+    """A rule or a gate raised: judge's own failure, named (``kind`` "rule" or "gate", ``name`` its id or type);
+    the exception it raised is the cause. The pipeline words it as judge_error naming the stage and the check."""
+
+    def __init__(self, kind: str, name: str) -> None:
+        super().__init__(f"{kind} {name}")
+        self.kind = kind
+        self.name = name
 
 
 class ContractViolation(JudgeError, ValueError):

@@ -11,7 +11,8 @@ from judge.context import StepContext
 from judge.contract.gates import COMMAND_GATE_TYPES
 from judge.contract.models import ExecutionEvidence
 from judge.intake import Request, take
-from judge.rules.registry import RuleFailed, run_rules
+from judge.errors import CheckFailed
+from judge.rules.registry import run_rules
 from judge.gates.spec import GateSpec
 from judge.gates.policies import command_denial, contradiction, policy_warnings
 from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageName, StageReport, Verdict
@@ -369,10 +370,10 @@ def run_sync(coroutine: Any) -> Any:
 
 
 def _crashed(judgement: _Judgement, stage: StageName, exc: Exception, started: float | None = None) -> _Judgement:
-    """judge_error: judge itself failed in ``stage`` (and, in the rules, in the rule it names). The stages already
-    run stay in the verdict; the step is not accepted."""
-    rule = f", rule {exc.rule}" if isinstance(exc, RuleFailed) else ""
-    cause = exc.__cause__ if isinstance(exc, RuleFailed) and exc.__cause__ is not None else exc
+    """judge_error: judge itself failed in ``stage`` (and in the rule or gate it names). The stages already run stay
+    in the verdict; the step is not accepted."""
+    rule = f", {exc.kind} {exc.name}" if isinstance(exc, CheckFailed) else ""
+    cause = exc.__cause__ if isinstance(exc, CheckFailed) and exc.__cause__ is not None else exc
     what = f"{type(cause).__name__}: {str(cause)[:200]}"
     finding = Finding(
         rule=ids.JUDGE_ERROR,

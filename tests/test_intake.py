@@ -180,3 +180,20 @@ def test_the_full_verdict_is_camel_case_on_every_interface(interfaces):
     keys = set(full) | set(full["outcome"]) | {key for stage in full["stages"] for key in stage}
     assert {"judgeVersion", "nextAction", "durationMs", "records"} <= keys
     assert not any("_" in key for key in keys)
+
+
+def test_a_gate_that_fails_names_its_stage_and_gate(monkeypatch, tmp_path):
+    from judge.gates import registry
+
+    def file_exists(g, spec_gate):  # SYNTHETIC: a bug inside one gate family
+        raise KeyError("boom")
+
+    monkeypatch.setattr(registry, "GATES", tuple(file_exists if gate.__name__ == "file_exists" else gate
+                                                 for gate in registry.GATES))
+    monkeypatch.setattr("judge.gates.stage.GATES", registry.GATES)
+    step = {**STEP, "gates": [{"type": "file_exists", "parameters": {"path": "vendor/requests/adapters.py"}}]}
+    verdict = judge.validate(step, VALID, config=JudgeConfig(semantic="off"))
+    assert verdict.valid is False and verdict.rule == "judge_error"
+    assert "the gates stage, gate file_exists failed: KeyError" in verdict.reason
+    assert [(s.stage, s.status) for s in verdict.stages] == [("contract", "passed"), ("rules", "passed"),
+                                                             ("gates", "error"), ("semantic", "skipped")]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from judge import rule_ids as ids
 from judge.context import StepContext
+from judge.errors import CheckFailed
 from judge.contract.gates import EvidenceDoc
 from judge.contract.models import ExecutionEvidence
 from judge.gates.context import GateCheck, GateContext
@@ -51,7 +52,10 @@ def run_gates(ctx: StepContext, spec: GateSpec, evidence: EvidenceDoc | None, io
                     else "not evaluated: an earlier check failed" + ("" if made else ", so no command was run")
                 results[spec_gate.index] = _result(spec_gate, "skipped", None, why)
                 continue
-            check = gate(g, spec_gate)
+            try:
+                check = gate(g, spec_gate)
+            except Exception as exc:  # judge's own failure: the pipeline names the gate in its judge_error
+                raise CheckFailed("gate", spec_gate.gate.type) from exc
             results[spec_gate.index] = _result(spec_gate, _status(check), check.rule or None, check.message)
             if not check.passed:
                 findings.append(Finding(rule=check.rule, stage="gates", retryable=check.retryable,

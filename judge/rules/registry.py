@@ -18,9 +18,10 @@ from judge.rules.tests_weakened import by_collection, by_edits
 from judge.rules.signals import (checks_suppressed, exception_swallowed, gates_lowered, guard_never_true,
                                  only_new_scripts, only_test_files, special_cased_input, unused_function)
 from judge.context import StepContext
+from judge.errors import CheckFailed
 from judge.verdict import Finding
 
-__all__ = ["RULES", "Rule", "RuleFailed", "run_rules"]
+__all__ = ["RULES", "Rule", "run_rules"]
 
 Rule = Callable[[StepContext], Iterator[Finding]]
 
@@ -70,20 +71,12 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-class RuleFailed(Exception):
-    """A rule raised: judge's own failure, named by the rule (its cause is the exception it raised)."""
-
-    def __init__(self, rule: str) -> None:
-        super().__init__(rule)
-        self.rule = rule
-
-
 def run_rules(ctx: StepContext, rules: tuple[Rule, ...] = RULES) -> tuple[Finding, ...]:
-    """Every finding of every rule, in registry order; RuleFailed naming the rule that raised."""
+    """Every finding of every rule, in registry order; CheckFailed naming the rule that raised."""
     findings: list[Finding] = []
     for rule in rules:
         try:
             findings.extend(rule(ctx))
         except Exception as exc:
-            raise RuleFailed(rule.__name__) from exc
+            raise CheckFailed("rule", rule.__name__) from exc
     return tuple(findings)
