@@ -16,7 +16,7 @@ here, so the same input gets the same answer everywhere. What goes wrong is sort
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from judge.errors import ContractViolation, InputError, WorkspaceNotFound
@@ -107,8 +107,8 @@ def _one_of(request: Mapping[str, Any], name: str) -> tuple[str, Any]:
 
 def take(step: Any, result: Any, *, records: Sequence[Any] = (), workspace: "Workspace | None" = None,
          config: "JudgeConfig") -> Request:
-    """The Request for one validation: the contract (step, result, records, gate spec), then the evidence key,
-    then the workspace facts, each read once. Raises nothing a caller's input causes: see the module's policy."""
+    """The Request for one validation: the evidence key, the contract (step, result, records, gate spec), then the
+    workspace facts, each read once. Raises nothing a caller's input causes: see the module's policy."""
     from judge.runs.keys import configured_key
 
     try:
@@ -130,8 +130,8 @@ def take(step: Any, result: Any, *, records: Sequence[Any] = (), workspace: "Wor
     try:
         facts = workspace.read(step_model.id, result_model.patch)
     except InputError as exc:
-        return _replace(request, workspace_problem=exc)
-    return _replace(request, workspace=facts)
+        return replace(request, workspace_problem=exc)
+    return replace(request, workspace=facts)
 
 
 def _arguments_problem(workspace: "Workspace | None") -> InputError | None:
@@ -175,8 +175,3 @@ def _record(record: Any, index: int) -> "ExecutionEvidence":
         where = violation.path.replace("$.execution-evidence", f"$.records[{index}]", 1)
         raise ContractViolation("record", violation.schema, where, violation.problem) from None
 
-
-def _replace(request: Request, **changes: Any) -> Request:
-    from dataclasses import replace
-
-    return replace(request, **changes)
