@@ -372,7 +372,7 @@ def test_the_cli_prints_the_warnings_on_stderr(proj, tmp_path, capsys, monkeypat
 
 def contradicted(verdict: judge.Verdict) -> None:
     assert (verdict.valid, verdict.rule) == (False, "policy_contradiction")
-    assert "can never pass" in verdict.reason and "--record" in verdict.reason
+    assert "can never pass" in verdict.reason and "--evidence" in verdict.reason
     assert [(s.stage, s.status) for s in verdict.stages] == [("contract", "rejected"), ("semantic", "skipped")]
     assert verdict.outcome.next_action == "diagnose"
     assert verdict.gates == ()

@@ -71,7 +71,7 @@ def never_valid(verdict: judge.Verdict, rule: str, *says: str) -> None:
 def test_a_claim_without_a_record_is_unverifiable_and_says_what_to_run(proj, kind, command, gate_type):
     verdict = judged(proj, kind, claim(kind, command))
     never_valid(verdict, "unverifiable_claim", f"{gate_type} is true but no execution record of `{command}`",
-                f"judge run --step step-1 --base {proj.repo.base} -- {command}", "--record")
+                f"judge run --step step-1 --base {proj.repo.base} -- {command}", "--evidence")
     assert gate_result(verdict, gate_type).status == "failed"
 
 

@@ -89,8 +89,9 @@ def contradiction(policies: Policies, attached_records: int, runnable_commands: 
     else:
         why = ("no execution record is attached and the step has no command gate the allowlist lets run in a "
                "workspace (judge never runs the commands the executor names)")
+    # `--evidence` (the old name of --record, still read) stays in the reason: a verdict's words do not change
     return (f"require_tests_evidence is on but {why}, so no tests claim can be verified and this step can never pass. "
-            "Attach `judge run` records of the tests (--record), or give the step a command gate for the tests "
+            "Attach `judge run` records of the tests (--evidence), or give the step a command gate for the tests "
             "with shell gates on and the command allowlisted (and --repo), or turn require_tests_evidence off")
 
 

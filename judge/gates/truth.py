@@ -115,8 +115,9 @@ def run_hint(command: str, step_id: str, base: str | None = None) -> str:
         argv = shlex.join(shlex.split(command))  # quoted as one argv: pasted into a shell it stays one command
     except ValueError:
         argv = shlex.quote(command)
+    # `--evidence` (the old name of --record, still read) stays in the reason: a verdict's words do not change
     return (f"run `judge run --step {shlex.quote(step_id)} --base {base or 'BASE'} -- {_shown(argv)}` in the work "
-            "tree and attach its evidence.json (--record)")
+            "tree and attach its evidence.json (--evidence)")
 
 
 def _same_argv(argv: tuple[str, ...], listed: str) -> bool:
