@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-__all__ = ["JudgeError", "InputError", "WorkspaceNotFound", "CheckFailed", "ContractViolation", "MalformedPatch", "field_ref", "name_fields", "quote_line"]
+__all__ = ["JudgeError", "InputError", "WorkspaceRefused", "CheckFailed", "ContractViolation", "MalformedPatch", "field_ref", "name_fields", "quote_line"]
 
 # Marks a reference to another input inside a message (`give {base} <commit>`): the API reads it as the
 # argument's name, the command line as its flag. A control character, so no real message holds it.
@@ -56,14 +56,11 @@ class InputError(JudgeError):
         return (_input_error, (self._message, self.field))
 
 
-class WorkspaceNotFound(InputError):
-    """The caller named a workspace judge cannot open (no such directory, work tree, commit or ledger): the
-    argument is at fault, not the work in it, so every interface refuses it rather than judging."""
-
-    @classmethod
-    def of(cls, error: InputError) -> "WorkspaceNotFound":
-        """``error`` (message, field) as a WorkspaceNotFound: it was met while opening the workspace."""
-        return _input_error(error._message, error.field, cls)  # type: ignore[return-value]
+class WorkspaceRefused(InputError):
+    """The caller's workspace arguments name nothing judge can use (no such directory, work tree, commit or ledger;
+    a repository without its base; a ledger inside the repository): the arguments are at fault, not the work in
+    the workspace, so every interface refuses them rather than judging. (A repository that opens but cannot be
+    read through is plain InputError: the verdict is workspace_unreadable.)"""
 
     def __reduce__(self) -> tuple:
         return (_input_error, (self._message, self.field, type(self)))

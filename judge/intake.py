@@ -8,18 +8,22 @@ here, so the same input gets the same answer everywhere. What goes wrong is sort
   HTTP 400, an MCP tool error);
 - a step, result, record or gate spec that breaks its contract travels on the Request: a ``schema_invalid``
   verdict on every interface, and nothing else is read;
-- a workspace or evidence key that names nothing judge can open (no such directory, commit, ledger or key file)
-  travels on the Request too: every interface refuses it (``Request.refusal``); the Python API, which never
-  raises, gives the ``workspace_unreadable`` or ``execution_evidence_invalid`` verdict instead;
-- a workspace that opens but cannot be read through (corrupt, tampered) is ``workspace_unreadable`` everywhere.
+- workspace arguments that name nothing judge can use (no such directory, work tree, commit or ledger; a
+  repository without its base), or an evidence key of the caller's own configuration that cannot be read, travel
+  on the Request too and come first: every interface refuses them (``Request.refusal``); the Python API, which
+  never raises, gives the ``workspace_unreadable`` or ``execution_evidence_invalid`` verdict instead. A server's
+  own key is not its client's to fix: `judge serve` and `judge mcp` answer its problem with that verdict;
+- a workspace that opens but cannot be read through (corrupt, tampered) is ``workspace_unreadable`` everywhere;
+- anything else that fails while reading is judge's own failure: ``judge_error``, never a refusal or valid.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from judge.errors import ContractViolation, InputError, WorkspaceNotFound
+from judge.errors import ContractViolation, InputError, WorkspaceRefused
 
 if TYPE_CHECKING:
     from judge.config import JudgeConfig
@@ -38,8 +42,9 @@ OLD_NAMES = {"evidence": "records"}
 
 @dataclass(frozen=True)
 class Request:
-    """Everything one validation reads, read once. When ``violation`` is set the contract is broken and nothing
-    past it was read; ``key_problem`` and ``workspace_problem`` say why the key or the workspace could not be."""
+    """Everything one validation reads, read once: the evidence key, then the contract, then the workspace. When
+    ``violation`` is set the contract is broken and the workspace was not read; ``key_problem`` and
+    ``workspace_problem`` say why the key or the workspace could not be; ``failure`` is judge's own."""
 
     step: "Step | None" = None
     result: "ExecuteStepResult | None" = None
@@ -50,6 +55,8 @@ class Request:
     key_problem: InputError | None = None
     workspace: "WorkspaceFacts | None" = None
     workspace_problem: InputError | None = None
+    key_in_repository: str | None = None  # the judged repository that holds the evidence key (then it is not read)
+    failure: Exception | None = None  # judge's own failure while reading the workspace
     has_repository: bool = False  # the caller named a repository (command gates may run in it)
 
     @property
@@ -57,12 +64,12 @@ class Request:
         """What the result says of itself (``success``); None when the contract is broken."""
         return self.result.success if self.result is not None else None
 
-    def refusal(self) -> InputError | None:
-        """What an interface refuses instead of judging: an evidence key or a workspace that cannot be opened, or
-        workspace arguments that do not go together. (A workspace is never opened for a broken contract.)"""
-        if self.key_problem is not None:
+    def refusal(self, *, own_key: bool = True) -> InputError | None:
+        """What an interface refuses instead of judging: workspace arguments that name nothing judge can use, or
+        (``own_key``: the key is the caller's own configuration, as on the command line) an unreadable key."""
+        if own_key and self.key_problem is not None:
             return self.key_problem
-        if isinstance(self.workspace_problem, WorkspaceNotFound):
+        if isinstance(self.workspace_problem, WorkspaceRefused):
             return self.workspace_problem
         return None
 
@@ -110,6 +117,7 @@ def take(step: Any, result: Any, *, records: Sequence[Any] = (), workspace: "Wor
     """The Request for one validation: the evidence key, the contract (step, result, records, gate spec), then the
     workspace facts, each read once. Raises nothing a caller's input causes: see the module's policy."""
     from judge.runs.keys import configured_key
+    from judge.workspace.confine import is_inside
 
     try:
         key = configured_key(config.evidence_key, config.artifacts_root)
@@ -127,15 +135,19 @@ def take(step: Any, result: Any, *, records: Sequence[Any] = (), workspace: "Wor
                       workspace_problem=arguments, has_repository=repository)
     if workspace is None or key_problem is not None or arguments is not None:
         return request
+    if key is not None and workspace.repo is not None and is_inside(key.path, workspace.repo):
+        return replace(request, key_in_repository=os.path.abspath(workspace.repo))  # judged no further
     try:
         facts = workspace.read(step_model.id, result_model.patch)
     except InputError as exc:
         return replace(request, workspace_problem=exc)
+    except Exception as exc:  # judge's own failure (or input no interface can send): judge_error, never valid
+        return replace(request, failure=exc)
     return replace(request, workspace=facts)
 
 
 def _arguments_problem(workspace: "Workspace | None") -> InputError | None:
-    """Why the workspace's arguments do not go together (checked before anything is read), or None."""
+    """Why the workspace's arguments do not go together (checked before the workspace is read), or None."""
     if workspace is None:
         return None
     try:

@@ -17,7 +17,6 @@ from judge.gates.spec import GateSpec
 from judge.gates.policies import command_denial, contradiction, policy_warnings
 from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageName, StageReport, Verdict
 from judge.version import __version__
-from judge.workspace.confine import is_inside
 from judge.workspace.facts import Workspace
 
 __all__ = ["STAGES", "ajudge", "avalidate", "judge", "run_sync", "unverified", "validate"]
@@ -41,7 +40,8 @@ def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, works
     """
     config = config or _DEFAULT_CONFIG
     try:
-        request = take(step, result, records=records or evidence, workspace=workspace, config=config)
+        request = _two_names(records, evidence) or take(step, result, records=records or evidence,
+                                                        workspace=workspace, config=config)
     except Exception as exc:  # fail closed: a bug in judge must never read as "valid"
         return _crashed(_Judgement(), "contract", exc).verdict()
     return judge(request, config)
@@ -56,11 +56,22 @@ async def avalidate(step: Any, result: Any, *, config: JudgeConfig | None = None
 
     config = config or _DEFAULT_CONFIG
     try:
-        request = await asyncio.to_thread(take, step, result, records=records or evidence, workspace=workspace,
-                                          config=config)
+        request = _two_names(records, evidence) or await asyncio.to_thread(
+            take, step, result, records=records or evidence, workspace=workspace, config=config)
     except Exception as exc:
         return _crashed(_Judgement(), "contract", exc).verdict()
     return await ajudge(request, config, semantic_slots=semantic_slots)
+
+
+def _two_names(records: Sequence[Any], evidence: Sequence[Any]) -> Request | None:
+    """A Request whose contract is broken when records come under both their names; None otherwise."""
+    if not (records and evidence):
+        return None
+    from judge.errors import ContractViolation
+
+    return Request(violation=ContractViolation("request", "validate-request.schema.json", "$.evidence",
+                                               "records and evidence are one thing under two names; give only "
+                                               "records"))
 
 
 def judge(request: Request, config: JudgeConfig) -> Verdict:
@@ -179,6 +190,12 @@ def _deterministic(request: Request, config: JudgeConfig) -> _Judgement:
 
 
 def _contract(judgement: _Judgement, request: Request, config: JudgeConfig, started: float) -> _Judgement:
+    # what every interface refuses comes first here too (the API never refuses: it rejects)
+    refused = request.refusal()
+    if refused is not None:
+        finding = _key_unreadable(refused) if refused is request.key_problem else _workspace_unreadable(refused)
+        stage = StageReport(stage="contract", status="rejected", detail=finding.rule, duration_ms=_ms(started))
+        return judgement._replace(findings=(finding,)).rejected(finding, stage, _NOT_REACHED)
     violation = request.violation
     if violation is not None:
         # only the executor's own result is its to fix; a step, template or record at fault is the orchestrator's
@@ -216,24 +233,32 @@ def _rules(judgement: _Judgement, request: Request, config: JudgeConfig, started
 
 def _unusable(request: Request) -> Finding | None:
     """The finding when the evidence key or the workspace could not be read, or the key lies where the executor
-    can read it; None when the rules can run."""
+    can read it; None when the rules can run. Raises judge's own failure met while reading the workspace."""
+    if request.failure is not None:
+        raise request.failure
     if request.key_problem is not None:
-        # the orchestrator's configuration is at fault, and no record can be trusted until it is fixed
-        return Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
-                       message=f"judge could not read its evidence key ({request.key_problem}), so no execution "
-                               "record can be verified. Fix the key file or the evidence_key setting and validate "
-                               "again.")
+        return _key_unreadable(request.key_problem)
     if request.workspace_problem is not None:
-        return Finding(rule=ids.WORKSPACE_UNREADABLE,
-                       message=f"judge could not read the workspace ({request.workspace_problem}). The step is not "
-                               "accepted until its evidence can be checked.")
-    key, git = request.key, request.workspace.git if request.workspace is not None else None
-    if key is not None and git is not None and is_inside(key.path, git.root):
+        return _workspace_unreadable(request.workspace_problem)
+    if request.key_in_repository is not None and request.key is not None:
         return Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
-                       message=f"the evidence key {key.path} is inside the judged repository {git.root}, where the "
-                               "executor can read it and sign a forged record. Keep the key (and the artifacts "
-                               "root) outside the repository.")
+                       message=f"the evidence key {request.key.path} is inside the judged repository "
+                               f"{request.key_in_repository}, where the executor can read it and sign a forged "
+                               "record. Keep the key (and the artifacts root) outside the repository.")
     return None
+
+
+def _key_unreadable(problem: Exception) -> Finding:
+    # the orchestrator's configuration is at fault, and no record can be trusted until it is fixed
+    return Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
+                   message=f"judge could not read its evidence key ({problem}), so no execution record can be "
+                           "verified. Fix the key file or the evidence_key setting and validate again.")
+
+
+def _workspace_unreadable(problem: Exception) -> Finding:
+    return Finding(rule=ids.WORKSPACE_UNREADABLE,
+                   message=f"judge could not read the workspace ({problem}). The step is not accepted until its "
+                           "evidence can be checked.")
 
 
 def _gates(judgement: _Judgement, request: Request, config: JudgeConfig, started: float) -> _Judgement:

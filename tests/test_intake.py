@@ -169,7 +169,7 @@ def test_a_rule_that_fails_names_its_stage_and_rule_and_keeps_the_stages_run(mon
     monkeypatch.setattr(registry.run_rules, "__defaults__", (registry.RULES,))
     verdict = judge.validate(STEP, VALID)
     assert verdict.valid is False and verdict.rule == "judge_error"
-    assert "the rules stage, rule special_cased_input failed: ValueError: boom" in verdict.reason
+    assert "the rules stage, rule special_cased_input (test_intake) failed: ValueError: boom" in verdict.reason
     assert [(s.stage, s.status) for s in verdict.stages] == [("contract", "passed"), ("rules", "error"),
                                                              ("semantic", "skipped")]
     assert verdict.outcome.next_action == "diagnose"
@@ -197,3 +197,63 @@ def test_a_gate_that_fails_names_its_stage_and_gate(monkeypatch, tmp_path):
     assert "the gates stage, gate file_exists failed: KeyError" in verdict.reason
     assert [(s.stage, s.status) for s in verdict.stages] == [("contract", "passed"), ("rules", "passed"),
                                                              ("gates", "error"), ("semantic", "skipped")]
+
+
+def test_an_unreadable_key_comes_before_a_broken_contract_on_the_command_line_and_in_the_api(interfaces, tmp_path,
+                                                                                              capsys):
+    missing = str(tmp_path / "no-such.key")
+    (tmp_path / "step.json").write_text(json.dumps({"id": "s"}), encoding="utf-8")
+    (tmp_path / "result.json").write_text(json.dumps(VALID), encoding="utf-8")
+    code, out, err = run_cli(capsys, "validate", "--step", str(tmp_path / "step.json"), "--result",
+                             str(tmp_path / "result.json"), "--evidence-key", missing)
+    assert (code, out) == (2, "") and "no such evidence key" in err
+    verdict = judge.validate({"id": "s"}, VALID, config=JudgeConfig(evidence_key=missing))
+    assert verdict.rule == "execution_evidence_invalid" and "no such evidence key" in verdict.reason
+
+
+def test_a_servers_own_key_gone_bad_is_a_verdict_not_the_clients_fault(roots, tmp_path, monkeypatch, capsys):
+    served = Interfaces(tmp_path, roots, capsys)
+    served.config = JudgeConfig(evidence_key=str(tmp_path / "gone.key"))  # as if deleted after the start
+    for kind, verdict, _ in (served.http({"step": STEP, "result": VALID}),
+                             served.mcp({"step": STEP, "result": VALID})):
+        assert kind == "verdict" and verdict["valid"] is False
+        assert verdict["reason"].startswith("execution_evidence_invalid: judge could not read its evidence key")
+
+
+def test_a_failure_while_reading_the_workspace_is_judge_error_on_every_interface(interfaces, roots, monkeypatch):
+    repo = Repo(roots / "repo", {"src/app.py": "x = 1\n"})
+
+    def broken(self, step_id, patch):  # SYNTHETIC: judge's own failure inside the workspace reader
+        raise PermissionError("synthetic")
+
+    monkeypatch.setattr(judge.Workspace, "read", broken)
+    answers = interfaces.every(STEP, VALID, workspace={"repo": str(repo.root), "base": repo.base})
+    verdict = _same_verdict(answers)
+    assert verdict["valid"] is False and verdict["reason"].startswith("judge_error:")
+    assert "PermissionError: synthetic" in verdict["reason"]
+
+
+def test_records_under_both_names_are_a_broken_contract_in_the_api():
+    record = {"version": 1}
+    verdict = judge.validate(STEP, VALID, records=[record], evidence=[record])
+    assert verdict.rule == "schema_invalid" and "one thing under two names" in verdict.reason
+
+
+def test_a_key_inside_the_judged_repository_is_refused_before_the_repository_is_read(roots, monkeypatch):
+    repo = Repo(roots / "repo", {"src/app.py": "x = 1\n"})
+    assert main_key(repo.root / "judge.key")
+
+    def never(self, step_id, patch):
+        raise AssertionError("the workspace was read")
+
+    monkeypatch.setattr(judge.Workspace, "read", never)
+    verdict = judge.validate(STEP, VALID, workspace=judge.Workspace(repo.root, repo.base),
+                             config=JudgeConfig(evidence_key=str(repo.root / "judge.key")))
+    assert verdict.rule == "execution_evidence_invalid" and "inside the judged repository" in verdict.reason
+
+
+def main_key(path: Path) -> bool:
+    from judge.runs.keys import load_or_create_key
+
+    load_or_create_key(str(path))
+    return path.is_file()

@@ -189,7 +189,7 @@ def test_a_clients_step_cannot_turn_shell_gates_on(settings: Settings, roots: Pa
 
 
 BAD_CALLS = {
-    "no result": ({"step": {}}, ["the arguments", "no result"]),
+    "no result": ({"step": {}}, ["the call has no result"]),
     "unknown argument": ({"step": {}, "result": {}, "model": "openai/gpt-4o"}, ["'model'", "unknown key",
                                                                                  "server's own settings"]),
     "explain not a boolean": ({"explain": "yes"}, ["explain", "true or false"]),

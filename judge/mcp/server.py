@@ -93,7 +93,7 @@ async def _answered(handler: _Handler, arguments: Mapping[str, Any], settings: S
         if not isinstance(answer, Answer):
             answer = await answer
     except InputError as exc:
-        return _error(exc.render({**REQUEST_FIELD_NAMES, "request": "the arguments"}))
+        return _error(exc.render({**REQUEST_FIELD_NAMES, "request": "the call"}))
     except Exception as exc:  # a bug in judge: the client gets a tool error, never a verdict; the server goes on
         logger.exception("judge mcp: a tool call failed")
         return _error(f"internal error ({type(exc).__name__}: {str(exc)[:200]}); please report it")

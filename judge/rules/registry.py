@@ -78,5 +78,7 @@ def run_rules(ctx: StepContext, rules: tuple[Rule, ...] = RULES) -> tuple[Findin
         try:
             findings.extend(rule(ctx))
         except Exception as exc:
-            raise CheckFailed("rule", rule.__name__) from exc
+            module = rule.__module__.rpartition(".")[2]  # two functions may share a rule id: say which one
+            raise CheckFailed("rule", rule.__name__ if module == rule.__name__ else f"{rule.__name__} ({module})") \
+                from exc
     return tuple(findings)

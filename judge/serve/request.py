@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING
 
 from judge.contract.jsonio import parse_json
 from judge.errors import InputError
-from judge.intake import REQUEST_KEYS, Request, asked_of, take
+from judge.intake import Request, asked_of, take
 from judge.serve.replies import Refusal
 from judge.workspace.roots import REQUEST_FIELD_NAMES, WorkspaceRoots
 
 if TYPE_CHECKING:
     from judge.config import JudgeConfig
 
-__all__ = ["REQUEST_KEYS", "read_request"]
+__all__ = ["read_request"]
 
 _NAMES = {**REQUEST_FIELD_NAMES, "request": "the request"}
 
@@ -29,7 +29,7 @@ def read_request(body: bytes, roots: WorkspaceRoots, config: "JudgeConfig") -> R
     try:
         asked = asked_of(request, roots)
         taken = take(asked.step, asked.result, records=asked.records, workspace=asked.workspace, config=config)
-        refusal = taken.refusal()
+        refusal = taken.refusal(own_key=False)  # the key is the server's: a problem with it is a verdict
         if refusal is not None:
             raise refusal
     except InputError as exc:

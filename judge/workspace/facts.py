@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
-from judge.errors import InputError, WorkspaceNotFound, field_ref
+from judge.errors import InputError, WorkspaceRefused, field_ref
 from judge.workspace.evidence_file import EvidenceFileFacts, read_evidence_file
 from judge.workspace.git import GitFacts, read_git_facts, resolve_repository
 from judge.workspace.ledger import LedgerFacts, check_ledger, read_ledger, refuse_inside_repository
@@ -61,9 +61,9 @@ class Workspace:
         return WorkspaceFacts(git, evidence, ledger)
 
     def check_arguments(self) -> None:
-        """InputError when the arguments do not go together (before anything is read)."""
+        """WorkspaceRefused when the arguments do not go together (before anything is read)."""
         if (self.repo is None) != (self.base is None):
-            raise WorkspaceNotFound(f"and {field_ref('base')} go together: give the repository and the commit the step "
+            raise WorkspaceRefused(f"and {field_ref('base')} go together: give the repository and the commit the step "
                              "started from", field="repo")
         if self.ledger is not None and not self.ledger_op:
             raise _ledger_needs()
@@ -72,7 +72,7 @@ class Workspace:
 
 
 def _ledger_needs() -> InputError:
-    return WorkspaceNotFound(f"needs an operation ({field_ref('ledger_op')}) and an id ({field_ref('ledger_id')}, "
+    return WorkspaceRefused(f"needs an operation ({field_ref('ledger_op')}) and an id ({field_ref('ledger_id')}, "
                       "default the step id)", field="ledger")
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from pathlib import Path
 
-from judge.errors import WorkspaceNotFound
+from judge.errors import WorkspaceRefused
 from judge.patch.model import PatchFacts
 
 if TYPE_CHECKING:
@@ -98,5 +98,5 @@ def resolve_repository(repo: str | os.PathLike[str], base: str) -> tuple[str, st
 def _root(repo: str | os.PathLike[str]) -> str:
     path = Path(repo)
     if not path.is_dir():
-        raise WorkspaceNotFound(f"{repo}: no such directory", field="repo")
+        raise WorkspaceRefused(f"{repo}: no such directory", field="repo")
     return os.path.abspath(path)

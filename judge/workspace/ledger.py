@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
-from judge.errors import WorkspaceNotFound
+from judge.errors import WorkspaceRefused
 from judge.workspace.confine import is_inside
 from judge.workspace.jsonl import json_lines
 
@@ -59,7 +59,7 @@ def check_ledger(path: str | os.PathLike[str]) -> None:
 def refuse_inside_repository(path: str | os.PathLike[str], repo: str | os.PathLike[str]) -> None:
     """InputError naming the fix when the ledger at ``path`` lies inside the judged repository ``repo``."""
     if is_inside(path, repo):
-        raise WorkspaceNotFound(f"{path}: is inside the judged repository {repo}, where the executor could append the "
+        raise WorkspaceRefused(f"{path}: is inside the judged repository {repo}, where the executor could append the "
                          "line judge looks for; keep the ledger outside the repository", field="ledger")
 
 
@@ -70,11 +70,11 @@ def _reading(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         with open(path, "rb") as handle:
             yield handle
     except FileNotFoundError:
-        raise WorkspaceNotFound(f"{path}: no such file", field="ledger") from None
+        raise WorkspaceRefused(f"{path}: no such file", field="ledger") from None
     except IsADirectoryError:
-        raise WorkspaceNotFound(f"{path}: is a directory; give the ledger's .jsonl file", field="ledger") from None
+        raise WorkspaceRefused(f"{path}: is a directory; give the ledger's .jsonl file", field="ledger") from None
     except OSError as exc:
-        raise WorkspaceNotFound(f"{path}: cannot read it ({exc.strerror or exc})", field="ledger") from None
+        raise WorkspaceRefused(f"{path}: cannot read it ({exc.strerror or exc})", field="ledger") from None
 
 
 def _records(entry: dict, op: str, target: str) -> bool:

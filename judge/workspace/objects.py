@@ -21,7 +21,7 @@ from typing import Any
 
 import pygit2
 
-from judge.errors import InputError, WorkspaceNotFound, field_ref
+from judge.errors import InputError, WorkspaceRefused, field_ref
 from judge.workspace.git import EMPTY_TREE
 from judge.workspace.plainfile import TooLarge, read_plain
 
@@ -46,10 +46,10 @@ def git_dir(root: str) -> Path:
     try:
         info = os.lstat(path)
     except FileNotFoundError:
-        raise WorkspaceNotFound(f"{root}: not the top of a git work tree (it has no .git directory)", field="repo") from None
+        raise WorkspaceRefused(f"{root}: not the top of a git work tree (it has no .git directory)", field="repo") from None
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "a file"
-        raise WorkspaceNotFound(f"{root}: .git is {kind}, not a directory; judge does not follow it to another git "
+        raise WorkspaceRefused(f"{root}: .git is {kind}, not a directory; judge does not follow it to another git "
                          "directory (it could lead to a decoy). Judge a clone whose .git is a plain directory",
                          field="repo")
     return path
@@ -77,7 +77,7 @@ class ObjectStore:
         empty = f" (the repository has no commits: give {field_ref('base')} {EMPTY_TREE}, git's empty tree)" \
             if unborn else ""
         if not _FULL_ID.fullmatch(given.lower()):
-            raise WorkspaceNotFound(f"{base[:80]!r} is not a full commit id: give the full 40-character id of the commit the "
+            raise WorkspaceRefused(f"{base[:80]!r} is not a full commit id: give the full 40-character id of the commit the "
                              f"step started from (`git rev-parse {given[:40] or 'HEAD'}` prints it){empty}. judge does "
                              "not resolve ref names or short ids, which the repository itself can redefine",
                              field="base")
@@ -86,10 +86,10 @@ class ObjectStore:
             return object_id, self.repo[self.repo.TreeBuilder().write()]
         found = self.get(object_id, field="base")
         if found is None:
-            raise WorkspaceNotFound(f"{object_id}: no such commit in the repository; give the commit the step started "
+            raise WorkspaceRefused(f"{object_id}: no such commit in the repository; give the commit the step started "
                              f"from{empty}", field="base")
         if not isinstance(found, pygit2.Commit):
-            raise WorkspaceNotFound(f"{object_id} names a {found.type_str}, not a commit; give the commit the step started "
+            raise WorkspaceRefused(f"{object_id} names a {found.type_str}, not a commit; give the commit the step started "
                              "from", field="base")
         return object_id, self.tree_of(found)
 

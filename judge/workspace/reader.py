@@ -6,7 +6,7 @@ import pygit2
 from pygit2.enums import DiffOption
 
 from judge.code.collection import is_collection_config
-from judge.errors import InputError, WorkspaceNotFound, MalformedPatch
+from judge.errors import InputError, MalformedPatch
 from judge.patch.model import PatchFacts
 from judge.patch.parse import parse_patch
 from judge.patch.lexer import syntax_for
@@ -35,12 +35,9 @@ def read_workspace(root: str, base: str, patch: str | None) -> GitFacts:
 def _read(root: str, base: str, patch: str | None) -> GitFacts:
     gitdir = git_dir(root)
     with SterileGit(outside=root) as git:
-        try:  # what opening the repository at the base meets is the caller's to fix: it names no workspace
-            store = ObjectStore(gitdir, git.objects)
-            head = read_head(gitdir)
-            base_id, base_tree = store.resolve_base(base, unborn=head is None)
-        except InputError as exc:
-            raise WorkspaceNotFound.of(exc) from None
+        store = ObjectStore(gitdir, git.objects)
+        head = read_head(gitdir)
+        base_id, base_tree = store.resolve_base(base, unborn=head is None)
         head_tree = store.commit_tree(head)
         base_files = store.files(base_tree)
         head_files = base_files if head_tree is not None and head_tree.id == base_tree.id else store.files(head_tree)
