@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import stat
 from pathlib import Path
 from typing import Any
 
 from judge.errors import InputError
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["DEFAULT_PATH", "add_report_command"]
 
 DEFAULT_PATH = "$XDG_STATE_HOME/judge/artifacts"  # shown in help; judge.config.state_dir() is the real one
 _EVIDENCE = "evidence.json"
-_UNPUBLISHED = re.compile(r"^\..*\.incomplete-")  # judge run's directory before it is renamed to the step's
-_TIMESTAMP = re.compile(r"^(?P<base>[0-9-]+T[0-9:]+)(?:\.(?P<fraction>[0-9]+))?(?P<zone>Z|[+-][0-9:]+)$")
+_UNPUBLISHED = lazy_compile(r"^\..*\.incomplete-")  # judge run's directory before it is renamed to the step's
+_TIMESTAMP = lazy_compile(r"^(?P<base>[0-9-]+T[0-9:]+)(?:\.(?P<fraction>[0-9]+))?(?P<zone>Z|[+-][0-9:]+)$")
 
 
 def add_report_command(commands: Any) -> None:

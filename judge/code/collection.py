@@ -36,6 +36,7 @@ from judge.code._collection_conftest import _read_conftest, _read_python
 from judge.code._collection_js import _read_js, _read_yaml
 from judge.code._collection_pytest import _read_ini, _read_toml
 from judge.code.testpaths import is_test_path
+from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange, PatchFacts
 from judge.patch.paths import file_name
 
@@ -47,8 +48,8 @@ Texts = Callable[[str], "tuple[str | None, str | None]"]
 # --------------------------------------------------------------------------- which files
 
 _PYTEST_INI = frozenset({"pytest.ini", ".pytest.ini", "setup.cfg", "tox.ini"})
-_JS_CONFIG = re.compile(r"^(?:(?:jest|vitest|vite|ava)\.config|vitest\.workspace)\.[cm]?[jt]s(?:on)?$|"
-                        r"^\.mocharc(?:\.(?:js|cjs|mjs|json|jsonc|ya?ml))?$")
+_JS_CONFIG = lazy_compile(r"^(?:(?:jest|vitest|vite|ava)\.config|vitest\.workspace)\.[cm]?[jt]s(?:on)?$|"
+                          r"^\.mocharc(?:\.(?:js|cjs|mjs|json|jsonc|ya?ml))?$")
 
 
 def _kind(path: str) -> str | None:
@@ -75,13 +76,13 @@ def is_collection_config(path: str) -> bool:
 
 # A word any relevant setting has: a hunk holding none of them is not read.
 _FIRST_LOOK = {
-    "ini": re.compile(r"addopts|python_(?:files|classes|functions)|testpaths|norecursedirs"),
-    "toml": re.compile(r"addopts|python_(?:files|classes|functions)|testpaths|norecursedirs"),
-    "conftest": re.compile(r"collect_ignore|_exit|exit\(|SystemExit|exitstatus|items|deselect|add_marker|outcome|"
-                           r"pyfunc_call|testsfailed|ignore_collect|__test__"),
-    "json": re.compile(r"test|files|match|spec|ignore|include|exclude|roots|grep"),
-    "yaml": re.compile(r"spec|ignore|grep|invert"),
-    "pytest_module": re.compile(r"__test__|_exit\("),
+    "ini": lazy_compile(r"addopts|python_(?:files|classes|functions)|testpaths|norecursedirs"),
+    "toml": lazy_compile(r"addopts|python_(?:files|classes|functions)|testpaths|norecursedirs"),
+    "conftest": lazy_compile(r"collect_ignore|_exit|exit\(|SystemExit|exitstatus|items|deselect|add_marker|outcome|"
+                             r"pyfunc_call|testsfailed|ignore_collect|__test__"),
+    "json": lazy_compile(r"test|files|match|spec|ignore|include|exclude|roots|grep"),
+    "yaml": lazy_compile(r"spec|ignore|grep|invert"),
+    "pytest_module": lazy_compile(r"__test__|_exit\("),
 }
 
 
