@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 from judge import rule_ids as ids
 from judge.config import JudgeConfig
@@ -16,8 +16,9 @@ from judge.gates.spec import GateSpec
 from judge.gates.policies import command_denial, contradiction, policy_warnings
 from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageName, StageReport, Verdict
 from judge.version import __version__
-from judge.workspace.confine import is_inside
-from judge.workspace.facts import Workspace
+
+if TYPE_CHECKING:
+    from judge.workspace.facts import Workspace
 
 __all__ = ["STAGES", "ajudge", "avalidate", "judge", "run_sync", "unverified", "validate"]
 
@@ -227,11 +228,14 @@ def _unusable(request: Request) -> Finding | None:
                        message=f"judge could not read the workspace ({request.workspace_problem}). The step is not "
                                "accepted until its evidence can be checked.")
     key, git = request.key, request.workspace.git if request.workspace is not None else None
-    if key is not None and git is not None and is_inside(key.path, git.root):
-        return Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
-                       message=f"the evidence key {key.path} is inside the judged repository {git.root}, where the "
-                               "executor can read it and sign a forged record. Keep the key (and the artifacts "
-                               "root) outside the repository.")
+    if key is not None and git is not None:
+        from judge.workspace.confine import is_inside  # only a run with a workspace and a key asks
+
+        if is_inside(key.path, git.root):
+            return Finding(rule=ids.EXECUTION_EVIDENCE_INVALID, retryable=False,
+                           message=f"the evidence key {key.path} is inside the judged repository {git.root}, where the "
+                                   "executor can read it and sign a forged record. Keep the key (and the artifacts "
+                                   "root) outside the repository.")
     return None
 
 

@@ -29,12 +29,10 @@ the limits, what a path is, globs) is judge/code/_collection_base.py.
 from __future__ import annotations
 
 import re
+from importlib import import_module
 from typing import Callable, Iterable
 
 from judge.code._collection_base import Narrowing, _MAX_LINES, _MAX_VALUE
-from judge.code._collection_conftest import _read_conftest, _read_python
-from judge.code._collection_js import _read_js, _read_yaml
-from judge.code._collection_pytest import _read_ini, _read_toml
 from judge.code.testpaths import is_test_path
 from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange, PatchFacts
@@ -98,7 +96,7 @@ def narrowings(work: PatchFacts, texts: Texts | None = None) -> tuple[Narrowing,
             continue
         sides = _sides(change, kind, texts)
         if sides is not None:
-            found.extend(_READERS[kind](change.path, *sides))
+            found.extend(_reader(kind)(change.path, *sides))
     return tuple(dict.fromkeys(found))
 
 
@@ -140,7 +138,16 @@ def _header_line(section: str, kind: str) -> list[str]:
     return []
 
 
-_READERS: dict[str, Callable[[str, list[list[str]], list[list[str]]], Iterable[Narrowing]]] = {
-    "ini": _read_ini, "toml": _read_toml, "json": _read_js, "yaml": _read_yaml, "conftest": _read_conftest,
-    "pytest_module": _read_python,
+# Each kind's reader by (module, function): a reader's module is imported when a change first touches a setting
+# file of its kind (most changes touch none, and the readers' patterns and tables cost ~10 ms to import).
+_READERS: dict[str, tuple[str, str]] = {
+    "ini": ("judge.code._collection_pytest", "_read_ini"), "toml": ("judge.code._collection_pytest", "_read_toml"),
+    "json": ("judge.code._collection_js", "_read_js"), "yaml": ("judge.code._collection_js", "_read_yaml"),
+    "conftest": ("judge.code._collection_conftest", "_read_conftest"),
+    "pytest_module": ("judge.code._collection_conftest", "_read_python"),
 }
+
+
+def _reader(kind: str) -> Callable[[str, list[list[str]], list[list[str]]], Iterable[Narrowing]]:
+    module, name = _READERS[kind]
+    return getattr(import_module(module), name)
