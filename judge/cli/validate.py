@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-from judge import rule_ids as ids
 from judge.cli.gate_flags import add_gate_flags, gate_settings
 from judge.cli.output import write_stdout
 from judge.cli.settings import add_model_flags, config_of
@@ -37,10 +35,13 @@ def add_validate_command(commands: Any) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    import json  # here, not at the top: `judge --help` needs none of it
+
     if args.step == "-" and args.result == "-":
         raise InputError("--step and --result cannot both read stdin; give one of them as a file")
     if args.markdown and not args.explain:
         raise InputError("--markdown shapes what --explain prints: add --explain, or drop --markdown")
+    from judge import rule_ids as ids
     from judge.contract.jsonio import read_json
     from judge.intake import take
     from judge.pipeline import judge, unverified
