@@ -90,8 +90,8 @@ def _with_evidence_doc(result: Any, path: str | None) -> Any:
 
 def _workspace(args: argparse.Namespace):
     """The Workspace the flags name, or None (whether they go together is judge.intake's to say)."""
-    from judge.workspace.facts import Workspace
-
     if args.repo is None and args.ledger is None and args.base is None:
         return None
+    from judge.workspace.facts import Workspace  # after the check: a run without a workspace never loads it
+
     return Workspace(args.repo, args.base, args.ledger, args.ledger_op, args.ledger_id)

@@ -109,7 +109,8 @@ Text = Annotated[StrictStr, Field(max_length=_MAX_TEXT)]
 
 class _Parameters(BaseModel):
     # A misspelt parameter (`min_cout`) must not leave a gate that checks nothing: unknown keys are refused.
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built on first use (defer_build): a step without gates never validates a gate's parameters.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class _NoParameters(_Parameters):
@@ -259,7 +260,7 @@ class PolicyLayer(BaseModel):
 class StepTemplate(BaseModel):
     """A reusable binding of gates and an evidence schema to a kind of step (a JSON or YAML file)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=False)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=False, defer_build=True)
 
     description: Text = ""
     gates: tuple[Gate, ...] = Field(default=(), max_length=1000)
