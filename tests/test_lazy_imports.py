@@ -123,7 +123,8 @@ def test_cli_eval_loads_no_llm_module(stubs: Path, tmp_path: Path) -> None:
 # the schema validator (a breach's wording), the test-weakening detectors (a change to a test file).
 _NOT_FOR_A_PLAIN_REJECT = ("litellm", "openai", "tenacity", "pygit2", "tree_sitter", "jsonschema", "judge.llm",
                            "judge.workspace.facts", "judge.workspace.git", "judge.workspace.evidence_file",
-                           "judge.code.weakening", "judge.code.tests", "judge.contract.approvals", "tomllib")
+                           "judge.code.weakening", "judge.code.tests", "judge.contract.approvals",
+                           "judge.contract.gate_parameters", "tomllib")
 _GATE_STAGE = ("judge.gates.stage", "judge.gates.prepare", "judge.gates.registry", "judge.gates.commands",
                "judge.gates.files", "judge.gates.changes", "judge.gates.claims", "judge.gates.truth")
 
