@@ -124,7 +124,8 @@ class _NamesOnly:
     def add_parser(self, name: str, **kwargs: object) -> object:
         if name == self._only:
             return self._commands.add_parser(name, **kwargs)  # type: ignore[arg-type]
-        self._commands.add_parser(name, **{key: kwargs[key] for key in ("help", "prog") if key in kwargs})  # type: ignore[arg-type]
+        listed = {key: kwargs[key] for key in ("help", "prog") if key in kwargs}
+        self._commands.add_parser(name, **listed)  # type: ignore[arg-type]
         return _Unbuilt()
 
 
