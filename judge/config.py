@@ -17,10 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from judge.contract.gates import PolicyLayer
 from judge.errors import InputError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = ["JudgeConfig", "load_config", "ENV_VARS", "state_dir"]
 
@@ -159,6 +155,7 @@ def _file_layers(cwd: Path, judged: tuple[str | os.PathLike[str], ...],
                      "Give judge's settings as flags or JUDGE_* variables, or in a judge.toml in a directory outside "
                      "it that you run judge from")
             continue
+        tomllib = _toml()
         try:
             data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -170,6 +167,15 @@ def _file_layers(cwd: Path, judged: tuple[str | os.PathLike[str], ...],
         if data:
             layers.append((str(path), data))
     return layers
+
+
+def _toml() -> Any:
+    """The TOML reader, imported when a configuration file is there to read (most runs have none)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
 
 
 def _judged_root_of(path: Path, judged: tuple[str | os.PathLike[str], ...]) -> str | None:

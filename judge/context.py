@@ -4,18 +4,19 @@ the key they must be signed with — and every fact derived from them, each comp
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from judge.code.change import ChangeModel
-from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
 from judge.errors import MalformedPatch
 from judge.patch.model import PatchFacts, fact
 from judge.patch.parse import parse_patch
 from judge.patch.paths import normalize_path, unquote_git_path, unsafe_reason
-from judge.runs.keys import EvidenceKey
-from judge.workspace.evidence_file import evidence_path
-from judge.workspace.facts import WorkspaceFacts
-from judge.workspace.git import GitFacts
+
+if TYPE_CHECKING:  # the types of what the caller hands in; their modules are for runs that read a workspace or keys
+    from judge.code.change import ChangeModel
+    from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
+    from judge.runs.keys import EvidenceKey
+    from judge.workspace.facts import WorkspaceFacts
+    from judge.workspace.git import GitFacts
 
 __all__ = ["EvidenceMethod", "StepContext"]
 
@@ -105,6 +106,8 @@ class StepContext:
 
     @property
     def _evidence_file(self) -> str:
+        from judge.workspace.evidence_file import evidence_path  # a workspace was read: its module is loaded
+
         return evidence_path(self.step.id)
 
     @fact
@@ -121,6 +124,8 @@ class StepContext:
     def changes(self) -> ChangeModel | None:
         """The work read once for every code detector: each file's hunk sides, whole texts (with a workspace) and
         what they define (judge/code/change.py). None when there is no change to judge."""
+        from judge.code.change import ChangeModel  # here: a change with no code to read never loads the code models
+
         work = self.work
         return ChangeModel(work, self.texts if self.git is not None else None) if work is not None else None
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
+from judge.lazy_pattern import lazy_compile
+
 __all__ = ["JudgeError", "InputError", "WorkspaceRefused", "CheckFailed", "ContractViolation", "MalformedPatch", "field_ref", "name_fields", "quote_line"]
 
 # Marks a reference to another input inside a message (`give {base} <commit>`): the API reads it as the
 # argument's name, the command line as its flag. A control character, so no real message holds it.
 _REF = "\x1f"
-_REF_PATTERN = re.compile(f"{_REF}([^{_REF}]+){_REF}")
+_REF_PATTERN = lazy_compile(f"{_REF}([^{_REF}]+){_REF}")
 
 
 def field_ref(name: str) -> str:

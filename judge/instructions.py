@@ -9,7 +9,6 @@ policies are what judge.gates.spec.gate_spec makes of the step and its template,
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Iterable
 
 from judge import rule_ids as ids
@@ -19,6 +18,7 @@ from judge.contract.models import Step
 from judge.contract.schema import load_schema, parse_step
 from judge.gates.spec import GateSpec, gate_spec
 from judge.gates.templates import load_template
+from judge.lazy_pattern import lazy_compile
 from judge.rule_ids import CATALOG, RuleInfo
 from judge.runs.record_table import code_span
 
@@ -89,13 +89,13 @@ _ONLY_IN_MODE: dict[str, str] = {
 _NOT_THE_EXECUTORS = frozenset({ids.POLICY_CONTRADICTION, ids.POLICY_WARNING, ids.WORKSPACE_UNREADABLE,
                                 ids.LLM_UNAVAILABLE, ids.JUDGE_ERROR})
 # The catalogue's leading tag, `*(workspace)*` or `*(ledger, signal only)*`: when a rule applies.
-_TAG = re.compile(r"^\*\((?P<tag>[^)]*)\)\*\s*")
+_TAG = lazy_compile(r"^\*\((?P<tag>[^)]*)\)\*\s*")
 # "(see below)", "(see `judge/rules/reversal.py` for why)": pointers within docs/rules.md, which this text is not.
-_SEE_ALSO = re.compile(r"\s*\(see [^)]*\)")
+_SEE_ALSO = lazy_compile(r"\s*\(see [^)]*\)")
 # Tags of the rules that need more than the result: the repository, a ledger, or the orchestrator's command records.
 _WORKSPACE_TAGS = frozenset({"workspace", "ledger", "evidence"})
 # Where a long rule text may be cut (after a clause), and how long one may be before it is.
-_CLAUSE_END = re.compile(r"[,;:] | — ")
+_CLAUSE_END = lazy_compile(r"[,;:] | — ")
 _RULE_TEXT_LIMIT = 240
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 from judge import rule_ids as ids
 from judge.config import JudgeConfig
@@ -17,7 +17,9 @@ from judge.gates.spec import GateSpec
 from judge.gates.policies import command_denial, contradiction, policy_warnings
 from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageName, StageReport, Verdict
 from judge.version import __version__
-from judge.workspace.facts import Workspace
+
+if TYPE_CHECKING:
+    from judge.workspace.facts import Workspace
 
 __all__ = ["STAGES", "ajudge", "avalidate", "judge", "run_sync", "unverified", "validate"]
 

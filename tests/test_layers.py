@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "judge"
 
 # Highest first: a module may import its own layer and the layers below it, never one above
 # (ARCHITECTURE.md: cli → eval → pipeline → rules, llm → context → workspace, runs, verdict →
-# contract, config → patch, code, errors, rule_ids; the interfaces for other orchestrators, serve, mcp and the
+# contract, config → patch, code, errors, rule_ids, lazy_pattern; the interfaces for other orchestrators, serve, mcp and the
 # retry driver, sit between cli and eval, the executor's instructions beside the pipeline, and the intake that
 # reads every interface's input just below the pipeline).
 LAYERS = (
@@ -24,7 +24,7 @@ LAYERS = (
     ("context",),
     ("workspace", "runs", "verdict"),
     ("contract", "config"),
-    ("patch", "code", "errors", "rule_ids", "version"),
+    ("patch", "code", "errors", "rule_ids", "version", "lazy_pattern"),
 )
 _RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -32,6 +31,8 @@ def add_approve_command(commands: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     """Prints the record on stdout; exit 0 once it is on disk, 2 when the input or the file is unusable."""
+    import json  # here, not at the top: `judge --help` needs none of it
+
     from judge.runs.keys import KEY_FILE, load_or_create_key
     from judge.config import state_dir
     from judge.runs.state import refuse_inside_work_tree

@@ -4,7 +4,6 @@ reason back as a fix_regression (judge.driver)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -76,6 +75,8 @@ def add_drive_command(commands: Any) -> None:
 
 
 def _drive(args: argparse.Namespace) -> int:
+    import json  # here, not at the top: `judge --help` needs none of it
+
     from judge.cli.record_file import read_record
     from judge.contract.jsonio import read_json
     from judge.driver.environment import executor_environment

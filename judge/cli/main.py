@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) >= 2 and argv[0] == "eval" and argv[1] in EVAL_SUBCOMMANDS:
         # argparse cannot give `eval` both a FILE positional and sub-commands: `eval merge` is parsed as `eval-merge`.
         argv = [f"eval-{argv[1]}", *argv[2:]]
-    parser = _build_parser()
+    parser = _build_parser(only=argv[0] if argv else "")
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # word it from the command's own parser, so the hint names that command's --help
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -91,23 +91,58 @@ exit codes: 0 valid / done; 1 invalid, not accepted, or a threshold not met; 2 b
 (one line on stderr); 3 (validate) a valid report of a step not done (success: false)."""
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``only``, the flags of that command alone (the one being run): the others get
+    their name and help line, all that `judge --help` and an unknown command's error show of them. Building the
+    ~200 flags of every command was a third of `judge --help`'s time."""
     from judge.version import __version__
 
     parser = _Parser(prog="judge", description="Decide whether a coding agent really did its plan step.",
                      epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"judge {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
-    add_validate_command(commands)
-    add_eval_commands(commands)
-    add_run_command(commands)
-    add_approve_command(commands)
-    add_report_command(commands)
-    add_drive_command(commands)
-    add_instructions_command(commands)
-    add_mcp_command(commands)
-    add_serve_command(commands)
+    adders = commands if only is None else _NamesOnly(commands, only)
+    add_validate_command(adders)
+    add_eval_commands(adders)
+    add_run_command(adders)
+    add_approve_command(adders)
+    add_report_command(adders)
+    add_drive_command(adders)
+    add_instructions_command(adders)
+    add_mcp_command(adders)
+    add_serve_command(adders)
     return parser
+
+
+class _NamesOnly:
+    """The sub-commands as a command's adder sees them: command ``only`` is built in full; any other gets its name
+    and help line, and the flags its adder gives it go nowhere (nothing parses with that parser)."""
+
+    def __init__(self, commands: argparse._SubParsersAction, only: str) -> None:
+        self._commands, self._only = commands, only
+
+    def add_parser(self, name: str, **kwargs: object) -> object:
+        if name == self._only:
+            return self._commands.add_parser(name, **kwargs)  # type: ignore[arg-type]
+        listed = {key: kwargs[key] for key in ("help", "prog") if key in kwargs}
+        self._commands.add_parser(name, **listed)  # type: ignore[arg-type]
+        return _Unbuilt()
+
+
+class _Unbuilt:
+    """A command parser that is not built: it takes its flags, groups and defaults and keeps none of them."""
+
+    def add_argument(self, *args: object, **kwargs: object) -> None:
+        return None
+
+    def add_argument_group(self, *args: object, **kwargs: object) -> "_Unbuilt":
+        return self
+
+    def add_mutually_exclusive_group(self, *args: object, **kwargs: object) -> "_Unbuilt":
+        return self
+
+    def set_defaults(self, **kwargs: object) -> None:
+        return None
 
 
 if __name__ == "__main__":  # python -m judge.cli.main, where the console script is not installed

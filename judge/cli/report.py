@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import stat
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.errors import InputError
+from judge.lazy_pattern import lazy_compile
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["DEFAULT_PATH", "add_report_command"]
 
 DEFAULT_PATH = "$XDG_STATE_HOME/judge/artifacts"  # shown in help; judge.config.state_dir() is the real one
 _EVIDENCE = "evidence.json"
-_UNPUBLISHED = re.compile(r"^\..*\.incomplete-")  # judge run's directory before it is renamed to the step's
-_TIMESTAMP = re.compile(r"^(?P<base>[0-9-]+T[0-9:]+)(?:\.(?P<fraction>[0-9]+))?(?P<zone>Z|[+-][0-9:]+)$")
+_UNPUBLISHED = lazy_compile(r"^\..*\.incomplete-")  # judge run's directory before it is renamed to the step's
+_TIMESTAMP = lazy_compile(r"^(?P<base>[0-9-]+T[0-9:]+)(?:\.(?P<fraction>[0-9]+))?(?P<zone>Z|[+-][0-9:]+)$")
 
 
 def add_report_command(commands: Any) -> None:
@@ -34,10 +36,11 @@ def add_report_command(commands: Any) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from pathlib import Path  # here and below: `judge --help` imports this module, and pathlib costs ~3 ms
+
     from judge.cli.record_file import read_record
     from judge.cli.output import write_stdout
     from judge.runs.record_table import render_record_table
-
     from judge.config import state_dir
 
     paths = args.paths or [str(state_dir() / "artifacts")]
@@ -62,6 +65,8 @@ def _report(args: argparse.Namespace) -> int:
 
 def _evidence_files(paths: list[str], *, named: bool) -> list[Path]:
     """Every evidence.json the paths name, once each; a named path that is missing is an InputError."""
+    from pathlib import Path
+
     found: dict[str, Path] = {}
     for given in paths:
         try:
@@ -84,6 +89,8 @@ def _evidence_files(paths: list[str], *, named: bool) -> list[Path]:
 
 
 def _walk(top: Path) -> list[Path]:
+    from pathlib import Path
+
     def refuse(error: OSError) -> None:
         raise InputError(f"{error.filename}: cannot read it ({error.strerror or error})")
 
@@ -108,6 +115,8 @@ def _regular(path: Path) -> bool:
 
 def _beside(record: Any, file: Path) -> Any:
     """The record with its artifacts where they are: beside the evidence.json read (only their names are kept)."""
+    from pathlib import Path
+
     directory = file.absolute().parent
     return record.model_copy(update={"artifacts": tuple(directory / Path(name).name for name in record.artifacts)})
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-from judge import rule_ids as ids
 from judge.cli.gate_flags import add_gate_flags, gate_settings
 from judge.cli.output import write_stdout
 from judge.cli.settings import add_model_flags, config_of
@@ -37,10 +35,13 @@ def add_validate_command(commands: Any) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    import json  # here, not at the top: `judge --help` needs none of it
+
     if args.step == "-" and args.result == "-":
         raise InputError("--step and --result cannot both read stdin; give one of them as a file")
     if args.markdown and not args.explain:
         raise InputError("--markdown shapes what --explain prints: add --explain, or drop --markdown")
+    from judge import rule_ids as ids
     from judge.contract.jsonio import read_json
     from judge.intake import take
     from judge.pipeline import judge, unverified
@@ -89,8 +90,8 @@ def _with_evidence_doc(result: Any, path: str | None) -> Any:
 
 def _workspace(args: argparse.Namespace):
     """The Workspace the flags name, or None (whether they go together is judge.intake's to say)."""
-    from judge.workspace.facts import Workspace
-
     if args.repo is None and args.ledger is None and args.base is None:
         return None
+    from judge.workspace.facts import Workspace  # after the check: a run without a workspace never loads it
+
     return Workspace(args.repo, args.base, args.ledger, args.ledger_op, args.ledger_id)

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from judge.code.testpaths import is_test_data, is_test_path
+from judge.lazy_pattern import lazy_compile
 
 
 _MAX_LINES = 4000  # per side: config files are short; a huge one is read in part
@@ -34,25 +35,25 @@ class Narrowing:
         return f"{self.path}: {self.setting} {change}, which {self.drops}"
 
 
-_TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.py|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|"
-                        r"test-[^/]*\.[cm]?[jt]s|"
-                        r"tests?\.[cm]?[jt]s|tests?\.py)$")
-_DATA = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots|helpers?|utils?|"
-                   r"support|mocks?|__mocks__|stubs?|assets|resources|types?)(?:/|$)")
-_JUNK = re.compile(r"(?:^|[/*])(?:node_modules|dist|build|out|lib|coverage|htmlcov|\.tox|\.nox|\.git|\.hg|\.venv|"
-                   r"venv|env|\.eggs|[\w.-]*\.egg(?:-info)?|__pycache__|\.cache|\.pytest_cache|site-packages|"
-                   r"\.mypy_cache|\.ruff_cache|_build|\.next|\.nuxt|\.svelte-kit|tmp|\.tmp|\{arch\}|CVS|_darcs|\.\*|"
-                   r"setup\.py|conf\.py|noxfile\.py|fabfile\.py|manage\.py|docs?/conf\.py|\.d\.ts)(?:/|$|\*)",
-                   re.IGNORECASE)
+_TEST_FILE = lazy_compile(r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.py|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|"
+                          r"test-[^/]*\.[cm]?[jt]s|"
+                          r"tests?\.[cm]?[jt]s|tests?\.py)$")
+_DATA = lazy_compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots|helpers?|utils?|"
+                     r"support|mocks?|__mocks__|stubs?|assets|resources|types?)(?:/|$)")
+_JUNK = lazy_compile(r"(?:^|[/*])(?:node_modules|dist|build|out|lib|coverage|htmlcov|\.tox|\.nox|\.git|\.hg|\.venv|"
+                     r"venv|env|\.eggs|[\w.-]*\.egg(?:-info)?|__pycache__|\.cache|\.pytest_cache|site-packages|"
+                     r"\.mypy_cache|\.ruff_cache|_build|\.next|\.nuxt|\.svelte-kit|tmp|\.tmp|\{arch\}|CVS|_darcs|\.\*|"
+                     r"setup\.py|conf\.py|noxfile\.py|fabfile\.py|manage\.py|docs?/conf\.py|\.d\.ts)(?:/|$|\*)",
+                     re.IGNORECASE)
 # Folders a suite is commonly told to skip, whose exclusion may be honest.
-_NEUTRAL = re.compile(r"(?:^|/)(?:docs?|examples?|benchmarks?|bench|scripts|tools|vendor|_vendor|third_party|e2e|"
-                      r"integration|fuzz)(?:/|$|\*)", re.IGNORECASE)
+_NEUTRAL = lazy_compile(r"(?:^|/)(?:docs?|examples?|benchmarks?|bench|scripts|tools|vendor|_vendor|third_party|e2e|"
+                        r"integration|fuzz)(?:/|$|\*)", re.IGNORECASE)
 # Files in a test folder that hold no test: helpers, set-up, shared fixtures and types.
-_SUPPORT = re.compile(r"(?:^|/)(?:helpers?|setup|set-up|utils?|support|common|globals?|index|config|conftest|types?|"
-                      r"mocks?|fixtures?|shared|harness|bootstrap|env)(?:[._-][\w.-]*)?\.[\w]+$", re.IGNORECASE)
-_TEST_NAME = re.compile(r"(?<![\w.])(?:test_?\w+|\w+_test|Test[A-Z]\w*|\w+Test(?:s|Case)?)(?!\w)")
-_CODE_EXT = re.compile(r"\.(?:py|[cm]?[jt]sx?)$")
-_GLOB_CHARS = re.compile(r"[*?\[{!]")
+_SUPPORT = lazy_compile(r"(?:^|/)(?:helpers?|setup|set-up|utils?|support|common|globals?|index|config|conftest|types?|"
+                        r"mocks?|fixtures?|shared|harness|bootstrap|env)(?:[._-][\w.-]*)?\.[\w]+$", re.IGNORECASE)
+_TEST_NAME = lazy_compile(r"(?<![\w.])(?:test_?\w+|\w+_test|Test[A-Z]\w*|\w+Test(?:s|Case)?)(?!\w)")
+_CODE_EXT = lazy_compile(r"\.(?:py|[cm]?[jt]sx?)$")
+_GLOB_CHARS = lazy_compile(r"[*?\[{!]")
 
 
 def _grade(entry: str) -> bool | None:

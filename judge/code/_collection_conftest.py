@@ -8,31 +8,32 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from judge.code._collection_base import Narrowing, _MAX_ENTRIES, _TEST_FILE, _TEST_NAME, _grade_ignored
+from judge.lazy_pattern import lazy_compile
 
 
-_PY_BLOCK = re.compile(r"^(\s*)(?:async\s+)?(def|class|if|elif|else|for|while|try|except|with|finally)\b\s*(.*)$")
-_PY_STRING = re.compile(r'[rRbBuUfF]{0,2}(?:"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\')')
-_EXIT = re.compile(r"(?:\bos\._exit|\bsys\.exit|(?<![\w.])exit|(?<![\w.])quit)\s*\(\s*([^()]*?)\s*\)|"
-                   r"\braise\s+SystemExit\b(?:\s*\(\s*([^()]*?)\s*\))?|\bpytest\.exit\s*\((.*)\)")
-_PASS_CODE = re.compile(r"^(?:0|None|False|(?:pytest\.)?ExitCode\.OK|)$")
-_FORCED_PASS = re.compile(r"\b(?:session\.exitstatus\s*=\s*(?:0|False|(?:pytest\.)?ExitCode\.OK)\b|"
-                          r"\w+\.testsfailed\s*=\s*0\b|\w+\.outcome\s*=\s*[\"']passed[\"'])")
-_COLLECT_IGNORE = re.compile(r"\b(collect_ignore(?:_glob)?)\s*(?:\+?=|\.(?:append|extend|insert)\s*\()")
-_DROP_ITEMS = re.compile(r"\bitems\s*\[\s*:\s*\]\s*=|\bitems\.(?:remove|clear|pop)\s*\(|\bdel\s+items\b|"
-                         r"pytest_deselected\s*\(|\.add_marker\s*\(\s*(?:pytest\.mark\.)?\w*(?:skip|xfail)\w*")
-_EMPTIED = re.compile(r"\bitems\.clear\s*\(\s*\)|\bitems\s*\[\s*:\s*\]\s*=\s*\[\s*\]")
+_PY_BLOCK = lazy_compile(r"^(\s*)(?:async\s+)?(def|class|if|elif|else|for|while|try|except|with|finally)\b\s*(.*)$")
+_PY_STRING = lazy_compile(r'[rRbBuUfF]{0,2}(?:"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\')')
+_EXIT = lazy_compile(r"(?:\bos\._exit|\bsys\.exit|(?<![\w.])exit|(?<![\w.])quit)\s*\(\s*([^()]*?)\s*\)|"
+                     r"\braise\s+SystemExit\b(?:\s*\(\s*([^()]*?)\s*\))?|\bpytest\.exit\s*\((.*)\)")
+_PASS_CODE = lazy_compile(r"^(?:0|None|False|(?:pytest\.)?ExitCode\.OK|)$")
+_FORCED_PASS = lazy_compile(r"\b(?:session\.exitstatus\s*=\s*(?:0|False|(?:pytest\.)?ExitCode\.OK)\b|"
+                            r"\w+\.testsfailed\s*=\s*0\b|\w+\.outcome\s*=\s*[\"']passed[\"'])")
+_COLLECT_IGNORE = lazy_compile(r"\b(collect_ignore(?:_glob)?)\s*(?:\+?=|\.(?:append|extend|insert)\s*\()")
+_DROP_ITEMS = lazy_compile(r"\bitems\s*\[\s*:\s*\]\s*=|\bitems\.(?:remove|clear|pop)\s*\(|\bdel\s+items\b|"
+                           r"pytest_deselected\s*\(|\.add_marker\s*\(\s*(?:pytest\.mark\.)?\w*(?:skip|xfail)\w*")
+_EMPTIED = lazy_compile(r"\bitems\.clear\s*\(\s*\)|\bitems\s*\[\s*:\s*\]\s*=\s*\[\s*\]")
 # A condition on the environment, options or markers: code that drops tests only where they cannot run.
-_ENV_CONDITION = re.compile(r"getoption|getini|config\.option|environ|getenv|version_info|sys\.platform|platform\.|"
-                            r"os\.name|\bPY\w*|PYPY|\bIS_\w+|\bHAS_\w+|\bWIN\w*|find_spec|importorskip|which\(|"
-                            r"keywords|marker|ExitCode\.NO_TESTS|NO_TESTS_COLLECTED|==\s*5\b|ImportError|"
-                            r"ModuleNotFoundError|\bCI\b|\bpid\b|fork")
-_FORKED = re.compile(r"\bpid\b|fork")
-_CONSTANT_TRUE = re.compile(r"^\s*(?:True|1|not\s+(?:False|0|None))\s*:")
-_RUNS_THE_TEST = re.compile(r"\.obj\b|funcargs|testfunction|\.runtest\(|run_until_complete|asyncio|trio|anyio")
+_ENV_CONDITION = lazy_compile(r"getoption|getini|config\.option|environ|getenv|version_info|sys\.platform|platform\.|"
+                              r"os\.name|\bPY\w*|PYPY|\bIS_\w+|\bHAS_\w+|\bWIN\w*|find_spec|importorskip|which\(|"
+                              r"keywords|marker|ExitCode\.NO_TESTS|NO_TESTS_COLLECTED|==\s*5\b|ImportError|"
+                              r"ModuleNotFoundError|\bCI\b|\bpid\b|fork")
+_FORKED = lazy_compile(r"\bpid\b|fork")
+_CONSTANT_TRUE = lazy_compile(r"^\s*(?:True|1|not\s+(?:False|0|None))\s*:")
+_RUNS_THE_TEST = lazy_compile(r"\.obj\b|funcargs|testfunction|\.runtest\(|run_until_complete|asyncio|trio|anyio")
 
 
 # Any statement worth a closer look has one of these words.
-_TRIGGER = re.compile(r"exit|SystemExit|testsfailed|outcome|collect_ignore|items|deselect|add_marker|return")
+_TRIGGER = lazy_compile(r"exit|SystemExit|testsfailed|outcome|collect_ignore|items|deselect|add_marker|return")
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,14 @@ from typing import Iterator
 
 from judge.code._collection_base import Narrowing, _MAX_VALUE, _TEST_FILE
 from judge.code._collection_pytest import Settings, _command, _excluded, _includes
+from judge.lazy_pattern import lazy_compile
 from judge.patch.paths import file_name
 
 
-_JS_KEY = re.compile(r"""^\s*(?:"([^"\n]+)"|'([^'\n]+)'|([A-Za-z_$][\w$]*))\s*:\s*(.*)$""")
-_JS_STRING = re.compile(r""""((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`([^`\n]*)`""")
-_YAML_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
-_YAML_ITEM = re.compile(r"^\s+-\s+(.*)$")
+_JS_KEY = lazy_compile(r"""^\s*(?:"([^"\n]+)"|'([^'\n]+)'|([A-Za-z_$][\w$]*))\s*:\s*(.*)$""")
+_JS_STRING = lazy_compile(r""""((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`([^`\n]*)`""")
+_YAML_KEY = lazy_compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$")
+_YAML_ITEM = lazy_compile(r"^\s+-\s+(.*)$")
 
 Where = tuple[str, ...]
 

@@ -9,15 +9,16 @@ from typing import Iterator
 
 from judge.code._collection_base import (Narrowing, _CODE_EXT, _DATA, _MAX_VALUE, _covers, _covers_name, _grade_ignored,
                                         _one_test)
+from judge.lazy_pattern import lazy_compile
 
 
 _PYTEST_KEYS = frozenset({"addopts", "python_files", "python_classes", "python_functions", "testpaths",
                           "norecursedirs"})
 _PYTEST_SECTIONS = frozenset({"pytest", "tool:pytest", "tool.pytest.ini_options", "tool.pytest"})
-_SECTION = re.compile(r"^\s*\[\[?\s*([^\[\]\"']+?)\s*\]\]?\s*(?:#.*)?$")
-_KEY = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]\s*(.*)$")
-_TOML_KEY = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*=\s*(.*)$")
-_STRING = re.compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'|"((?:[^"\\\n]|\\.)*)"|\'([^\'\n]*)\'', re.DOTALL)
+_SECTION = lazy_compile(r"^\s*\[\[?\s*([^\[\]\"']+?)\s*\]\]?\s*(?:#.*)?$")
+_KEY = lazy_compile(r"^\s*([A-Za-z_][\w.-]*)\s*[=:]\s*(.*)$")
+_TOML_KEY = lazy_compile(r"^\s*([A-Za-z_][\w-]*)\s*=\s*(.*)$")
+_STRING = lazy_compile(r'"""(.*?)"""|\'\'\'(.*?)\'\'\'|"((?:[^"\\\n]|\\.)*)"|\'([^\'\n]*)\'', re.DOTALL)
 
 Settings = dict[str, list[str]]
 
@@ -289,15 +290,15 @@ def _what_filter(name: str, value: str) -> str:
 
 
 # A test command that passes whatever its tests do.
-_SWALLOW = re.compile(r"\|\|\s*(?:true|:|exit(?:\s+0)?|echo\b|printf\b|node\s+-e)|;\s*(?:exit\s+0|true|:)\s*$|"
-                      r"(?:^|&&|;)\s*exit\s+0\b|^\s*(?:echo\b[^&|;]*|true|:)\s*$")
+_SWALLOW = lazy_compile(r"\|\|\s*(?:true|:|exit(?:\s+0)?|echo\b|printf\b|node\s+-e)|;\s*(?:exit\s+0|true|:)\s*$|"
+                        r"(?:^|&&|;)\s*exit\s+0\b|^\s*(?:echo\b[^&|;]*|true|:)\s*$")
 # What runs a test suite in a test script: a runner, or a script, target or tool whose name says it runs tests.
-_TEST_RUNNER = re.compile(r"\b(?:ava|jest|vitest|mocha|tap|tape|karma|jasmine|uvu|pytest|playwright|cypress|lab|qunit|"
-                          r"borp|brittle|zora|xv|wdio|tox|nox|hardhat|forge|deno\s+test|bun\s+test|go\s+test|"
-                          r"cargo\s+test|node\s+--test)\b|[\w:.-]*test[\w:.-]*")
-_SCRIPT_FILE = re.compile(r"\b(?:node|tsx|ts-node|python3?|bash|sh|deno\s+run)\s+\S+\.(?:[cm]?[jt]s|py|sh)\b")
-_RUNNER_WORD = re.compile(r"(?:^|[\s/])(ava|jest|vitest|mocha|tap|pytest|node)$")
-_COMMAND_SPLIT = re.compile(r"&&|\|\||;|\|")
+_TEST_RUNNER = lazy_compile(r"\b(?:ava|jest|vitest|mocha|tap|tape|karma|jasmine|uvu|pytest|playwright|cypress|lab|qunit|"
+                            r"borp|brittle|zora|xv|wdio|tox|nox|hardhat|forge|deno\s+test|bun\s+test|go\s+test|"
+                            r"cargo\s+test|node\s+--test)\b|[\w:.-]*test[\w:.-]*")
+_SCRIPT_FILE = lazy_compile(r"\b(?:node|tsx|ts-node|python3?|bash|sh|deno\s+run)\s+\S+\.(?:[cm]?[jt]s|py|sh)\b")
+_RUNNER_WORD = lazy_compile(r"(?:^|[\s/])(ava|jest|vitest|mocha|tap|pytest|node)$")
+_COMMAND_SPLIT = lazy_compile(r"&&|\|\||;|\|")
 
 
 def _command_filters(command: str) -> list[Filter]:

@@ -17,6 +17,7 @@ from judge.code._tests_lexer import JS, mask
 from judge.code.sides import Side
 from judge.code.tests import Check, Mark, TestUnit, UnitDraft, normalised
 from judge.code.treesitter import captures, parse, walk
+from judge.lazy_pattern import lazy_compile
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -44,17 +45,17 @@ _SAME = {"toBe", "toEqual", "toStrictEqual", "is", "deepEqual", "equal", "strict
 _TRUTHY = {"toBeTruthy", "toBeDefined", "ok", "true", "truthy", "assert", "isTrue", "isOk"}
 _COMPARISONS = {"==", "===", "!=", "!==", "<", ">", "<=", ">="}
 _OPEN = {"(": ")", "[": "]", "{": "}"}
-_BRACKETS = re.compile(r"[()\[\]{}]")
-_WORD = re.compile(r"[A-Za-z_$][\w$]*")
-_KEY = re.compile(r"[A-Za-z_$][\w$]*\??\s*:(?!:)")
-_DECLARED = re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
-_PARAMETERS = re.compile(r"\bfunction\b[^(]*\(([^()]*)\)|\(([^()]*)\)\s*=>")
+_BRACKETS = lazy_compile(r"[()\[\]{}]")
+_WORD = lazy_compile(r"[A-Za-z_$][\w$]*")
+_KEY = lazy_compile(r"[A-Za-z_$][\w$]*\??\s*:(?!:)")
+_DECLARED = lazy_compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
+_PARAMETERS = lazy_compile(r"\bfunction\b[^(]*\(([^()]*)\)|\(([^()]*)\)\s*=>")
 _QUERY = """
 (call_expression) @call
 (variable_declarator name: (identifier) @bound value: [(identifier) (member_expression)])
 (assignment_expression left: (identifier) @bound right: [(identifier) (member_expression)])
 """
-_CONTEXT = re.compile(r"""^(?P<call>it|test|specify)(?:\.\w+)*\(\s*(?P<q>["'`])(?P<title>.*?)(?P=q)""")
+_CONTEXT = lazy_compile(r"""^(?P<call>it|test|specify)(?:\.\w+)*\(\s*(?P<q>["'`])(?P<title>.*?)(?P=q)""")
 
 
 @dataclass
@@ -65,11 +66,11 @@ class _Unit(UnitDraft):
     tops: set[tuple[int, int]] = field(default_factory=set)
 
 
-_ALIAS_LINE = re.compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*"
-                         r"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)\s*;?\s*(?://.*)?$")
+_ALIAS_LINE = lazy_compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*"
+                           r"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)\s*;?\s*(?://.*)?$")
 
 
-_DESTRUCTURED_ALIAS = re.compile(r"^\s*(?:const|let|var)\s*\{([^}=]*)\}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$")
+_DESTRUCTURED_ALIAS = lazy_compile(r"^\s*(?:const|let|var)\s*\{([^}=]*)\}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$")
 
 
 def file_aliases(lines: Iterable[str]) -> dict[str, list[str]]:

@@ -14,6 +14,7 @@ from functools import cached_property
 
 from judge.code.sides import Side
 from judge.code.tests import Check, Mark, TestUnit, normalised
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["CLike", "mask", "units"]
 
@@ -59,7 +60,7 @@ def _blank(match: re.Match[str]) -> str:
     return quote + _NOT_NEWLINE.sub(" ", inner) + (quote if closed else "")
 
 
-_NOT_NEWLINE = re.compile(r"[^\n]")
+_NOT_NEWLINE = lazy_compile(r"[^\n]")
 
 
 @dataclass(frozen=True)
@@ -75,24 +76,24 @@ class _Language:
 
 _LANGUAGES = {
     "go": _Language(
-        GO, re.compile(r"^func\s+(?P<name>(?:Test|Fuzz|Example)\w*)\s*\("), None,
-        re.compile(r"\b[tb]\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require)\.\w+\s*\("),
-        re.compile(r"^\t(?:[tb])\.(?:Skip|Skipf|SkipNow)\s*\("),  # direct body only: `if testing.Short() {` skips are fine
-        re.compile(r"\b(?:assert|require)\.True\(\s*t\s*,\s*true\s*[,)]"),
+        GO, lazy_compile(r"^func\s+(?P<name>(?:Test|Fuzz|Example)\w*)\s*\("), None,
+        lazy_compile(r"\b[tb]\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\b(?:assert|require)\.\w+\s*\("),
+        lazy_compile(r"^\t(?:[tb])\.(?:Skip|Skipf|SkipNow)\s*\("),  # direct body only: `if testing.Short() {` skips are fine
+        lazy_compile(r"\b(?:assert|require)\.True\(\s*t\s*,\s*true\s*[,)]"),
         ends_at_brace=True,
     ),
     "rust": _Language(
-        RUST, re.compile(r"^\s*#\[(?:\w+::)?test\]"), re.compile(r"\bfn\s+(?P<name>\w+)"),
-        re.compile(r"\b(?:debug_)?assert(?:_eq|_ne)?!\s*\(|\.unwrap_err\(\)|\bpanic!\s*\("),
-        re.compile(r"^\s*#\[ignore\b"),
-        re.compile(r"\bassert!\(\s*true\s*\)"),
+        RUST, lazy_compile(r"^\s*#\[(?:\w+::)?test\]"), lazy_compile(r"\bfn\s+(?P<name>\w+)"),
+        lazy_compile(r"\b(?:debug_)?assert(?:_eq|_ne)?!\s*\(|\.unwrap_err\(\)|\bpanic!\s*\("),
+        lazy_compile(r"^\s*#\[ignore\b"),
+        lazy_compile(r"\bassert!\(\s*true\s*\)"),
     ),
     "java": _Language(
-        JAVA, re.compile(r"^\s*@(?:org\.junit\.(?:jupiter\.api\.)?)?Test\b"),
-        re.compile(r"\b(?:void|[A-Z]\w*(?:<[^>]*>)?)\s+(?P<name>\w+)\s*\("),
-        re.compile(r"\b(?:assert\w*|fail|verify)\s*\("),
-        re.compile(r"^\s*@(?:Disabled|Ignore)\b"),
-        re.compile(r"\bassertTrue\(\s*true\s*\)|\bassertEquals\(\s*(\w+)\s*,\s*\1\s*\)"),
+        JAVA, lazy_compile(r"^\s*@(?:org\.junit\.(?:jupiter\.api\.)?)?Test\b"),
+        lazy_compile(r"\b(?:void|[A-Z]\w*(?:<[^>]*>)?)\s+(?P<name>\w+)\s*\("),
+        lazy_compile(r"\b(?:assert\w*|fail|verify)\s*\("),
+        lazy_compile(r"^\s*@(?:Disabled|Ignore)\b"),
+        lazy_compile(r"\bassertTrue\(\s*true\s*\)|\bassertEquals\(\s*(\w+)\s*,\s*\1\s*\)"),
     ),
 }
 _NAME_WITHIN = 4  # lines after a #[test] / @Test marker that may hold the fn/method line

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 from judge.code._constant_truth import condition_truth, truth
 from judge.code.sides import Side
 from judge.code.tests import Check, Mark, TestUnit, UnitDraft, normalised
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["units"]
 
@@ -27,10 +28,10 @@ _CUT_TO_END = ("was never closed", "unterminated triple-quoted")
 _CHECK_CALLS = {"raises", "warns", "deprecated_call", "fail"}  # pytest.raises(...), self.fail(...): assertions too
 _SKIP_CALLS = {"pytest.skip", "self.skipTest", "pytest.xfail", "unittest.skip"}
 _SKIP_EXCEPTIONS = {"SkipTest", "unittest.SkipTest", "pytest.skip.Exception"}
-_SAME_ARGS = re.compile(r"^assert(?:Equals?|Is|AlmostEquals?|CountEqual|ListEqual|DictEqual|TupleEqual|SetEqual|"
-                        r"SequenceEqual|MultiLineEqual|_equal|_array_equal|_allclose)$")
-_LEXER_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\(")
-_LEXER_SKIP = re.compile(r"^\s*@((?:pytest\.)?mark\.(?:skip|xfail)|unittest\.(?:skip|expectedFailure)|expectedFailure)\b")
+_SAME_ARGS = lazy_compile(r"^assert(?:Equals?|Is|AlmostEquals?|CountEqual|ListEqual|DictEqual|TupleEqual|SetEqual|"
+                          r"SequenceEqual|MultiLineEqual|_equal|_array_equal|_allclose)$")
+_LEXER_DEF = lazy_compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\(")
+_LEXER_SKIP = lazy_compile(r"^\s*@((?:pytest\.)?mark\.(?:skip|xfail)|unittest\.(?:skip|expectedFailure)|expectedFailure)\b")
 _DECORATOR_CHARS = 2000  # a decorator line longer than this is read by name only
 
 
@@ -387,7 +388,7 @@ def _uncollects(stmt: ast.stmt) -> bool:
         and truth(stmt.value) is False
 
 
-_ALIAS_LINE = re.compile(r"^[A-Za-z_]\w*\s*=\s*(?:pytest|unittest|skip|xfail|mark)\b")
+_ALIAS_LINE = lazy_compile(r"^[A-Za-z_]\w*\s*=\s*(?:pytest|unittest|skip|xfail|mark)\b")
 
 
 def file_aliases(lines: Iterable[str]) -> dict[str, str]:

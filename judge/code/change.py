@@ -12,13 +12,15 @@ parses a side another has already parsed in the same validation.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from judge.code.collection import Texts
 from judge.code.functions import Function, functions_in
 from judge.code.sides import Side, side_of
-from judge.code.tests import TestUnit, skip_aliases, test_units
 from judge.patch.model import FileChange, Hunk, PatchFacts, fact
+
+if TYPE_CHECKING:
+    from judge.code.tests import TestUnit
 
 __all__ = ["ChangeModel", "FileView", "HunkView", "Texts"]
 
@@ -97,6 +99,8 @@ class FileView:
         path = self.path_on(which)
         if path is None or which == "old" and self.change.is_added:
             return ()
+        from judge.code.tests import skip_aliases, test_units  # here: only a change to a test file is read for tests
+
         # a name one hunk binds to a skip (`flaky = pytest.mark.skip`) marks the tests another hunk decorates with it
         aliases = skip_aliases(path, (line for hunk in self.hunks for line in hunk.side(which).lines))
         return tuple((hunk, unit) for hunk in self.hunks

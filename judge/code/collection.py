@@ -29,13 +29,12 @@ the limits, what a path is, globs) is judge/code/_collection_base.py.
 from __future__ import annotations
 
 import re
+from importlib import import_module
 from typing import Callable, Iterable
 
 from judge.code._collection_base import Narrowing, _MAX_LINES, _MAX_VALUE
-from judge.code._collection_conftest import _read_conftest, _read_python
-from judge.code._collection_js import _read_js, _read_yaml
-from judge.code._collection_pytest import _read_ini, _read_toml
 from judge.code.testpaths import is_test_path
+from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange, PatchFacts
 from judge.patch.paths import file_name
 
@@ -47,8 +46,8 @@ Texts = Callable[[str], "tuple[str | None, str | None]"]
 # --------------------------------------------------------------------------- which files
 
 _PYTEST_INI = frozenset({"pytest.ini", ".pytest.ini", "setup.cfg", "tox.ini"})
-_JS_CONFIG = re.compile(r"^(?:(?:jest|vitest|vite|ava)\.config|vitest\.workspace)\.[cm]?[jt]s(?:on)?$|"
-                        r"^\.mocharc(?:\.(?:js|cjs|mjs|json|jsonc|ya?ml))?$")
+_JS_CONFIG = lazy_compile(r"^(?:(?:jest|vitest|vite|ava)\.config|vitest\.workspace)\.[cm]?[jt]s(?:on)?$|"
+                          r"^\.mocharc(?:\.(?:js|cjs|mjs|json|jsonc|ya?ml))?$")
 
 
 def _kind(path: str) -> str | None:
@@ -75,13 +74,13 @@ def is_collection_config(path: str) -> bool:
 
 # A word any relevant setting has: a hunk holding none of them is not read.
 _FIRST_LOOK = {
-    "ini": re.compile(r"addopts|python_(?:files|classes|functions)|testpaths|norecursedirs"),
-    "toml": re.compile(r"addopts|python_(?:files|classes|functions)|testpaths|norecursedirs"),
-    "conftest": re.compile(r"collect_ignore|_exit|exit\(|SystemExit|exitstatus|items|deselect|add_marker|outcome|"
-                           r"pyfunc_call|testsfailed|ignore_collect|__test__"),
-    "json": re.compile(r"test|files|match|spec|ignore|include|exclude|roots|grep"),
-    "yaml": re.compile(r"spec|ignore|grep|invert"),
-    "pytest_module": re.compile(r"__test__|_exit\("),
+    "ini": lazy_compile(r"addopts|python_(?:files|classes|functions)|testpaths|norecursedirs"),
+    "toml": lazy_compile(r"addopts|python_(?:files|classes|functions)|testpaths|norecursedirs"),
+    "conftest": lazy_compile(r"collect_ignore|_exit|exit\(|SystemExit|exitstatus|items|deselect|add_marker|outcome|"
+                             r"pyfunc_call|testsfailed|ignore_collect|__test__"),
+    "json": lazy_compile(r"test|files|match|spec|ignore|include|exclude|roots|grep"),
+    "yaml": lazy_compile(r"spec|ignore|grep|invert"),
+    "pytest_module": lazy_compile(r"__test__|_exit\("),
 }
 
 
@@ -97,7 +96,7 @@ def narrowings(work: PatchFacts, texts: Texts | None = None) -> tuple[Narrowing,
             continue
         sides = _sides(change, kind, texts)
         if sides is not None:
-            found.extend(_READERS[kind](change.path, *sides))
+            found.extend(_reader(kind)(change.path, *sides))
     return tuple(dict.fromkeys(found))
 
 
@@ -139,7 +138,16 @@ def _header_line(section: str, kind: str) -> list[str]:
     return []
 
 
-_READERS: dict[str, Callable[[str, list[list[str]], list[list[str]]], Iterable[Narrowing]]] = {
-    "ini": _read_ini, "toml": _read_toml, "json": _read_js, "yaml": _read_yaml, "conftest": _read_conftest,
-    "pytest_module": _read_python,
+# Each kind's reader by (module, function): a reader's module is imported when a change first touches a setting
+# file of its kind (most changes touch none, and the readers' patterns and tables cost ~10 ms to import).
+_READERS: dict[str, tuple[str, str]] = {
+    "ini": ("judge.code._collection_pytest", "_read_ini"), "toml": ("judge.code._collection_pytest", "_read_toml"),
+    "json": ("judge.code._collection_js", "_read_js"), "yaml": ("judge.code._collection_js", "_read_yaml"),
+    "conftest": ("judge.code._collection_conftest", "_read_conftest"),
+    "pytest_module": ("judge.code._collection_conftest", "_read_python"),
 }
+
+
+def _reader(kind: str) -> Callable[[str, list[list[str]], list[list[str]]], Iterable[Narrowing]]:
+    module, name = _READERS[kind]
+    return getattr(import_module(module), name)

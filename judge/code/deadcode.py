@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from judge.code import treesitter
 from judge.code.fragments import js_tree, python_lines
 from judge.code.sides import Side
+from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
 from judge.patch.first_look import FirstLook
 from judge.patch.lexer import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
@@ -278,18 +279,18 @@ def _js_type_only(node) -> bool:
     return node.type in _JS_TYPE_DECLARATIONS or node.type == "comment"
 
 
-_NEVER_HINT = re.compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
+_NEVER_HINT = lazy_compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
 _MAYBE_NEVER = FirstLook(_NEVER_HINT.pattern)
-_RETURN_HINT = re.compile(r"^\s*return\b")
-_PY_NEVER = re.compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")
-_PY_RETURN = re.compile(r"^return\b")
-_PY_ALWAYS = re.compile(r"^if (?:True|1|not False|not 0|not None|\(True\)|\(1\)):\s*(.*)$")
+_RETURN_HINT = lazy_compile(r"^\s*return\b")
+_PY_NEVER = lazy_compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")
+_PY_RETURN = lazy_compile(r"^return\b")
+_PY_ALWAYS = lazy_compile(r"^if (?:True|1|not False|not 0|not None|\(True\)|\(1\)):\s*(.*)$")
 # `if (true) return;`, `if True: return`: a return that is the whole branch of a condition always true, on one line.
-_ALWAYS_RETURN = re.compile(r"^\s*if\s*(?:\(\s*(?:true|1|!\s*0|!\s*false|!!\s*1)\s*\)\s*\{?|"
-                            r"(?:True|1|not False|not 0|not None|\(True\)|\(1\)):)\s*(?:return|raise)\b")
-_JS_ALWAYS = re.compile(r"^\(\s*(?:true|1|!\s*0|!\s*false|!!\s*1|!\s*null|!\s*undefined)\s*\)$")
-_PY_DEFINITION = re.compile(r"^(?:@|(?:async )?def |class )")
-_JS_NEVER = re.compile(r"^\(\s*(?:false|0|null|undefined|!\s*1|!\s*true)\s*(?:&&.*)?\)$", re.DOTALL)
+_ALWAYS_RETURN = lazy_compile(r"^\s*if\s*(?:\(\s*(?:true|1|!\s*0|!\s*false|!!\s*1)\s*\)\s*\{?|"
+                              r"(?:True|1|not False|not 0|not None|\(True\)|\(1\)):)\s*(?:return|raise)\b")
+_JS_ALWAYS = lazy_compile(r"^\(\s*(?:true|1|!\s*0|!\s*false|!!\s*1|!\s*null|!\s*undefined)\s*\)$")
+_PY_DEFINITION = lazy_compile(r"^(?:@|(?:async )?def |class )")
+_JS_NEVER = lazy_compile(r"^\(\s*(?:false|0|null|undefined|!\s*1|!\s*true)\s*(?:&&.*)?\)$", re.DOTALL)
 _JS_BLOCKS = frozenset({"statement_block", "switch_case", "program"})
 _JS_HOISTED = frozenset({"comment", "function_declaration", "generator_function_declaration", "empty_statement",
                          "class_declaration", "export_statement"})
@@ -383,7 +384,7 @@ def _js_does_something(node) -> bool:
     return node.type in _JS_ACTIONS
 
 
-_WORDS = re.compile(r"^[A-Za-z][A-Za-z ]*$")  # `return invalid`, `add issues`: words only, a note on what follows
+_WORDS = lazy_compile(r"^[A-Za-z][A-Za-z ]*$")  # `return invalid`, `add issues`: words only, a note on what follows
 _PROSE = Caseless(r"e\.\s?g\.|i\.\s?e\.|cf\.|(?:eg|ie|see|note|example|usage)\b")
 _PY_ACTIONS = (ast.Assign, ast.AugAssign, ast.Return, ast.Raise, ast.If, ast.For, ast.While, ast.With, ast.Try,
                ast.Delete, ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from judge.code import treesitter
 from judge.code.sides import Side
+from judge.lazy_pattern import lazy_compile
 from judge.patch.lexer import LogicalLine, logical_lines, syntax_for
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ __all__ = ["UNSEEN", "JsTree", "js_tree", "opens_in_docstring", "python_lines"]
 
 UNSEEN = "__unseen"  # the name of a function whose definition line is above the side
 _PY = syntax_for("x.py")
-_TRIPLE = re.compile(r"\"\"\"|'''")
+_TRIPLE = lazy_compile(r"\"\"\"|'''")
 
 
 def python_lines(side: Side) -> tuple[LogicalLine, ...]:
@@ -75,8 +76,8 @@ def _first_quotes_close(lines: tuple[str, ...]) -> bool | None:
 
 
 # A line that starts a comment or a statement, as docstring prose rarely does.
-_CODE_START = re.compile(r"#|(?:if|for|while|with|try|return|raise|import|from|def|class|assert|yield|del|pass|"
-                         r"async|await|@)\b|[\w.]+\s*(?:=[^=]|\(|\[|\+=|-=)")
+_CODE_START = lazy_compile(r"#|(?:if|for|while|with|try|return|raise|import|from|def|class|assert|yield|del|pass|"
+                           r"async|await|@)\b|[\w.]+\s*(?:=[^=]|\(|\[|\+=|-=)")
 
 
 def _read_from_docstring(lines: tuple[str, ...]) -> tuple[LogicalLine, ...]:
@@ -98,7 +99,7 @@ def _covers_end(read: tuple[LogicalLine, ...], lines: tuple[str, ...]) -> bool:
 _MOST_REPAIRED = 400  # characters of openers and closers given to one side
 _OPENERS = {")": "(", "]": "[", "}": "{"}
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
-_BODY_AFTER_PARENTHESIS = re.compile(r"\s*(?::[^{}=]*)?\{")  # `) {`, `): Promise<R> {` (not `) => {`)
+_BODY_AFTER_PARENTHESIS = lazy_compile(r"\s*(?::[^{}=]*)?\{")  # `) {`, `): Promise<R> {` (not `) => {`)
 
 
 @dataclass(frozen=True)
@@ -169,8 +170,8 @@ def _missing_brackets(text: str, start: int) -> tuple[str, str]:
     return "".join(reversed(unopened)), "\n" + closers if closers else ""
 
 
-_TOKENS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|$)|\"(?:\\.|[^\"\\\n])*\"?|'(?:\\.|[^'\\\n])*'?|`(?:\\.|[^`\\])*`?|"
-                     r"[()\[\]{}]", re.DOTALL)
+_TOKENS = lazy_compile(r"//[^\n]*|/\*.*?(?:\*/|$)|\"(?:\\.|[^\"\\\n])*\"?|'(?:\\.|[^'\\\n])*'?|`(?:\\.|[^`\\])*`?|"
+                       r"[()\[\]{}]", re.DOTALL)
 
 
 def _code_brackets(text: str, start: int) -> Iterator[tuple[int, str]]:

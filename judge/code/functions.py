@@ -22,6 +22,7 @@ from typing import Sequence
 from judge.code import treesitter
 from judge.code.fragments import UNSEEN, js_tree, opens_in_docstring, python_lines
 from judge.code.sides import Side
+from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
 from judge.patch.lexer import LogicalLine
 
@@ -108,12 +109,12 @@ def _after_body_head(text: str, at: int) -> bool:
 # --- Python --------------------------------------------------------------------------------------------------
 
 # The end of a signature (``def f(x):``, ``) -> int:``, ``]:``) or of a docstring: what a stub body can follow.
-_PY_BODY_OPENER = re.compile(r"^(?:async\s+)?def\b|(?:\)|\]|->.*):\s*(?:#.*)?$|[\"']$")
+_PY_BODY_OPENER = lazy_compile(r"^(?:async\s+)?def\b|(?:\)|\]|->.*):\s*(?:#.*)?$|[\"']$")
 
-_PY_STUB_LINE = re.compile(r"^\s*(?:pass|\.\.\.|return(?:\s+None)?|raise\s+NotImplemented\w*.*)\s*(?:#.*)?$")
-_PY_DEF = re.compile(r"^(?:async )?def ([A-Za-z_]\w*)\(")
+_PY_STUB_LINE = lazy_compile(r"^\s*(?:pass|\.\.\.|return(?:\s+None)?|raise\s+NotImplemented\w*.*)\s*(?:#.*)?$")
+_PY_DEF = lazy_compile(r"^(?:async )?def ([A-Za-z_]\w*)\(")
 _PY_STUBS = {"pass": "pass", "...": "...", "return": "return", "returnNone": "return None"}
-_PY_RAISE_NOT_IMPLEMENTED = re.compile(r"^raise NotImplemented(?:Error)?\b")
+_PY_RAISE_NOT_IMPLEMENTED = lazy_compile(r"^raise NotImplemented(?:Error)?\b")
 
 
 def _python_functions(side: Side, whole: bool) -> list[Function]:
@@ -139,7 +140,7 @@ def _python_functions(side: Side, whole: bool) -> list[Function]:
     return found
 
 
-_PY_SIGNATURE_END = re.compile(r"^\)(?:\s*->.*)?:$")
+_PY_SIGNATURE_END = lazy_compile(r"^\)(?:\s*->.*)?:$")
 
 
 def _python_function(side: Side, name: str, first: int, body: list[LogicalLine], complete: bool,
@@ -214,7 +215,7 @@ def _dedent_follows(lines: tuple[str, ...], last: int, indent: int) -> bool:
     return False
 
 
-_STATEMENT_START = re.compile(r"(?:@|(?:async\s+)?def\s|class\s|[A-Za-z_]\w*\b)")
+_STATEMENT_START = lazy_compile(r"(?:@|(?:async\s+)?def\s|class\s|[A-Za-z_]\w*\b)")
 
 
 def _decorators(lines: Sequence[LogicalLine], index: int) -> list[str]:
@@ -245,14 +246,14 @@ def _python_stub(statements: list[LogicalLine]) -> str | None:
 
 _JS_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration", "method_definition",
                            "function_expression", "function", "arrow_function", "generator_function"})
-_JS_STUB_LINE = re.compile(r"^\s*(?:return\s*(?:\(?\s*(?:null|undefined|\{\s*\}|\[\s*\])\s*(?:as\s+[^;]+)?\)?|"
-                           r"null|undefined)?\s*;?|throw\b.*)\s*$")
+_JS_STUB_LINE = lazy_compile(r"^\s*(?:return\s*(?:\(?\s*(?:null|undefined|\{\s*\}|\[\s*\])\s*(?:as\s+[^;]+)?\)?|"
+                             r"null|undefined)?\s*;?|throw\b.*)\s*$")
 # `null as never`, `undefined as any`, `{} as Config`: a value cast to make the type checker accept nothing
-_CAST_NOTHING = re.compile(r"^\(?\s*(null|undefined|\{\s*\}|\[\s*\])\s*(?:as\s+[\w<>\[\]|&., ]+?\s*)+\)?$")
+_CAST_NOTHING = lazy_compile(r"^\(?\s*(null|undefined|\{\s*\}|\[\s*\])\s*(?:as\s+[\w<>\[\]|&., ]+?\s*)+\)?$")
 # A line that opens a function's body: a brace that is not a statement's block (``if (x) {``, ``} else {``).
-_JS_BODY_OPENER = re.compile(r"^(?!(?:\}\s*)?(?:if|else|for|while|switch|try|catch|finally|do)\b).*\{")
+_JS_BODY_OPENER = lazy_compile(r"^(?!(?:\}\s*)?(?:if|else|for|while|switch|try|catch|finally|do)\b).*\{")
 # `{` then `}` with only blanks or line comments between: an emptied body
-_JS_EMPTY_BLOCK = re.compile(r"\{[ \t]*(?://[^\n]*)?(?:\n[ \t]*(?://[^\n]*)?)*\}")
+_JS_EMPTY_BLOCK = lazy_compile(r"\{[ \t]*(?://[^\n]*)?(?:\n[ \t]*(?://[^\n]*)?)*\}")
 _NOT_IMPLEMENTED = Caseless(r"not[\s_-]*(?:yet[\s_-]*)?implemented|unimplemented|todo")
 
 

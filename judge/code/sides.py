@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from judge.lazy_pattern import lazy_compile
 from judge.patch.model import Hunk, fact
 from judge.patch.lexer import iter_logical_lines, syntax_for
 
@@ -37,7 +38,7 @@ def side_of(hunk: Hunk, which: Literal["old", "new"]) -> Side:
     return Side(lines, changed, hunk.reaches_end)
 
 
-_DOCSTRING = re.compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)
+_DOCSTRING = lazy_compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)
 
 
 def writes_code(side: Side, path: str, docstrings_are_notes: bool = True) -> bool:

@@ -14,12 +14,13 @@ Fixtures and snapshots under those folders count as tests too: editing them chan
 
 from __future__ import annotations
 
-import re
+
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["is_test_data", "is_test_path"]
 
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "__snapshots__"})
-_TEST_NAME = re.compile(
+_TEST_NAME = lazy_compile(
     r"^(?:test_.+\.py|.+_test\.py|conftest\.py"
     r"|.+\.(?:test|spec)\.[cm]?[jt]sx?"
     r"|.+_test\.go|.+_spec\.rb|.+Tests?\.(?:java|kt|cs|swift|scala)|test_.+\.(?:c|cc|cpp|rs))$"
@@ -27,7 +28,7 @@ _TEST_NAME = re.compile(
 
 
 # Folders whose files are the tests' data, even when named like tests: a linter's sample input may hold `def test_x`.
-_TEST_DATA = re.compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots)/")
+_TEST_DATA = lazy_compile(r"(?:^|/)(?:fixtures?|testdata|test_data|data|samples?|__snapshots__|snapshots)/")
 
 
 def is_test_data(path: str) -> bool:

@@ -19,11 +19,11 @@ Strings and comments are never code: ``# pytest.skip(`` or ``"it.only("`` marks 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Iterable, Literal
 
 from judge.code.sides import Side
+from judge.lazy_pattern import lazy_compile
 from judge.patch.paths import file_suffix
 
 __all__ = ["Check", "Mark", "TestUnit", "UnitDraft", "normalised", "skip_aliases", "test_language", "test_units"]
@@ -116,7 +116,7 @@ _LANGUAGES = {
     **dict.fromkeys((".ts", ".mts", ".cts"), "typescript"),
     ".tsx": "tsx",
 }
-_WHITESPACE = re.compile(r"\s+")
+_WHITESPACE = lazy_compile(r"\s+")
 
 
 def test_language(path: str) -> str | None:
@@ -165,7 +165,7 @@ def normalised(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
-_CONTEXT = {"go": re.compile(r"^func\s+((?:Test|Fuzz|Example)\w*)\s*\(")}
+_CONTEXT = {"go": lazy_compile(r"^func\s+((?:Test|Fuzz|Example)\w*)\s*\(")}
 
 
 def _context_name(language: str, context: str) -> str:

@@ -34,6 +34,7 @@ from judge.code.change import ChangeModel, FileView
 from judge.code.deadcode import disabled_blocks, unreachable_code
 from judge.code.testpaths import is_test_data, is_test_path
 from judge.code.tests import Check, TestUnit, test_language
+from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange
 from judge.patch.paths import file_name
 
@@ -43,29 +44,29 @@ WeakeningKind = Literal["deleted", "skipped", "focused", "assertions_removed", "
                         "weakened", "swallowed", "disabled", "uncollected", "rewritten"]
 
 # A test made table-driven: pytest's and parameterized's decorators, Jest/Vitest/Mocha `.each`, AVA macros' arrays.
-_TABLE = re.compile(r"@(?:pytest\.mark\.parametrize|parameterized(?:\.expand)?|ddt\.data|data)\b|\.each\s*[(`]")
+_TABLE = lazy_compile(r"@(?:pytest\.mark\.parametrize|parameterized(?:\.expand)?|ddt\.data|data)\b|\.each\s*[(`]")
 _DECORATORS_SEEN = 200  # lines above a test's header its decorators may take (a parametrize table)
 # A focus in JS/TS tests (`it.only`, `fit(`, `{ only: true }`): in a new file too, it stops the other tests running.
-_FOCUS = re.compile(r"\.only\b|\b(?:fit|fdescribe|fcontext)\s*\(|\bonly\s*:\s*true")
+_FOCUS = lazy_compile(r"\.only\b|\b(?:fit|fdescribe|fcontext)\s*\(|\bonly\s*:\s*true")
 # A test file by its name (not only its folder): its deletion deletes tests even where judge cannot read them.
-_TEST_FILE = re.compile(r"^(?:test_.+|.+_test|.+\.(?:test|spec)|.+_spec|.+Tests?)\.\w+$")
+_TEST_FILE = lazy_compile(r"^(?:test_.+|.+_test|.+\.(?:test|spec)|.+_spec|.+Tests?)\.\w+$")
 # A definition's name on a line of code: def/class/function/func/fn/const..., Go receivers, JS methods.
-_DEFINITION = re.compile(
+_DEFINITION = lazy_compile(
     r"\b(?:def|class|function\*?|func|fn|interface|enum|struct|trait)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
     r"|^\s*(?:(?:export|public|private|protected|internal|static|final|abstract|async|get|set|default)\s+)*"
     r"(?:[\w$<>\[\].,?]+\s+)?([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*(?::\s*[^={;]+|throws\s+[\w.,\s]+)?\{\s*$"  # a method
     r"|\b([A-Za-z_$][\w$]*)\s*[:=]\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)"  # name = () =>
 )
-_WORD = re.compile(r"[A-Za-z_$][\w$]*")
-_TYPE_KEYWORD = re.compile(r"\s*(?:class|interface|enum|struct|trait)\b")
+_WORD = lazy_compile(r"[A-Za-z_$][\w$]*")
+_TYPE_KEYWORD = lazy_compile(r"\s*(?:class|interface|enum|struct|trait)\b")
 # A typed field or attribute: `timeout: float = 5.0` (Python), `readonly timeout?: number;` (TypeScript).
-_DECLARATION = re.compile(r"^(?!.*[,{(]\s*$)\s*(?:(?:public|private|protected|readonly|static|declare)\s+)*"
-                          r"([A-Za-z_$][\w$]*)\??\s*:\s*[^\s=:][^=]*?(?:=|;|$)")
+_DECLARATION = lazy_compile(r"^(?!.*[,{(]\s*$)\s*(?:(?:public|private|protected|readonly|static|declare)\s+)*"
+                            r"([A-Za-z_$][\w$]*)\??\s*:\s*[^\s=:][^=]*?(?:=|;|$)")
 # Files tests read, not tests: code there is data (a linter's sample input may well hold `def test_x` or `assert`).
 _SHOWN = 3  # assertions quoted in a reason
 # Documentation: editing it changes no code a test checks.
-_DOCS = re.compile(r"\.(?:md|rst|adoc)$|(?:^|/)docs?/|(?:^|/)(?:CHANGE\w*|HISTORY|NEWS|README|AUTHORS|LICENSE|NOTICE)[^/]*$",
-                   re.IGNORECASE)
+_DOCS = lazy_compile(r"\.(?:md|rst|adoc)$|(?:^|/)docs?/|(?:^|/)(?:CHANGE\w*|HISTORY|NEWS|README|AUTHORS|LICENSE|NOTICE)[^/]*$",
+                     re.IGNORECASE)
 # Names every test and every module uses: sharing one says nothing about the code under test.
 _COMMON = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset({
     "self", "cls", "pytest", "mock", "assert", "expect", "test", "it", "describe", "t", "this", "const", "let", "var",
@@ -639,7 +640,7 @@ _IN_PLACE, _ELSEWHERE = 0.5, 0.6  # share of body lines a renamed (in place) or 
 _SAME_PLACE = 3  # lines between a removed header and the added one that takes its place
 _TRIVIAL_LINE = 3  # `})`, `}`, `);`: lines every body has say nothing about which one it is
 # pytest's default python_files; a JS test file by its runner's usual patterns, and not `_`-prefixed (AVA skips those)
-_PYTEST_FILE = re.compile(r"^(?:test_.*|.*_test)\.py$")
+_PYTEST_FILE = lazy_compile(r"^(?:test_.*|.*_test)\.py$")
 
 
 def _collected_file(path: str) -> bool:
@@ -701,7 +702,7 @@ def _decorated(lines: tuple[str, ...], header: int) -> range:
     return range(first, header + 1)
 
 
-_VALUE = re.compile(r"""\b[A-Za-z_$][\w$]*\b(?!\s*\()|-?\b\d[\w.]*|"[^"]*"|'[^']*'|`[^`]*`""")
+_VALUE = lazy_compile(r"""\b[A-Za-z_$][\w$]*\b(?!\s*\()|-?\b\d[\w.]*|"[^"]*"|'[^']*'|`[^`]*`""")
 
 
 def _skeleton(check: Check) -> str:

@@ -1,18 +1,12 @@
-"""Pydantic models of seed 004's contracts: gates and their parameters, the step's evidenceSchema, policies, step
-templates, and the EvidenceSchema document an agent submits (schemas/gate.schema.json and its siblings)."""
+"""Pydantic models of seed 004's contracts: gates, the step's evidenceSchema, policies, step templates, and the
+EvidenceSchema document an agent submits (schemas/gate.schema.json and its siblings). Each gate type's parameters
+are judge.contract.gate_parameters', loaded when a gate is first checked."""
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, StrictBool,
-                      StrictInt, StrictStr, ValidationError, model_validator)
-from pydantic_core import PydanticCustomError
-
-from judge.contract.patterns import regex_problem, schema_problem
-from judge.patch.globs import MAX_GLOB_CHARS, glob_problem
-from judge.patch.paths import normalize_path, unsafe_reason
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, StrictStr, ValidationError, model_validator
 
 __all__ = [
     "COMMAND_GATE_TYPES", "EVIDENCE_FIELDS", "FILE_GATE_TYPES", "GATE_TYPES", "TEMPLATE_NAME", "PRESETS", "EvidenceDoc", "EvidenceSchemaSpec", "Gate", "PolicyLayer",
@@ -39,149 +33,9 @@ EVIDENCE_FIELDS: tuple[str, ...] = (
     "artifacts_created", "criteria_checklist", "notes",
 )
 
-_MAX_ITEMS = 10_000
-_MAX_TEXT = 100_000
-
-
-def _refuse(kind: str, text: str) -> PydanticCustomError:
-    # The text goes in as context, not as the template: user text with braces must not be read as placeholders.
-    return PydanticCustomError(kind, "{text}", {"text": text})
-
-
-def _compilable_glob(pattern: str) -> str:
-    problem = glob_problem(pattern)
-    if problem:
-        raise _refuse("glob", f"the glob {pattern[:80]!r} {problem}")
-    return pattern
-
-
-def _safe_relative_path(path: str) -> str:
-    problem = unsafe_reason(path)
-    if problem:
-        raise _refuse("path", f"{path[:80]!r} {problem}: give a path relative to the repository's top")
-    return normalize_path(path)
-
-
-def _splittable_command(command: str) -> str:
-    import shlex
-
-    # Python's idea of whitespace, as schemas/gate.schema.json's pattern "\S" is read by jsonschema (pydantic's own
-    # `pattern` would read it with Rust's regex, which disagrees on characters like \x1c).
-    if not re.search(r"\S", command):
-        raise _refuse("command", "the command holds no word to run")
-    try:
-        words = shlex.split(command)
-    except ValueError as exc:  # an unclosed quote: the argv judge would run is not what the author meant
-        raise _refuse("command", f"the command {command[:80]!r} cannot be split into arguments ({exc})") from None
-    if not words:
-        raise _refuse("command", f"the command {command[:80]!r} holds no word to run")
-    return command
-
-
-def _compilable_regex(pattern: str) -> str:
-    problem = regex_problem(pattern)  # RE2's syntax: the gate matches with RE2 (judge.contract.patterns)
-    if problem:
-        raise _refuse("regex", f"the regular expression {pattern[:80]!r} {problem}")
-    return pattern
-
-
-def _json_schema(schema: dict) -> dict:
-    problem = schema_problem(schema)
-    if problem:
-        raise _refuse("json_schema", problem)
-    return schema
-
-
-Glob = Annotated[StrictStr, Field(min_length=1, max_length=MAX_GLOB_CHARS), AfterValidator(_compilable_glob)]
-Globs = Annotated[tuple[Glob, ...], Field(min_length=1, max_length=_MAX_ITEMS)]
-RepoPath = Annotated[StrictStr, Field(min_length=1, max_length=4096), AfterValidator(_safe_relative_path)]
-Command = Annotated[StrictStr, Field(min_length=1, max_length=10_000), AfterValidator(_splittable_command)]
-
-
-def _integral(value: Any) -> Any:
-    # JSON has one number type: 200.0 is the integer 200 to JSON Schema, so the model takes it as 200 too.
-    return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
-Count = Annotated[StrictInt, BeforeValidator(_integral)]
-Text = Annotated[StrictStr, Field(max_length=_MAX_TEXT)]
-
-
-class _Parameters(BaseModel):
-    # A misspelt parameter (`min_cout`) must not leave a gate that checks nothing: unknown keys are refused.
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class _NoParameters(_Parameters):
-    pass
-
-
-class _CommandParameters(_Parameters):
-    command: Command
-
-
-class _ContainsParameters(_CommandParameters):
-    contains: Annotated[StrictStr, Field(min_length=1, max_length=_MAX_TEXT)]
-
-
-class _RegexParameters(_CommandParameters):
-    pattern: Annotated[StrictStr, Field(min_length=1, max_length=10_000), AfterValidator(_compilable_regex)]
-
-
-class _PathParameters(_Parameters):
-    path: RepoPath
-
-
-class _AllowedParameters(_Parameters):
-    allowed: Globs
-
-
-class _MinimumParameters(_Parameters):
-    paths: Globs
-    min_count: Count = Field(default=1, ge=1, description="At least 1: a minimum of 0 would always pass.")
-
-
-class _ForbidParameters(_Parameters):
-    paths: Globs
-
-
-class _MaxLinesParameters(_Parameters):
-    max: Count = Field(ge=0)
-
-
-class _MinLinesParameters(_Parameters):
-    min: Count = Field(default=1, ge=1, description="At least 1: a minimum of 0 would always pass.")
-
-
-class _SchemaParameters(_Parameters):
-    path: RepoPath
-    schema_: Annotated[dict, AfterValidator(_json_schema)] = Field(alias="schema")
-
-
-class _PatchParameters(_Parameters):
-    patch: Optional[Annotated[StrictStr, Field(min_length=1, max_length=64 * 1024 * 1024)]] = None
-
-
-PARAMETERS: dict[str, type[_Parameters]] = {
-    "command_exit_0": _CommandParameters,
-    "command_output_contains": _ContainsParameters,
-    "command_output_regex": _RegexParameters,
-    "file_exists": _PathParameters,
-    "file_not_exists": _PathParameters,
-    "changed_files_allowlist": _AllowedParameters,
-    "changed_files_minimum": _MinimumParameters,
-    "forbid_paths": _ForbidParameters,
-    "diff_max_lines": _MaxLinesParameters,
-    "diff_min_lines": _MinLinesParameters,
-    "json_schema_valid": _SchemaParameters,
-    "criteria_checklist_complete": _NoParameters,
-    "patch_applies_cleanly": _PatchParameters,
-    "no_uncommitted_changes": _NoParameters,
-    "tests_passed": _NoParameters,
-    "lint_passed": _NoParameters,
-    "human_approval": _NoParameters,
-}
-assert tuple(PARAMETERS) == GATE_TYPES
+MAX_ITEMS = 10_000
+MAX_TEXT = 100_000
+Text = Annotated[StrictStr, Field(max_length=MAX_TEXT)]
 
 
 class Gate(BaseModel):
@@ -196,12 +50,14 @@ class Gate(BaseModel):
 
     @model_validator(mode="after")
     def _parameters_fit_the_type(self) -> "Gate":
+        from judge.contract.gate_parameters import PARAMETERS, refuse  # a step without gates never loads them
+
         try:
             self._checked = PARAMETERS[self.type].model_validate(self.parameters)
         except ValidationError as exc:
             error = exc.errors()[0]
             where = ".".join(str(part) for part in error["loc"])
-            raise _refuse("gate_parameters", f"gate {self.type}: parameters.{where}: {error['msg']}") from None
+            raise refuse("gate_parameters", f"gate {self.type}: parameters.{where}: {error['msg']}") from None
         return self
 
     def param(self, name: str) -> Any:
@@ -259,7 +115,7 @@ class PolicyLayer(BaseModel):
 class StepTemplate(BaseModel):
     """A reusable binding of gates and an evidence schema to a kind of step (a JSON or YAML file)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=False)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=False, defer_build=True)
 
     description: Text = ""
     gates: tuple[Gate, ...] = Field(default=(), max_length=1000)
@@ -278,14 +134,14 @@ class EvidenceDoc(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="allow")
 
-    changed_files: Names = Field(default=None, max_length=_MAX_ITEMS)
+    changed_files: Names = Field(default=None, max_length=MAX_ITEMS)
     diff_summary: Optional[Text] = None
     commands_run: Names = Field(default=None, max_length=1000)
     tests_run: Names = Field(default=None, max_length=1000)
     tests_passed: Optional[StrictBool] = None
     lint_run: Optional[Union[StrictBool, tuple[Annotated[StrictStr, Field(max_length=10_000)], ...]]] = None
     lint_passed: Optional[StrictBool] = None
-    artifacts_created: Names = Field(default=None, max_length=_MAX_ITEMS)
+    artifacts_created: Names = Field(default=None, max_length=MAX_ITEMS)
     criteria_checklist: Optional[dict[StrictStr, StrictBool]] = Field(default=None, max_length=1000)
     notes: Optional[Text] = None
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import stat
 import sys
 from typing import Any, BinaryIO, Iterator
 
 from judge.errors import InputError
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["MAX_INPUT_BYTES", "DuplicateKey", "IntegerTooLong", "iter_jsonl", "loads", "parse_json", "read_json",
            "read_text"]
@@ -153,7 +153,7 @@ class _TooLong(Exception):
 
 
 # A JSON string (skipped whole, so digits inside one never count) or a JSON number.
-_STRING_OR_NUMBER = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
+_STRING_OR_NUMBER = lazy_compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?')
 
 
 def _position_of(literal: str, text: str) -> int:

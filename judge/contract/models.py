@@ -90,14 +90,14 @@ class ExecuteStepResult(_Input):
 class VerdictContract(BaseModel):
     """The strict answer: exactly ``valid`` and ``reason``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # built on first use: validate needs none
 
     valid: StrictBool
     reason: StrictStr = Field(min_length=1)
 
 
 class Expected(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)  # eval's: built on first use
 
     valid: StrictBool
     rule: Optional[StrictStr] = Field(default=None, pattern=r"^[a-z][a-z0-9_]*$")
@@ -111,7 +111,8 @@ class EvalCase(BaseModel):
     ignored: sets built elsewhere carry their own metadata.
     """
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # eval's, built on first use; by then ExecutionEvidence, which ``executions`` names, is defined
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     id: StrictStr = Field(min_length=1)
     step: dict
@@ -139,6 +140,8 @@ def _refuse_boolean_version(cls: type, data: Any) -> Any:
 
 class EvidenceFile(_Input):
     """`.orchestrator/evidence/<stepId>.json`: the executor's proof of work that changed no tracked file."""
+
+    model_config = ConfigDict(defer_build=True)  # _Input's, built on first use: only a workspace has one
 
     version: Literal[1]
     node_id: StrictStr = Field(alias="nodeId", min_length=1, max_length=200)
@@ -192,5 +195,3 @@ class ExecutionEvidence(BaseModel):
                 del data[name]
         return data
 
-
-EvalCase.model_rebuild()  # executions name ExecutionEvidence, defined after it

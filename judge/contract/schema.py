@@ -6,15 +6,17 @@ import json
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticError
 
 from judge.errors import ContractViolation
 from judge.contract.gates import StepTemplate
-from judge.contract.approvals import Approval
 from judge.contract.models import EvalCase, EvidenceFile, ExecuteStepResult, ExecutionEvidence, Step, VerdictContract
+
+if TYPE_CHECKING:
+    from judge.contract.approvals import Approval
 
 __all__ = [
     "SCHEMA_FILES", "load_schema", "parse_step", "parse_result", "parse_eval_case",
@@ -101,6 +103,8 @@ def parse_step_template(data: Any) -> StepTemplate:
 
 
 def parse_approval(data: Any) -> Approval:
+    from judge.contract.approvals import Approval  # only approvals read it: a plain validate never builds the model
+
     return _parse("approval", Approval, data)
 
 

@@ -8,10 +8,10 @@ unless it is asked for.
 from __future__ import annotations
 
 import os
-import re
 from typing import Iterable, Mapping
 
 from judge.errors import InputError
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["ALLOWED", "executor_environment"]
 
@@ -22,7 +22,7 @@ ALLOWED = frozenset({
 })
 _ALLOWED_PREFIXES = ("LC_",)
 # judge's own settings and secrets (its model key, the server token, the evidence key setting): never the executor's
-_JUDGE_OWN = re.compile(r"JUDGE_.*")
+_JUDGE_OWN = lazy_compile(r"JUDGE_.*")
 
 
 def executor_environment(source: Mapping[str, str] | None = None, passed: Iterable[str] = ()) -> dict[str, str]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from judge.gates.templates import MAX_TEMPLATE_BYTES, TEMPLATE_SUFFIXES
 from judge.errors import field_ref
 from judge.eval.provenance import ANSWER_SETTINGS
 from judge.eval.sqlite import connect
+from judge.lazy_pattern import lazy_compile
 from judge.verdict import Verdict
 from judge.version import __version__
 
@@ -34,7 +34,7 @@ __all__ = ["CACHE_VERSION", "VerdictCache", "cache_key"]
 CACHE_VERSION = 1  # PRAGMA user_version (0: the same table, before versions)
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, verdict TEXT NOT NULL)",)
 
-_TEMPLATE_NAME = re.compile(TEMPLATE_NAME)
+_TEMPLATE_NAME = lazy_compile(TEMPLATE_NAME)
 _MAX_TEMPLATE_BYTES = MAX_TEMPLATE_BYTES + 1  # past the loader's limit the verdict is schema_invalid, never cached
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterator
@@ -15,6 +14,7 @@ from judge.contract.models import EvalCase
 from judge.contract.schema import parse_eval_case
 from judge.errors import ContractViolation, InputError
 from judge.eval.report.model import BadLine
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["EvalSet", "LoadedCase", "inputs_hash", "parse_shard"]
 
@@ -116,7 +116,7 @@ def _shard_of(case_id: str, count: int) -> int:
     return int(hashlib.sha256(case_id.encode("utf-8", "surrogatepass")).hexdigest()[:8], 16) % count
 
 
-_SHARD = re.compile(r"^(\d+)/(\d+)$")
+_SHARD = lazy_compile(r"^(\d+)/(\d+)$")
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -28,6 +28,7 @@ from tenacity.wait import wait_random_exponential
 
 from judge.config import JudgeConfig
 from judge.contract.schema import load_schema
+from judge.lazy_pattern import lazy_compile
 from judge.llm.pool import lend_to
 
 __all__ = ["CONFIGURATION_ERROR", "Attempt", "Completion", "LLMUnavailable", "Pauses", "complete", "import_ahead", "import_litellm",
@@ -43,7 +44,7 @@ ws ::= [ ]?"""
 _NO_RESPONSE = {"APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout", "ReadTimeout",
                 "RemoteProtocolError", "ReadError", "WriteError", "PoolTimeout"}
 # litellm's words when it labels a failure "500" that no server sent (no response, or a 200 it could not read).
-_NO_RESPONSE_TEXT = re.compile(r"Connection error|Empty or invalid response|Request timed out")
+_NO_RESPONSE_TEXT = lazy_compile(r"Connection error|Empty or invalid response|Request timed out")
 # Library wrappers to look through for the cause a person can act on.
 _WRAPPER_MODULES = ("litellm", "openai", "httpx", "httpcore", "anyio")
 
@@ -382,8 +383,8 @@ def _describe(exc: BaseException, config: JudgeConfig) -> str:
     return (f"HTTP {status} from {where}: {text}" if status else f"{text} ({where})")[:300]
 
 
-_CONNECTION_ERROR = re.compile(r"\bConnection error\b")
-_NO_PROVIDER = re.compile(r"LLM Provider NOT provided")  # litellm's words, raised before any request
+_CONNECTION_ERROR = lazy_compile(r"\bConnection error\b")
+_NO_PROVIDER = lazy_compile(r"LLM Provider NOT provided")  # litellm's words, raised before any request
 CONFIGURATION_ERROR = "configuration error"  # how _describe starts a problem no retry can mend
 
 
@@ -399,8 +400,8 @@ def _auth_problem(exc: BaseException) -> str | None:
     return None
 
 
-_MISSING_KEY = re.compile(r"Missing credentials|Missing \w+ API Key|no key is set|api_key client option must be set"
-                          r"|OPENAI_API_KEY environment variable", re.I)
+_MISSING_KEY = lazy_compile(r"Missing credentials|Missing \w+ API Key|no key is set|api_key client option must be set"
+                            r"|OPENAI_API_KEY environment variable", re.I)
 
 
 def _all_causes(exc: BaseException) -> list[BaseException]:

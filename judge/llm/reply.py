@@ -12,6 +12,7 @@ from judge.errors import ContractViolation
 from judge.contract.jsonio import loads
 from judge.contract.schema import parse_verdict
 from judge.contract.models import VerdictContract
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["LLM_RULES", "Reply", "ReplyError", "parse_reply", "rule_of"]
 
@@ -19,18 +20,18 @@ __all__ = ["LLM_RULES", "Reply", "ReplyError", "parse_reply", "rule_of"]
 LLM_RULES = ("step_not_implemented", "overreach", "reversal")
 
 # `overreach: rewrites tests/...`: a rejection's reason opens with its rule id (the prompt asks for it).
-_RULE_PREFIX = re.compile(r"^\s*[`'\"*\[]*(?P<rule>[a-z_]+)[`'\"*\]]*\s*[:\-—]")
+_RULE_PREFIX = lazy_compile(r"^\s*[`'\"*\[]*(?P<rule>[a-z_]+)[`'\"*\]]*\s*[:\-—]")
 
 
 # A reply that approves with a reason like "rejected" or "step_not_implemented: ..." contradicts itself;
 # accepting it would let a confused model pass a step. Fail closed: it is re-asked like any bad reply.
-_READS_AS_REJECTION = re.compile(
+_READS_AS_REJECTION = lazy_compile(
     r"^\s*[`'\"*\[]*(reject(ed|ion)?|invalid|not valid|fail(ed|s)?|step_not_implemented|overreach|reversal)\b",
     re.IGNORECASE,
 )
 
 
-_WORD = re.compile(r"\w+")
+_WORD = lazy_compile(r"\w+")
 
 
 @dataclass(frozen=True)

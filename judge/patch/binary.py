@@ -8,17 +8,17 @@
 
 from __future__ import annotations
 
-import re
 import zlib
 
 from judge.errors import MalformedPatch
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["BinaryBudget", "read_binary_patch"]
 
 _BASE85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~"
 _DIGIT = {char: value for value, char in enumerate(_BASE85)}
-_METHOD = re.compile(r"(delta|literal) ")
-_NUMBER = re.compile(r"[ \t\n\v\f\r]*([+-]?)([0-9]*)")
+_METHOD = lazy_compile(r"(delta|literal) ")
+_NUMBER = lazy_compile(r"[ \t\n\v\f\r]*([+-]?)([0-9]*)")
 _ULONG = 2**64 - 1
 
 # A bound of judge's own (git would try to allocate whatever size a hunk claims): the total

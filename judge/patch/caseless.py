@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
+from judge.lazy_pattern import lazy_compile
+
 __all__ = ["Caseless"]
 
-_UNSAFE = re.compile(r"[A-Z]|\\[xuUN0-9]|\(\?[a-zA-Z-]")  # upper case, code escapes, inline flags
+_UNSAFE = lazy_compile(r"[A-Z]|\\[xuUN0-9]|\(\?[a-zA-Z-]")  # upper case, code escapes, inline flags
 
 
 class Caseless:
@@ -28,7 +30,7 @@ class Caseless:
         if not pattern.isascii() or _UNSAFE.search(pattern):
             raise ValueError(f"not a lower-case ASCII pattern: {pattern[:80]!r}")
         self._pattern, self._flags = pattern, flags
-        self._lowered = re.compile(pattern, flags & ~re.IGNORECASE)
+        self._lowered = lazy_compile(pattern, flags & ~re.IGNORECASE)
 
     @cached_property
     def ignorecase(self) -> re.Pattern[str]:

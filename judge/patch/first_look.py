@@ -9,9 +9,10 @@ changes never loads it.
 
 from __future__ import annotations
 
-import re
 from functools import cached_property
 from typing import Any
+
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["FirstLook"]
 
@@ -25,7 +26,7 @@ class FirstLook:
 
     def __init__(self, pattern: str, long: int = 1_000) -> None:
         self.source = pattern
-        self.python = re.compile(pattern)
+        self.python = lazy_compile(pattern)
         self.long = long
 
     def search(self, text: str) -> bool:

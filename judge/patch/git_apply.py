@@ -9,12 +9,12 @@ naming the line. Checked against git itself by tests/test_patch_git_differential
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Callable
 
 from judge.errors import MalformedPatch, quote_line
+from judge.lazy_pattern import lazy_compile
 from judge.patch.binary import BinaryBudget, read_binary_patch
 from judge.patch.git_names import (C_SPACE, find_name, find_name_traditional, git_header_name, has_epoch_timestamp,
                                    is_dev_null)
@@ -24,9 +24,9 @@ __all__ = ["GitEntry", "canonical_mode", "read_as_git"]
 DEV_NULL = "/dev/null"
 
 # `@@ -12,7 +12,8 @@ anything`: git's parse_fragment_header (the counts default to 1).
-_FRAGMENT = re.compile(r"@@ -([0-9]+)(?:,([0-9]+))? \+([0-9]+)(?:,([0-9]+))? @@")
+_FRAGMENT = lazy_compile(r"@@ -([0-9]+)(?:,([0-9]+))? \+([0-9]+)(?:,([0-9]+))? @@")
 # strtoul(line, &end, 8) as git reads a mode: white space, a sign, octal digits, then white space.
-_MODE = re.compile(r"[ \t\n\v\f\r]*([+-]?)([0-7]+)(?=[ \t\n\v\f\r])")
+_MODE = lazy_compile(r"[ \t\n\v\f\r]*([+-]?)([0-7]+)(?=[ \t\n\v\f\r])")
 _HEXSZ = 40  # git outside a repository reads SHA-1 object names
 
 

@@ -8,8 +8,9 @@ one file to judge and another to git.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
+
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["C_SPACE", "find_name", "find_name_traditional", "git_header_name", "is_dev_null", "unquote_c_style"]
 
@@ -19,13 +20,13 @@ _C_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 
 
 # `name\t2010-07-05 19:41:17.620000023 -0500`, `name 10-07-05 19:41:17`: the timestamp plain diffs put
 # after a name (apply.c's diff_timestamp_len); group 1 is everything after the name.
-_TIMESTAMP = re.compile(
+_TIMESTAMP = lazy_compile(
     r"(\t|(?<! ) +)(?:[0-9]{2})?[0-9]{2}-[0-9]{2}-[0-9]{2}(?: [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?)?"
     r"(?: [+-](?:[0-9]{4}|[0-9]{2}:[0-9]{2}))?\Z"
 )
 
 # `1970-01-01 00:00:00.000000000 +0000`: GNU diff's epoch timestamp, its mark of a created or deleted file.
-_EPOCH = re.compile(r"(1969-12-31|1970-01-01) ([0-2][0-9]):([0-5][0-9]):00(?:\.0+)? ([-+])([0-2][0-9]):?([0-5][0-9])\Z")
+_EPOCH = lazy_compile(r"(1969-12-31|1970-01-01) ([0-2][0-9]):([0-5][0-9]):00(?:\.0+)? ([-+])([0-2][0-9]):?([0-5][0-9])\Z")
 
 _TERM_TAB = 2
 
@@ -61,10 +62,10 @@ def is_dev_null(rest: str) -> bool:
     return rest.startswith("/dev/null") and (len(rest) == 9 or rest[9] in C_SPACE)
 
 
-_SLASHES = re.compile(r"/{2,}")
-_SLASH = re.compile(r"/")
-_BLANK = re.compile(r"[ \t]")
-_OCTAL_ESCAPE = re.compile(r"[0-3][0-7][0-7]")
+_SLASHES = lazy_compile(r"/{2,}")
+_SLASH = lazy_compile(r"/")
+_BLANK = lazy_compile(r"[ \t]")
+_OCTAL_ESCAPE = lazy_compile(r"[0-3][0-7][0-7]")
 
 
 def _squash_slash(name: str | None) -> str | None:
@@ -85,8 +86,8 @@ def _find_name_gnu(rest: str, p_value: int) -> str | None:
 
 
 # Where git stops reading a name: C white space but the space, and the tab too when a tab terminates names.
-_NAME_END = re.compile(r"[\n\v\f\r]")
-_NAME_END_AT_TAB = re.compile(r"[\t\n\v\f\r]")
+_NAME_END = lazy_compile(r"[\n\v\f\r]")
+_NAME_END_AT_TAB = lazy_compile(r"[\t\n\v\f\r]")
 
 
 def _find_name_common(rest: str, default: str | None, p_value: int, terminate: int, bounded: bool) -> str | None:

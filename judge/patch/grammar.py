@@ -6,6 +6,8 @@ import re
 
 from unidiff.constants import RE_HUNK_HEADER
 
+from judge.lazy_pattern import lazy_compile
+
 __all__ = ["BINARY_PLACEHOLDER", "DEV_NULL", "GIT_PREFIX_PAIRS", "HUNK_HEADER", "LF_HEADER", "MAIL_FROM"]
 
 DEV_NULL = "/dev/null"
@@ -16,13 +18,13 @@ HUNK_HEADER = RE_HUNK_HEADER
 
 # `diff --git a/x b/x\n`, `--- a/x\n`, `+++ b/x\n`, `@@ -1 +1 @@\n` ending in LF alone: proof the patch
 # was not converted to CRLF as a whole.
-LF_HEADER = re.compile(r"^(?:diff |--- |\+\+\+ |@@ )[^\n]*(?<!\r)\n", re.MULTILINE)
+LF_HEADER = lazy_compile(r"^(?:diff |--- |\+\+\+ |@@ )[^\n]*(?<!\r)\n", re.MULTILINE)
 
 # `From 62ea0ea... Mon Sep 17 00:00:00 2001`: the first line of each mail `git format-patch` writes.
-MAIL_FROM = re.compile(r"^From [0-9a-f]{7,40} ")
+MAIL_FROM = lazy_compile(r"^From [0-9a-f]{7,40} ")
 
 # `Binary files a/logo.png and b/logo.png differ`: a binary change without its content.
-BINARY_PLACEHOLDER = re.compile(r"(?m)^Binary files .* differ$")
+BINARY_PLACEHOLDER = lazy_compile(r"(?m)^Binary files .* differ$")
 
 # Pairs of (source, target) path prefixes git writes: a/ b/ by default, the mnemonic
 # ones of diff.mnemonicPrefix, 1/ 2/ of `git diff --no-index`; `git diff -R` swaps them.

@@ -36,6 +36,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Iterator, NamedTuple
 
+from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
 from judge.patch.model import FileChange, Hunk
 
@@ -67,7 +68,7 @@ def _specials(syntax: Syntax) -> re.Pattern[str]:
     starts = set(syntax.quotes) | {q[0] for q in syntax.multiline_quotes} | {m[0] for m in syntax.line_comments}
     if syntax.block_comment:
         starts.add(syntax.block_comment[0][0])
-    return re.compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]" if starts else "(?!)")
+    return lazy_compile("[" + "".join(re.escape(c) for c in sorted(starts)) + "]" if starts else "(?!)")
 
 
 _HASH = ("#",)
@@ -75,10 +76,10 @@ _SLASH = ("//",)
 _C_BLOCK = ("/*", "*/")
 _PYTHON = Syntax("Python", _HASH, multiline_quotes=('"""', "'''"), indent_matters=True, brackets_continue=True)
 _YAML = Syntax("YAML", _HASH, hash_at_word_start=True, indent_matters=True,
-               not_judged=re.compile(r"[:\-]\s*[|>][-+0-9]*\s*(#.*)?$"))
+               not_judged=lazy_compile(r"[:\-]\s*[|>][-+0-9]*\s*(#.*)?$"))
 _MAKE = Syntax("Makefile", _HASH, indent_matters=True)
 _SHELL = Syntax("shell", _HASH, quotes="", multiline_quotes=('"', "'"), hash_at_word_start=True,
-                not_judged=re.compile(r"<<"))
+                not_judged=lazy_compile(r"<<"))
 _HASH_WORD = Syntax("hash-comment", _HASH, hash_at_word_start=True)
 _TOML = Syntax("TOML", _HASH, multiline_quotes=('"""', "'''"))
 _DOCKER = Syntax("Dockerfile", _HASH, comment_at_line_start=True)
@@ -316,8 +317,8 @@ def _string_run_end(line: str, i: int, quote: str) -> int:
     return end if backslash < 0 else backslash
 
 
-_BRACKETS = re.compile(r"[()\[\]{}]")
-_UNNEEDED_SPACE = re.compile(r" (?:(?<!\w )|(?!\w))")  # a space with no word character before or after it
+_BRACKETS = lazy_compile(r"[()\[\]{}]")
+_UNNEEDED_SPACE = lazy_compile(r" (?:(?<!\w )|(?!\w))")  # a space with no word character before or after it
 
 
 def _code_run(run: str, out: list[str], pending_space: bool, depth: int, brackets: bool) -> tuple[bool, int]:

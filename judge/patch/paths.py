@@ -13,30 +13,31 @@ Globs are matched by judge.patch.globs.
 from __future__ import annotations
 
 import posixpath
-import re
 import unicodedata
+
+from judge.lazy_pattern import lazy_compile
 
 __all__ = [
     "MAX_PATH_BYTES", "MAX_PATH_SEGMENTS", "SYMLINK_MODE", "alias_form", "file_name", "link_target_reason", "file_suffix", "normalize_path", "unquote_git_path",
     "unsafe_reason", "segment_reason",
 ]
 
-_SLASHES = re.compile(r"/{2,}")
-_DOT_SEGMENT = re.compile(r"(?<=/)\./")
-_SEPARATORS = re.compile(r"[\\/]")
+_SLASHES = lazy_compile(r"/{2,}")
+_DOT_SEGMENT = lazy_compile(r"(?<=/)\./")
+_SEPARATORS = lazy_compile(r"[\\/]")
 # Linux's PATH_MAX, 16 times Windows' MAX_PATH: no honest repository path comes close, and
 # every rule after unsafe_path (globs, name checks) then works on bounded input.
 MAX_PATH_BYTES = 4096
 MAX_PATH_SEGMENTS = 256
 
 # `\303\244`, `\t`, `\"`: the C escapes git uses inside a quoted path.
-_C_ESCAPE = re.compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
+_C_ESCAPE = lazy_compile(r'\\([0-7]{1,3}|[abtnvfr"\\])')
 _C_SIMPLE = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
-_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
+_WINDOWS_DRIVE = lazy_compile(r"^[A-Za-z]:")
 # Code points that show nothing, so a name reads as another ("Trojan Source"), and that HFS+ ignores
 # (`.git` + U+200C is `.git` there): C0/C1 controls, line and paragraph separators, unpaired surrogates,
 # and Unicode's Default_Ignorable_Code_Point set (zero-width, bidi, joiners, fillers, variation selectors, tags).
-_INVISIBLE = re.compile(
+_INVISIBLE = lazy_compile(
     r"[\x00-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e"
     r"\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\ud800-\udfff\U0001bca0-\U0001bca3"
     r"\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
@@ -47,7 +48,7 @@ _DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$"}
     f"{port}{digit}" for port in ("COM", "LPT") for digit in "0123456789\u00b9\u00b2\u00b3"
 }
 # An 8.3 short name (`GIT~1`, `PROGRA~1.TXT`, `GI7EBA~1`): on NTFS it can stand for another, long name.
-_SHORT_NAME = re.compile(r"[^.~]{1,6}~[0-9]+(\.[^.]{0,3})?")
+_SHORT_NAME = lazy_compile(r"[^.~]{1,6}~[0-9]+(\.[^.]{0,3})?")
 SYMLINK_MODE = "120000"  # git's mode of a symbolic link; its blob is the target
 
 

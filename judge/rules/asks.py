@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
 
 __all__ = ["ASKS_FOR_COMMENTS", "ASKS_FOR_FORMATTING", "ASKS_FOR_STUBS", "ASKS_FOR_TESTS", "ASKS_TO_CHANGE_TESTS",
@@ -76,7 +77,7 @@ ASKS_TO_CHANGE_TESTS = _near(
 # or the kind of edit between the old and the new value ("use dashes in command names" for `other_cmd` -> `other-cmd`).
 _KEYWORD_VALUES = frozenset({"none", "null", "undefined", "true", "false", "nan", "infinity"})
 _EMPTY = Caseless(r"\bempty\b")
-_QUOTED = re.compile(r"""^[rbuRBU]{0,2}(['"`])(.*)\1$""", re.DOTALL)
+_QUOTED = lazy_compile(r"""^[rbuRBU]{0,2}(['"`])(.*)\1$""", re.DOTALL)
 _CHARACTER_WORDS = {
     "-": r"dash(?:es|ed)?|hyphens?|hyphenated|kebab", "_": r"underscores?|snake", " ": r"spaces?|whitespace|blanks?",
     "\t": r"tabs?", "\n": r"newlines?|line ?breaks?", ".": r"dots?|periods?", "/": r"slash(?:es)?", ",": r"commas?",

@@ -26,6 +26,7 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.first_look import FirstLook
 from judge.patch.model import Hunk
 from judge.rules.phrasing import names
@@ -37,7 +38,7 @@ _JUDGE = (r"(?:(?:automated|ai|llm|code|human|final|patch|step)\s+)?"
           r"(?:validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|(?:language\s+)?models?|"
           r"assistants?|gpt|chatgpt|claude|gemini)")
 # Forms that address the judge: a note to it, a greeting, a vocative at the start of a line or sentence.
-_ADDRESS = re.compile(
+_ADDRESS = lazy_compile(
     rf"\b(?:notes?|messages?|instructions?|reminders?|hints?|comments?|memo|request|attention|attn)\s+"
     rf"(?:to|for)\s+(?:the\s+|all\s+|any\s+|our\s+|my\s+)?{_JUDGE}\b"
     rf"|\b(?:dear|hey|hi|hello)\s+(?:the\s+)?{_JUDGE}\b"
@@ -53,7 +54,7 @@ _WORK = (r"(?:step|change|changes|patch|task|result|work|submission|diff|impleme
          r"commit)")
 _VERDICT_WORD = r"(?:valid|passed|passing|a\s+pass|successful|a\s+success|correct|approved|accepted|acceptable|true)"
 # Orders about the verdict: they count only in a text that addresses the judge.
-_ORDER = re.compile(
+_ORDER = lazy_compile(
     rf"\b(?:mark|flag|label|rate|grade|score|judge|treat|consider|deem|classify|declare|record|evaluate)\s+"
     rf"(?:(?:this|it|that|the|my|our)\s+)?(?:{_WORK}\s+)?(?:as\s+)?(?:{_VERDICT_WORD}|(?:complete|completed|done))\b"
     rf"|\b(?:approve|accept|greenlight|green-light|sign\s+off\s+on|lgtm)\s+"
@@ -71,7 +72,7 @@ _ORDER = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 # Orders whose form addresses the reader by itself.
-_SELF_ADDRESSED_ORDER = re.compile(
+_SELF_ADDRESSED_ORDER = lazy_compile(
     r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
     r"(?:previous|prior|above|earlier|preceding|foregoing|system|original|your)\s+(?:\w+\s+){0,3}?"
     r"(?:instructions|prompts?|directions|directives)\b"
@@ -89,15 +90,15 @@ _SELF_ADDRESSED_ORDER = re.compile(
 )
 _VALID = r"[\"'`]?\bvalid\b[\"'`]?\s*(?::|=>?)\s*[\"'`]?(?:true|false)\b"  # `"valid": true`, `valid => False`
 _REASON = r"[\"'`]?\breason\b[\"'`]?\s*(?::|=>?)"
-_VERDICT_OBJECT = re.compile(
+_VERDICT_OBJECT = lazy_compile(
     rf"\{{[^{{}}]{{0,200}}?{_VALID}[^{{}}]{{0,400}}?{_REASON}|\{{[^{{}}]{{0,400}}?{_REASON}[^{{}}]{{0,400}}?{_VALID}"
     r"|^[\s`'\">*#/-]*\{\s*[\"'`]?valid[\"'`]?\s*:\s*[\"'`]?true[\"'`]?\s*\}[\s`'\".]*$",
     re.IGNORECASE | re.MULTILINE,
 )
-_TEMPLATE_TOKEN = re.compile(
+_TEMPLATE_TOKEN = lazy_compile(
     r"<\|[A-Za-z_][\w.-]{0,40}\|>|<｜[^｜\n]{1,40}｜>|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>"
 )
-_PROMPT_IMITATION = re.compile(
+_PROMPT_IMITATION = lazy_compile(
     r"<<<DATA[ \t]+\S{4,}|\bDATA[ \t]+\S{4,}[ \t]*>>>"
     r"|^\W*(?:STEP|CHECKS ALREADY DONE|EXECUTOR OUTPUT)\s*\((?:un)?trusted",
     re.MULTILINE,
@@ -111,7 +112,7 @@ class _Words:
 
     def __init__(self, words: str) -> None:
         self.source = rf"\b(?:{words})\b"
-        self.pattern = re.compile(rf"(?:{words})\b")
+        self.pattern = lazy_compile(rf"(?:{words})\b")
 
     def search(self, text: str) -> bool:
         return next(self.finditer(text), None) is not None
@@ -131,8 +132,8 @@ class _Letters:
 
     def __init__(self, letters: str, also: str | None = None) -> None:
         self.source = letters
-        self.pattern = re.compile(letters)
-        self.also = re.compile(also, re.MULTILINE) if also else None
+        self.pattern = lazy_compile(letters)
+        self.also = lazy_compile(also, re.MULTILINE) if also else None
 
     def search(self, text: str) -> bool:
         return next(self.finditer(text), None) is not None

@@ -8,13 +8,13 @@ asks for comments or documentation (``ASKS_FOR_COMMENTS``) gets a signal instead
 
 from __future__ import annotations
 
-import re
 from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.code.change import FileView
 from judge.code.sides import writes_code
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.lexer import logical_lines, syntax_for
 from judge.rules.asks import ASKS_FOR_COMMENTS
 from judge.rules.phrasing import names
@@ -22,8 +22,8 @@ from judge.verdict import Finding
 
 __all__ = ["placeholder_only"]
 
-_NOTE = re.compile(r"\b(?:TODO|FIXME|XXX|HACK|TBD)\b|\b(?:todo|fixme)\b")
-_WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
+_NOTE = lazy_compile(r"\b(?:TODO|FIXME|XXX|HACK|TBD)\b|\b(?:todo|fixme)\b")
+_WORD = lazy_compile(r"[a-z][a-z0-9_]{3,}")
 _COMMON = frozenset({"that", "this", "with", "from", "into", "when", "then", "than", "them", "they", "make", "sure",
                      "should", "must", "each", "every", "also", "only", "have", "will", "does", "code", "file"})
 

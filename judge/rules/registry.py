@@ -9,14 +9,9 @@ gives them), then scope, then impact.
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Callable, Iterator
 
-from judge.rules import (declarations, execution_records, judge_manipulation, junk_files, malformed_patch, mode,
-                         placeholder_only, reversal, scope, stub_or_disabled_code, success_flag, superficial_only,
-                         unsafe_path, workspace)
-from judge.rules.tests_weakened import by_collection, by_edits
-from judge.rules.signals import (checks_suppressed, exception_swallowed, gates_lowered, guard_never_true,
-                                 only_new_scripts, only_test_files, special_cased_input, unused_function)
 from judge.context import StepContext
 from judge.errors import CheckFailed
 from judge.verdict import Finding
@@ -25,49 +20,70 @@ __all__ = ["RULES", "Rule", "run_rules"]
 
 Rule = Callable[[StepContext], Iterator[Finding]]
 
+
+class _Rule:
+    """A rule named by its module and function, imported when it first runs: importing the registry (the pipeline
+    does, for every interface) loads no rule module, and a run loads each once."""
+
+    __slots__ = ("module", "__name__", "_function")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.__name__ = module, name
+        self._function: Rule | None = None
+
+    def __call__(self, ctx: StepContext) -> Iterator[Finding]:
+        function = self._function
+        if function is None:
+            function = self._function = getattr(import_module(self.module), self.__name__)
+        return function(ctx)
+
+    def __repr__(self) -> str:
+        return f"<rule {self.module}.{self.__name__}>"
+
+
 RULES: tuple[Rule, ...] = (
-    mode.invalid_mode,
-    mode.mode_mismatch,
-    success_flag.failure_with_patch,
-    success_flag.failure_without_summary,
-    judge_manipulation.judge_manipulation,
-    success_flag.missing_patch,
-    success_flag.missing_files_written,
-    malformed_patch.malformed_patch,
-    unsafe_path.unsafe_path,
-    declarations.undeclared_file,
-    declarations.file_not_in_patch,
-    declarations.files_touched_incomplete,
-    workspace.changed_but_unclaimed,
-    workspace.claimed_but_unchanged,
-    workspace.patch_does_not_apply,
-    workspace.patch_mismatch,
-    workspace.head_not_judged,
-    workspace.ignored_code,
-    workspace.evidence_file_invalid,
-    workspace.no_work_evidence,
-    workspace.ledger_missing_operation,
-    workspace.ledger_corrupt,
-    execution_records.execution_evidence_invalid,
-    execution_records.execution_failed,
-    scope.scope_excluded,
-    scope.scope_outside_allowed,
-    scope.scope_fix_regression,
-    junk_files.junk_files,
-    by_edits.tests_weakened,
-    by_collection.tests_weakened,
-    stub_or_disabled_code.stub_or_disabled_code,
-    reversal.reversal,
-    placeholder_only.placeholder_only,
-    superficial_only.superficial_only,
-    only_new_scripts.only_new_scripts,
-    only_test_files.only_test_files,
-    checks_suppressed.checks_suppressed,
-    gates_lowered.gates_lowered,
-    exception_swallowed.exception_swallowed,
-    unused_function.unused_function,
-    guard_never_true.guard_never_true,
-    special_cased_input.special_cased_input,
+    _Rule("judge.rules.mode", "invalid_mode"),
+    _Rule("judge.rules.mode", "mode_mismatch"),
+    _Rule("judge.rules.success_flag", "failure_with_patch"),
+    _Rule("judge.rules.success_flag", "failure_without_summary"),
+    _Rule("judge.rules.judge_manipulation", "judge_manipulation"),
+    _Rule("judge.rules.success_flag", "missing_patch"),
+    _Rule("judge.rules.success_flag", "missing_files_written"),
+    _Rule("judge.rules.malformed_patch", "malformed_patch"),
+    _Rule("judge.rules.unsafe_path", "unsafe_path"),
+    _Rule("judge.rules.declarations", "undeclared_file"),
+    _Rule("judge.rules.declarations", "file_not_in_patch"),
+    _Rule("judge.rules.declarations", "files_touched_incomplete"),
+    _Rule("judge.rules.workspace", "changed_but_unclaimed"),
+    _Rule("judge.rules.workspace", "claimed_but_unchanged"),
+    _Rule("judge.rules.workspace", "patch_does_not_apply"),
+    _Rule("judge.rules.workspace", "patch_mismatch"),
+    _Rule("judge.rules.workspace", "head_not_judged"),
+    _Rule("judge.rules.workspace", "ignored_code"),
+    _Rule("judge.rules.workspace", "evidence_file_invalid"),
+    _Rule("judge.rules.workspace", "no_work_evidence"),
+    _Rule("judge.rules.workspace", "ledger_missing_operation"),
+    _Rule("judge.rules.workspace", "ledger_corrupt"),
+    _Rule("judge.rules.execution_records", "execution_evidence_invalid"),
+    _Rule("judge.rules.execution_records", "execution_failed"),
+    _Rule("judge.rules.scope", "scope_excluded"),
+    _Rule("judge.rules.scope", "scope_outside_allowed"),
+    _Rule("judge.rules.scope", "scope_fix_regression"),
+    _Rule("judge.rules.junk_files", "junk_files"),
+    _Rule("judge.rules.tests_weakened.by_edits", "tests_weakened"),
+    _Rule("judge.rules.tests_weakened.by_collection", "tests_weakened"),
+    _Rule("judge.rules.stub_or_disabled_code", "stub_or_disabled_code"),
+    _Rule("judge.rules.reversal", "reversal"),
+    _Rule("judge.rules.placeholder_only", "placeholder_only"),
+    _Rule("judge.rules.superficial_only", "superficial_only"),
+    _Rule("judge.rules.signals.only_new_scripts", "only_new_scripts"),
+    _Rule("judge.rules.signals.only_test_files", "only_test_files"),
+    _Rule("judge.rules.signals.checks_suppressed", "checks_suppressed"),
+    _Rule("judge.rules.signals.gates_lowered", "gates_lowered"),
+    _Rule("judge.rules.signals.exception_swallowed", "exception_swallowed"),
+    _Rule("judge.rules.signals.unused_function", "unused_function"),
+    _Rule("judge.rules.signals.guard_never_true", "guard_never_true"),
+    _Rule("judge.rules.signals.special_cased_input", "special_cased_input"),
 )
 
 
@@ -78,7 +94,7 @@ def run_rules(ctx: StepContext, rules: tuple[Rule, ...] = RULES) -> tuple[Findin
         try:
             findings.extend(rule(ctx))
         except Exception as exc:
-            module = rule.__module__.rpartition(".")[2]  # two functions may share a rule id: say which one
+            module = getattr(rule, "module", rule.__module__).rpartition(".")[2]  # two may share an id: say which
             raise CheckFailed("rule", rule.__name__ if module == rule.__name__ else f"{rule.__name__} ({module})") \
                 from exc
     return tuple(findings)

@@ -29,6 +29,7 @@ from judge.code.functions import UNSEEN, Function, stub_functions_in
 from judge.code.sides import Side, writes_code
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
 from judge.patch.model import FileChange, Hunk
 from judge.rules.asks import ASKS_FOR_STUBS
@@ -148,22 +149,22 @@ def _shown(function: Function, hunk: Hunk) -> str:
     return f"a method of {found.group(1)}" if found else "the function the hunk is in"
 
 
-_HEADING_FUNCTION = re.compile(r"\b(?:def|function\s*\*?)\s+([A-Za-z_$][\w$]*)")
-_HEADING_CLASS = re.compile(r"\bclass\s+([A-Za-z_$][\w$]*)")
+_HEADING_FUNCTION = lazy_compile(r"\b(?:def|function\s*\*?)\s+([A-Za-z_$][\w$]*)")
+_HEADING_CLASS = lazy_compile(r"\bclass\s+([A-Za-z_$][\w$]*)")
 _NOT_DONE = frozenset({"raise NotImplementedError", 'throw "not implemented"'})
 # Methods a protocol or a framework asks for, where doing nothing is often the whole job.
-_HOOKS = re.compile(r"^(?:__(?:a?exit|a?enter|del|init_subclass|set_name|post_init)__|close|aclose|flush|reset|setup|"
-                    r"setUp|teardown|tearDown|start|stop|open|connect|"
-                    r"disconnect|dispose|destroy|cleanup|clear|release|shutdown|cancel|finalize|refresh|"
-                    r"on[A-Z_]\w*|handle\w*|visit\w*|before\w*|after\w*|will\w*|did\w*)$")
+_HOOKS = lazy_compile(r"^(?:__(?:a?exit|a?enter|del|init_subclass|set_name|post_init)__|close|aclose|flush|reset|setup|"
+                      r"setUp|teardown|tearDown|start|stop|open|connect|"
+                      r"disconnect|dispose|destroy|cleanup|clear|release|shutdown|cancel|finalize|refresh|"
+                      r"on[A-Z_]\w*|handle\w*|visit\w*|before\w*|after\w*|will\w*|did\w*)$")
 _BEHAVIOUR = Caseless(r"\b(?:that|which|so (?:that|it)|should|must|returns?|returning|raises?|raising|throws?|"
                       r"writes?|sends?|releases?|stores?|saves?|computes?|calculates?|by)\b")
 # The step wants the hook only to exist: to satisfy a protocol or an interface, or says it has nothing to do.
 _ASKS_FOR_NO_OP = Caseless(r"\b(?:nothing to|no-?op|does nothing|do nothing|satisf(?:y|ies|ying)|protocols?|"
                            r"interfaces?|compatib\w*|(?:is|are) expected|duck[- ]typ\w*)\b")
-_EMPTY_VALUE = re.compile(r"return (?:\{\s*\}|\[\s*\])$")
-_ABSTRACT_CLASS = re.compile(r"^\s*(?:export\s+)?(?:abstract\s+)?class\b.*\b(?:Protocol|ABC|ABCMeta|Abstract\w*|"
-                             r"Interface)\b|^\s*(?:export\s+)?abstract\s+class\b")
+_EMPTY_VALUE = lazy_compile(r"return (?:\{\s*\}|\[\s*\])$")
+_ABSTRACT_CLASS = lazy_compile(r"^\s*(?:export\s+)?(?:abstract\s+)?class\b.*\b(?:Protocol|ABC|ABCMeta|Abstract\w*|"
+                               r"Interface)\b|^\s*(?:export\s+)?abstract\s+class\b")
 
 
 def _asks_for_behaviour(function: Function, new: Side, description: str, hunk: Hunk) -> bool:

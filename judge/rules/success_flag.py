@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.verdict import Finding
 
 __all__ = ["failure_with_patch", "failure_without_summary", "missing_patch", "missing_files_written"]
 
-_WORD = re.compile(r"\w+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_WORD = lazy_compile(r"\w+")
+_CJK = lazy_compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _PLACEHOLDERS = frozenset({"failed", "failure", "error", "n/a", "na", "none", "todo", "tbd", "unknown", "see logs"})
 
 

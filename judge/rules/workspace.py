@@ -6,15 +6,16 @@ any rule ran (judge/workspace/facts.py), so each rule here is a pure function of
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from judge import rule_ids as ids
-from judge.workspace.evidence_file import evidence_path
 from judge.context import StepContext
 from judge.rules.junk_files import junk_kind
 from judge.rules.phrasing import names, pronoun
 from judge.verdict import Finding
-from judge.workspace.git import Mismatch
+
+if TYPE_CHECKING:  # the workspace's modules are loaded when a workspace was read, the only time these rules speak
+    from judge.workspace.git import Mismatch
 
 __all__ = [
     "changed_but_unclaimed",
@@ -170,6 +171,8 @@ def no_work_evidence(ctx: StepContext) -> Iterator[Finding]:
     git = ctx.git
     if git is None or not ctx.result.success or ctx.evidence_method != "none":
         return
+    from judge.workspace.evidence_file import evidence_path
+
     yield Finding(
         rule=ids.NO_WORK_EVIDENCE,
         message=f"no work evidence produced: git shows no change since base {_short(git.base)} and there is no "

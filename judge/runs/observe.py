@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from judge.contract.models import ExecutionEvidence
+from judge.lazy_pattern import lazy_compile
 from judge.runs.record import derived_status
 
 __all__ = ["AUTH_ERROR", "CLASS_MEANING", "ENVIRONMENT_CLASSES", "EXECUTION_FAILURE", "NOT_FOUND", "NO_EVIDENCE",
@@ -38,19 +39,19 @@ NOT_RETRYABLE_CLASSES = frozenset({NO_EVIDENCE, NOT_FOUND})
 
 # execute.py words a program that does not exist as "cannot run <repr of argv[0]>: No such file or
 # directory"; a missing working directory has " in <cwd>" after the program, so it stays NO_EVIDENCE.
-_PROGRAM_MISSING = re.compile(r"""cannot run (?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"): No such file or directory""")
+_PROGRAM_MISSING = lazy_compile(r"""cannot run (?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"): No such file or directory""")
 
 # A shell (`sh: 1: x: not found`, `bash: x: command not found`) or `env` (`env: 'x': No such file or
 # directory`) exits 127 when it cannot find the program it was asked to run.
 _AUTH_TAIL = 16 * 1024
-_SHELL_NOT_FOUND = re.compile(r"not found|No such file or directory", re.IGNORECASE)
+_SHELL_NOT_FOUND = lazy_compile(r"not found|No such file or directory", re.IGNORECASE)
 
 # Words of an authentication or authorization failure, as tools print them (git, ssh, docker, npm,
 # HTTP clients, cloud CLIs). Whole words only: "author", "authored", "authority", "OAuth library" and
 # a file's "Permission denied" must not match, nor a status-like number outside an HTTP context.
 # The output is the command's (the agent's code, for a gate): every run of spaces is bounded, so no
 # input makes the search slower than linear, and only the end of stderr, where a tool says why it stopped, is read.
-_AUTH_WORDS = re.compile(r"""
+_AUTH_WORDS = lazy_compile(r"""
     \b(?:
         authenticat(?:e|ion|ing)\s{1,4}(?:failed|failure|error|required|denied)
       | (?:failed|unable|could\s{1,4}not|cannot|can't)\s{1,4}(?:to\s{1,4})?authenticate

@@ -11,13 +11,13 @@ backslashes first), so such backslashes are doubled: the row splits the same in 
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from pathlib import Path
 from typing import Iterable
 from urllib.parse import quote
 
 from judge.contract.models import ExecutionEvidence
+from judge.lazy_pattern import lazy_compile
 from judge.runs.observe import failure_class
 from judge.runs.record import derived_status, evidence_hash
 
@@ -28,9 +28,9 @@ _RULE = "|------|---------|-----------|--------|---------------|-----------|"
 COMMAND_CHARS = 80
 _LINKED = (("stdout", "stdout.log"), ("stderr", "stderr.log"), ("evidence", "evidence.json"))
 
-_PUNCTUATION = re.compile(r"([\\`*_\[\]|~!#])")
-_PIPE_AFTER_BACKSLASHES = re.compile(r"(\\*)\|")
-_BACKTICK_RUN = re.compile(r"`+")
+_PUNCTUATION = lazy_compile(r"([\\`*_\[\]|~!#])")
+_PIPE_AFTER_BACKSLASHES = lazy_compile(r"(\\*)\|")
+_BACKTICK_RUN = lazy_compile(r"`+")
 
 
 def render_record_table(records: Iterable[ExecutionEvidence], *,

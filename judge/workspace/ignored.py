@@ -11,11 +11,11 @@ from __future__ import annotations
 import importlib.util
 import marshal
 import os
-import re
 import stat
 from dataclasses import dataclass
 
 from judge.errors import InputError
+from judge.lazy_pattern import lazy_compile
 from judge.workspace.objects import FileState, ObjectStore
 from judge.workspace.plainfile import TooLarge, read_plain
 from judge.workspace.sterile import SterileGit
@@ -24,7 +24,7 @@ from judge.workspace.worktree import WorkTree
 __all__ = ["IgnoredCode", "hidden_by_the_step", "ignored_code"]
 
 _RULES = ".gitignore"
-_BYTECODE = re.compile(r"(?P<name>[^/.]+)\.[^/.]+(?:\.opt-(?P<opt>[12]))?\.pyc")
+_BYTECODE = lazy_compile(r"(?P<name>[^/.]+)\.[^/.]+(?:\.opt-(?P<opt>[12]))?\.pyc")
 _BYTECODE_LIMIT = 16 * 1024 * 1024
 _SHOWN = 20  # ignored runnable files reported, at most
 # Compiled modules Python imports (any interpreter's tag: `util.cpython-311-x86_64-linux-gnu.so`, `util.abi3.so`)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import stat
 import struct
 import zlib
@@ -22,6 +21,7 @@ from typing import Any
 import pygit2
 
 from judge.errors import InputError, WorkspaceRefused, field_ref
+from judge.lazy_pattern import lazy_compile
 from judge.workspace.git import EMPTY_TREE
 from judge.workspace.plainfile import TooLarge, read_plain
 
@@ -30,8 +30,8 @@ pygit2.settings.enable_strict_hash_verification(True)
 
 __all__ = ["FileState", "ObjectStore", "git_dir", "read_head", "read_index"]
 
-_FULL_ID = re.compile(r"[0-9a-f]{40}")
-_REF_NAME = re.compile(r"refs/[A-Za-z0-9._/+@-]+")
+_FULL_ID = lazy_compile(r"[0-9a-f]{40}")
+_REF_NAME = lazy_compile(r"refs/[A-Za-z0-9._/+@-]+")
 _TREE = 0o040000
 _ALTERNATES_DEPTH = 5  # libgit2's own limit
 _SMALL_FILE_LIMIT = 64 * 1024 * 1024  # packed-refs of a huge repository stays well under this

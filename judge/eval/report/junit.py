@@ -9,16 +9,16 @@ Text that XML 1.0 cannot hold (control characters, lone surrogates) is written a
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
 from judge.eval.report.format import undefined_reason
 from judge.eval.report.model import CaseRecord, EvalReport
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["render_junit"]
 
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NOT_XML = lazy_compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _PROPERTIES = ("runId", "source", "setSha256", "shard", "judgeVersion", "promptSha256")
 
 

@@ -6,11 +6,11 @@ escapes `|`, Markdown punctuation and HTML, folds newlines, and is cut to a boun
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from judge.eval.report.format import decimal, kappa_text, metric_text, pct, usd
 from judge.eval.report.model import EvalReport
+from judge.lazy_pattern import lazy_compile
 
 __all__ = ["render_markdown"]
 
@@ -19,8 +19,8 @@ GATED_LIMIT = 100
 CELL_LIMIT = 200
 GATES_CELL_LIMIT = 1000
 
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[|~])")
-_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+_MARKDOWN_PUNCTUATION = lazy_compile(r"([\\`*_\[|~])")
+_LINE_BREAKS = lazy_compile(r"\s*[\r\n]+\s*")
 
 
 def render_markdown(report: EvalReport) -> str:

@@ -7,6 +7,7 @@ import re
 from typing import Iterator
 
 from judge.code.testpaths import is_test_path
+from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange, PatchFacts
 from judge.patch.paths import file_suffix
 from judge.rules.signals._lines import generated
@@ -15,8 +16,8 @@ __all__ = ["CODE_SUFFIXES", "CONDITION_LINES", "LITERAL", "MAYBE_CONDITION", "ju
 
 
 CODE_SUFFIXES = frozenset({".py", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"})
-MAYBE_CONDITION = re.compile(r"\s*(?:else\s*)?(?:if|elif|while)\b")
-CONDITION_LINES = re.compile(r"^[ \t}]*(?:else\s+)?(?:if|elif|while)\b.*$", re.MULTILINE)
+MAYBE_CONDITION = lazy_compile(r"\s*(?:else\s*)?(?:if|elif|while)\b")
+CONDITION_LINES = lazy_compile(r"^[ \t}]*(?:else\s+)?(?:if|elif|while)\b.*$", re.MULTILINE)
 _QUOTED = 120  # characters of a line quoted in a signal
 
 

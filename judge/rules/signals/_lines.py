@@ -3,12 +3,12 @@ the code told from comments), and which files nobody wrote by hand."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.first_look import FirstLook
 from judge.patch.model import FileChange, Hunk, PatchFacts
 from judge.patch.lexer import Syntax, line_shapes, syntax_for
@@ -54,7 +54,7 @@ def judged_work(ctx: StepContext) -> PatchFacts | None:
     return ctx.work if ctx.result.success else None
 
 
-_GENERATED = re.compile(r"^(?:dist|build)/|[.-](?:min|bundle)\.[cm]?js$|\.d\.[cm]?ts$")
+_GENERATED = lazy_compile(r"^(?:dist|build)/|[.-](?:min|bundle)\.[cm]?js$|\.d\.[cm]?ts$")
 
 
 def generated(path: str) -> bool:

@@ -9,6 +9,7 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.first_look import FirstLook
 from judge.patch.paths import file_suffix
 from judge.patch.lexer import syntax_for
@@ -22,21 +23,21 @@ __all__ = ["checks_suppressed"]
 # Comments that silence a checker (type checker, linter, coverage). Only a comment counts: the same
 # words inside a string are data. Labels are judge's words, shown instead of the executor's line.
 _SUPPRESSIONS = (
-    ("# type: ignore", re.compile(r"#\s*type:\s*ignore")),
-    ("# noqa", re.compile(r"#\s*(?:(?:ruff|flake8)\s*:\s*)?noqa\b", re.IGNORECASE)),
-    ("# pragma: no cover/branch", re.compile(r"pragma:\s*no\s*(?:cover|branch)", re.IGNORECASE)),
-    ("# pylint: disable", re.compile(r"pylint:\s*disable", re.IGNORECASE)),
-    ("# pyright: ignore", re.compile(r"pyright:\s*ignore")),
-    ("# mypy: ignore-errors", re.compile(r"mypy:\s*ignore-errors")),
-    ("# nosec", re.compile(r"#\s*nosec\b")),
-    ("eslint-disable", re.compile(r"eslint-disable")),
-    ("@ts-ignore", re.compile(r"@ts-ignore\b")),
-    ("@ts-nocheck", re.compile(r"@ts-nocheck\b")),
-    ("@ts-expect-error", re.compile(r"@ts-expect-error\b")),
-    ("istanbul/c8 ignore", re.compile(r"\b(?:istanbul|c8|v8)\s+ignore\b")),
-    ("nolint", re.compile(r"//\s*nolint\b")),
-    ("rubocop:disable", re.compile(r"rubocop\s*:\s*disable")),
-    ("NOSONAR", re.compile(r"NOSONAR")),
+    ("# type: ignore", lazy_compile(r"#\s*type:\s*ignore")),
+    ("# noqa", lazy_compile(r"#\s*(?:(?:ruff|flake8)\s*:\s*)?noqa\b", re.IGNORECASE)),
+    ("# pragma: no cover/branch", lazy_compile(r"pragma:\s*no\s*(?:cover|branch)", re.IGNORECASE)),
+    ("# pylint: disable", lazy_compile(r"pylint:\s*disable", re.IGNORECASE)),
+    ("# pyright: ignore", lazy_compile(r"pyright:\s*ignore")),
+    ("# mypy: ignore-errors", lazy_compile(r"mypy:\s*ignore-errors")),
+    ("# nosec", lazy_compile(r"#\s*nosec\b")),
+    ("eslint-disable", lazy_compile(r"eslint-disable")),
+    ("@ts-ignore", lazy_compile(r"@ts-ignore\b")),
+    ("@ts-nocheck", lazy_compile(r"@ts-nocheck\b")),
+    ("@ts-expect-error", lazy_compile(r"@ts-expect-error\b")),
+    ("istanbul/c8 ignore", lazy_compile(r"\b(?:istanbul|c8|v8)\s+ignore\b")),
+    ("nolint", lazy_compile(r"//\s*nolint\b")),
+    ("rubocop:disable", lazy_compile(r"rubocop\s*:\s*disable")),
+    ("NOSONAR", lazy_compile(r"NOSONAR")),
 )
 
 
@@ -57,8 +58,8 @@ def _suppressions(line: Line, typescript: bool = False) -> Counter[str]:
 
 
 # `value as any`, `value as unknown as Target`: the checker no longer sees what the value is.
-_CASTS = (("`as any` cast", re.compile(r"\bas\s+any\b")), ("`as unknown as` cast", re.compile(r"\bas\s+unknown\s+as\b")))
-_STRING = re.compile(r"([\"'`])(?:\\.|(?!\1).)*\1")
+_CASTS = (("`as any` cast", lazy_compile(r"\bas\s+any\b")), ("`as unknown as` cast", lazy_compile(r"\bas\s+unknown\s+as\b")))
+_STRING = lazy_compile(r"([\"'`])(?:\\.|(?!\1).)*\1")
 _TYPESCRIPT = frozenset({".ts", ".tsx", ".mts", ".cts"})
 
 

@@ -8,6 +8,7 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange
 from judge.patch.paths import file_suffix
 from judge.patch.lexer import syntax_for
@@ -18,17 +19,17 @@ from judge.verdict import Finding
 __all__ = ["exception_swallowed"]
 
 
-_PY_EXCEPT = re.compile(r"^(?P<indent>\s*)except\b(?P<types>[^:]*):(?P<body>.*)$")
-_PY_CATCH_ALL = re.compile(r"^\s*(?:\(?\s*(?:[\w.]+\s*,\s*)*(?:Exception|BaseException)\b.*)?$")
+_PY_EXCEPT = lazy_compile(r"^(?P<indent>\s*)except\b(?P<types>[^:]*):(?P<body>.*)$")
+_PY_CATCH_ALL = lazy_compile(r"^\s*(?:\(?\s*(?:[\w.]+\s*,\s*)*(?:Exception|BaseException)\b.*)?$")
 _PY_NOTHING = frozenset({"pass", "...", "continue"})
-_PY_SUPPRESS_ALL = re.compile(r"\bsuppress\((?:Exception|BaseException)\)")
+_PY_SUPPRESS_ALL = lazy_compile(r"\bsuppress\((?:Exception|BaseException)\)")
 # In the code of C-like languages (whitespace outside strings gone): `catch{}`, `catch(e){}`,
 # `.catch(()=>{})`, `.catch(function(){})`.
-_C_CATCH = re.compile(r"\bcatch(?:\((?P<params>[^()]*)\))?\{\}")
-_C_CATCH_ALL = re.compile(r"^(?:[\w$]*(?::(?:any|unknown))?|\.\.\.|(?:final )?\\?(?:[\w.\\]+[.\\])?(?:Exception|"
-                          r"Throwable|RuntimeException|Error)(?: \$?\w+)?|\w+:(?:[\w.]+\.)?(?:Exception|Throwable))$")
-_PROMISE_CATCH = re.compile(r"\.catch\((?:async)?(?:\(\w*\)|\w+)=>(?:\{\}|undefined|null|void 0|false)\)|"
-                            r"\.catch\(function(?: \w+)?\(\w*\)\{\}\)")
+_C_CATCH = lazy_compile(r"\bcatch(?:\((?P<params>[^()]*)\))?\{\}")
+_C_CATCH_ALL = lazy_compile(r"^(?:[\w$]*(?::(?:any|unknown))?|\.\.\.|(?:final )?\\?(?:[\w.\\]+[.\\])?(?:Exception|"
+                            r"Throwable|RuntimeException|Error)(?: \$?\w+)?|\w+:(?:[\w.]+\.)?(?:Exception|Throwable))$")
+_PROMISE_CATCH = lazy_compile(r"\.catch\((?:async)?(?:\(\w*\)|\w+)=>(?:\{\}|undefined|null|void 0|false)\)|"
+                              r"\.catch\(function(?: \w+)?\(\w*\)\{\}\)")
 
 
 def _python_swallows(change: FileChange) -> list[int]:
@@ -88,8 +89,8 @@ def _empty_catches(run: list[Line]) -> list[int]:
 
 
 # First looks, on the raw added lines of a hunk: only a hunk that may hold a catch-all is lexed.
-_MAYBE_PY_SWALLOW = re.compile(r"\bexcept\s*:|\bexcept\b[^\n:]*\b(?:Base)?Exception\b|suppress\(")
-_MAYBE_C_SWALLOW = re.compile(r"\bcatch\b[^\n]*\{[^\n]*(?:\}|$)|\.catch\(", re.MULTILINE)
+_MAYBE_PY_SWALLOW = lazy_compile(r"\bexcept\s*:|\bexcept\b[^\n:]*\b(?:Base)?Exception\b|suppress\(")
+_MAYBE_C_SWALLOW = lazy_compile(r"\bcatch\b[^\n]*\{[^\n]*(?:\}|$)|\.catch\(", re.MULTILINE)
 _C_LIKE_SUFFIXES = frozenset({".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".java", ".kt", ".kts",
                               ".cs", ".swift", ".scala", ".dart", ".php", ".cpp", ".cc", ".cxx", ".hpp", ".groovy"})
 

@@ -8,6 +8,7 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
 from judge.patch.model import FileChange
 from judge.patch.paths import file_name, file_suffix
@@ -19,14 +20,14 @@ from judge.verdict import Finding
 __all__ = ["gates_lowered"]
 
 
-_CI_FILES = re.compile(r"^(?:\.github/workflows/.+|\.gitlab-ci\.ya?ml|\.circleci/.+|azure-pipelines\.ya?ml|"
-                       r"(?:.+/)?Jenkinsfile|\.travis\.ya?ml|bitbucket-pipelines\.ya?ml|\.buildkite/.+|\.drone\.ya?ml|"
-                       r"(?:.+/)?tox\.ini|(?:.+/)?noxfile\.py|\.pre-commit-config\.ya?ml)$")
+_CI_FILES = lazy_compile(r"^(?:\.github/workflows/.+|\.gitlab-ci\.ya?ml|\.circleci/.+|azure-pipelines\.ya?ml|"
+                         r"(?:.+/)?Jenkinsfile|\.travis\.ya?ml|bitbucket-pipelines\.ya?ml|\.buildkite/.+|\.drone\.ya?ml|"
+                         r"(?:.+/)?tox\.ini|(?:.+/)?noxfile\.py|\.pre-commit-config\.ya?ml)$")
 _ASKS_FOR_CI = Caseless(r"\b(?:ci|continuous integration|workflows?|github actions|pipelines?|gitlab|circleci|"
                         r"jenkins(?:file)?|travis|buildkite|tox|nox(?:file)?|pre-commit)\b")
 # A gate's threshold and its number. Coverage and the like get looser as the number falls; the keys of
 # _HIGHER_IS_LOWER (line length, complexity, warnings allowed) as it rises.
-_THRESHOLD = re.compile(
+_THRESHOLD = lazy_compile(
     r"(?P<key>fail[_-]under|cov-fail-under|min(?:imum)?[_-]coverage|coverage[_-]?threshold|check-coverage|"
     r"max[_-]line[_-]length|line[_-]length|max[_-]complexity|max[_-]warnings|"
     r"\bbranches|\blines|\bfunctions|\bstatements)[\"']?\s*(?:[:=]\s*|\s+)(?P<number>\d+(?:\.\d+)?)\b",
@@ -34,17 +35,17 @@ _THRESHOLD = re.compile(
 )
 _HIGHER_IS_LOWER = frozenset({"max-line-length", "line-length", "max-complexity", "max-warnings"})
 _COVERAGE_ONLY = frozenset({"branches", "lines", "functions", "statements"})  # generic words: coverage configs only
-_COVERAGE_CONFIG = re.compile(r"(?:^|/)(?:jest|vitest|vite|karma)\.config\.\w+$|(?:^|/)\.(?:nyc|c8)rc(?:\.\w+)?$|"
-                              r"(?:^|/)package\.json$|(?:^|/)\.?codecov\.ya?ml$|(?:^|/)karma\.conf\.\w+$")
+_COVERAGE_CONFIG = lazy_compile(r"(?:^|/)(?:jest|vitest|vite|karma)\.config\.\w+$|(?:^|/)\.(?:nyc|c8)rc(?:\.\w+)?$|"
+                                r"(?:^|/)package\.json$|(?:^|/)\.?codecov\.ya?ml$|(?:^|/)karma\.conf\.\w+$")
 _CONFIG_SUFFIXES = frozenset({".toml", ".cfg", ".ini", ".yml", ".yaml", ".json", ".jsonc", ".json5"})
 _CONFIG_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "Jenkinsfile", "pylintrc", "karma.conf.js"})
-_LINT_CONFIG = re.compile(r"(?:^|/)(?:\.eslintrc(?:\.\w+)?|eslint\.config\.\w+|\.flake8|setup\.cfg|tox\.ini|"
-                          r"pyproject\.toml|\.?ruff\.toml|\.pylintrc|pylintrc|\.golangci\.ya?ml|\.rubocop\.ya?ml|"
-                          r"tslint\.json|biome\.jsonc?|\.jshintrc)$")
+_LINT_CONFIG = lazy_compile(r"(?:^|/)(?:\.eslintrc(?:\.\w+)?|eslint\.config\.\w+|\.flake8|setup\.cfg|tox\.ini|"
+                            r"pyproject\.toml|\.?ruff\.toml|\.pylintrc|pylintrc|\.golangci\.ya?ml|\.rubocop\.ya?ml|"
+                            r"tslint\.json|biome\.jsonc?|\.jshintrc)$")
 # A lint rule turned off: ESLint's "off"/0, RuboCop's Enabled: false, or an ignore/disable list entry.
-_RULE_OFF = re.compile(r"""^\s*["']?[@\w/-]+["']?\s*:\s*(?:["']off["']|0)\s*,?\s*$|\bEnabled:\s*false\b""")
-_IGNORE_KEY = re.compile(r"^\s*(?:extend-)?(?:ignore|per-file-ignores|disable)\s*[=:]", re.IGNORECASE)
-_LINT_CODE = re.compile(r"\b[A-Z]{1,4}\d{2,4}\b|\b[a-z]+(?:-[a-z]+)+\b")
+_RULE_OFF = lazy_compile(r"""^\s*["']?[@\w/-]+["']?\s*:\s*(?:["']off["']|0)\s*,?\s*$|\bEnabled:\s*false\b""")
+_IGNORE_KEY = lazy_compile(r"^\s*(?:extend-)?(?:ignore|per-file-ignores|disable)\s*[=:]", re.IGNORECASE)
+_LINT_CODE = lazy_compile(r"\b[A-Z]{1,4}\d{2,4}\b|\b[a-z]+(?:-[a-z]+)+\b")
 
 
 def _raw(change: FileChange, sign: str) -> Iterator[str]:
@@ -52,7 +53,7 @@ def _raw(change: FileChange, sign: str) -> Iterator[str]:
 
 
 # The first look for _THRESHOLD, on the lower-cased line: every key holds one of these words.
-_MAYBE_THRESHOLD = re.compile(r"under|coverage|length|complexity|warnings|branches|lines|functions|statements")
+_MAYBE_THRESHOLD = lazy_compile(r"under|coverage|length|complexity|warnings|branches|lines|functions|statements")
 
 
 def _thresholds(lines: Iterator[str], coverage_config: bool) -> dict[str, list[float]]:
@@ -120,13 +121,13 @@ def _rules_off(change: FileChange) -> int:
 # Coverage exclusions: files or lines a coverage run stops counting. coverage.py's `omit`, `exclude_lines`,
 # `exclude_also` (.coveragerc, setup.cfg/tox.ini [coverage:*], pyproject [tool.coverage.*]); Jest's
 # `coveragePathIgnorePatterns`; nyc's and c8's `exclude` (.nycrc, .c8rc, or their key in package.json).
-_COVERAGE_FILES = re.compile(r"(?:^|/)(?:\.coveragerc|setup\.cfg|tox\.ini|pyproject\.toml|package\.json|"
-                             r"(?:jest|vitest|vite)\.config\.\w+|\.(?:nyc|c8)rc(?:\.\w+)?)$")
-_EXCLUSION_KEY = re.compile(r"""^\s*(?:\{\s*)?["']?(?:omit|exclude_lines|exclude_also|coveragePathIgnorePatterns|"""
-                            r"""(?P<generic>exclude))["']?\s*[=:]""")
-_ANY_KEY = re.compile(r"""^\s*["']?[\w.-]+["']?\s*[=:]|^\s*\[""")
-_COVERAGE_CONTEXT = re.compile(r"coverage|nyc|c8", re.IGNORECASE)
-_ENTRY = re.compile(r"""["'][^"']+["']""")
+_COVERAGE_FILES = lazy_compile(r"(?:^|/)(?:\.coveragerc|setup\.cfg|tox\.ini|pyproject\.toml|package\.json|"
+                               r"(?:jest|vitest|vite)\.config\.\w+|\.(?:nyc|c8)rc(?:\.\w+)?)$")
+_EXCLUSION_KEY = lazy_compile(r"""^\s*(?:\{\s*)?["']?(?:omit|exclude_lines|exclude_also|coveragePathIgnorePatterns|"""
+                              r"""(?P<generic>exclude))["']?\s*[=:]""")
+_ANY_KEY = lazy_compile(r"""^\s*["']?[\w.-]+["']?\s*[=:]|^\s*\[""")
+_COVERAGE_CONTEXT = lazy_compile(r"coverage|nyc|c8", re.IGNORECASE)
+_ENTRY = lazy_compile(r"""["'][^"']+["']""")
 
 
 def _coverage_exclusions(change: FileChange) -> int:

@@ -8,6 +8,7 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange
 from judge.patch.lexer import syntax_for
 from judge.rules.signals._conditions import CONDITION_LINES, LITERAL, MAYBE_CONDITION, judged_code, quoted
@@ -18,10 +19,10 @@ from judge.verdict import Finding
 __all__ = ["guard_never_true"]
 
 
-_CONDITION = re.compile(r"^\s*(?:\}\s*else\s+)?(?:if|elif|while)\b\s*(?P<condition>.*?)\s*(?::|\{|\)\s*\{?)?\s*$")
+_CONDITION = lazy_compile(r"^\s*(?:\}\s*else\s+)?(?:if|elif|while)\b\s*(?P<condition>.*?)\s*(?::|\{|\)\s*\{?)?\s*$")
 
 
-def _added_conditions(change: FileChange, hint: re.Pattern[str] = re.compile("")) -> Iterator[tuple[Line, str]]:
+def _added_conditions(change: FileChange, hint: re.Pattern[str] = lazy_compile("")) -> Iterator[tuple[Line, str]]:
     """Each added line of the file that opens a branch or loop, with its condition (comments out, strings kept);
     the file is lexed only when its added text holds ``hint`` and a branch."""
     syntax = syntax_for(change.path)
@@ -38,26 +39,26 @@ def _added_conditions(change: FileChange, hint: re.Pattern[str] = re.compile("")
 # A condition that is probably never true: an environment variable the patch sets nowhere, two literals
 # compared, a date decades ahead, `not True`/`!true` or a constant falsy operand (`if False and x` is a
 # rejection of stub_or_disabled_code already, when it stands alone).
-_ENV_READ = re.compile(r"""os\.(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["'](?P<py>\w+)["']|"""
-                       r"""process\.env(?:\.(?P<js>\w+)|\[\s*["'](?P<js2>\w+)["']\s*\])|"""
-                       r"""["'](?P<inpy>\w+)["']\s+in\s+os\.environ""")
+_ENV_READ = lazy_compile(r"""os\.(?:environ(?:\.get)?\s*[\[(]|getenv\s*\()\s*["'](?P<py>\w+)["']|"""
+                         r"""process\.env(?:\.(?P<js>\w+)|\[\s*["'](?P<js2>\w+)["']\s*\])|"""
+                         r"""["'](?P<inpy>\w+)["']\s+in\s+os\.environ""")
 # A private flag read off a global or a module (`globalThis.__newPath`, `getattr(sys, "_new_path", False)`): set
 # nowhere in the patch, nothing sets it.
-_FLAG_READ = re.compile(r"""\b(?:globalThis|window|global|self)\b(?:\s+as\s+\w+\))?\.(?P<flag_js>_\w+)|"""
-                        r"""\b(?:getattr|hasattr)\(\s*[\w.]+\s*,\s*["'](?P<flag_py>_\w+)["']""")
-_LITERALS_COMPARED = re.compile(rf"(?<![\w.\])]){LITERAL}\s*(?:===?|!==?|<=?|>=?|\bis\b(?:\s+not)?)\s*{LITERAL}(?![\w.(\[])")
-_FAR_DATE = re.compile(r"(?:date|time|Date|now|year|Year)[^\n]*\b(?:2[1-9]\d\d|20[89]\d)\b|"
-                       r"\b(?:2[1-9]\d\d|20[89]\d)\b[^\n]*(?:date|time|Date|now|year|Year)")
+_FLAG_READ = lazy_compile(r"""\b(?:globalThis|window|global|self)\b(?:\s+as\s+\w+\))?\.(?P<flag_js>_\w+)|"""
+                          r"""\b(?:getattr|hasattr)\(\s*[\w.]+\s*,\s*["'](?P<flag_py>_\w+)["']""")
+_LITERALS_COMPARED = lazy_compile(rf"(?<![\w.\])]){LITERAL}\s*(?:===?|!==?|<=?|>=?|\bis\b(?:\s+not)?)\s*{LITERAL}(?![\w.(\[])")
+_FAR_DATE = lazy_compile(r"(?:date|time|Date|now|year|Year)[^\n]*\b(?:2[1-9]\d\d|20[89]\d)\b|"
+                         r"\b(?:2[1-9]\d\d|20[89]\d)\b[^\n]*(?:date|time|Date|now|year|Year)")
 # The constant is a whole operand: `not True`, `False and x`, `x && false` — never `not 1 <= port`, `n == 0 and x`.
 _OPERAND_START = r"(?:^|\(|\b(?:and|or)\s|&&|\|\|)\s*"
 _OPERAND_END = r"\s*(?=$|\)|\b(?:and|or)\b|&&|\|\|)"
-_NEGATED_CONSTANT = re.compile(
+_NEGATED_CONSTANT = lazy_compile(
     rf"{_OPERAND_START}(?:not\s+(?:True|1)|!\s*(?:true|1)){_OPERAND_END}|"
     rf"{_OPERAND_START}(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
     rf"\s(?:and|&&)\s*(?:False|false|0|None|null|undefined){_OPERAND_END}")
-_MAYBE_NEVER = re.compile("|".join(p.pattern for p in (_ENV_READ, _FLAG_READ, _LITERALS_COMPARED, _FAR_DATE)) +
-                          r"|\bnot\s+(?:True|1)\b|!\s*(?:true|1)\b|\b(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
-                          r"\s(?:and|&&)\s*(?:False|false)\b")
+_MAYBE_NEVER = lazy_compile("|".join(p.pattern for p in (_ENV_READ, _FLAG_READ, _LITERALS_COMPARED, _FAR_DATE)) +
+                            r"|\bnot\s+(?:True|1)\b|!\s*(?:true|1)\b|\b(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
+                            r"\s(?:and|&&)\s*(?:False|false)\b")
 _WELL_KNOWN_FLAGS = frozenset({"_MEIPASS", "_getframe", "_current_frames", "__stdout__", "__stderr__", "__stdin__",
                                "_called_from_test", "__IPYTHON__", "__webpack_require__", "__non_webpack_require__"})
 _WELL_KNOWN_ENV = frozenset({"CI", "DEBUG", "HOME", "PATH", "USER", "TERM", "NODE_ENV", "PYTHONPATH", "LANG", "TZ",

@@ -9,6 +9,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange, PatchFacts
 from judge.patch.lexer import syntax_for
 from judge.rules.signals._conditions import CONDITION_LINES, LITERAL, MAYBE_CONDITION, judged_code, quoted
@@ -19,9 +20,9 @@ from judge.verdict import Finding
 __all__ = ["special_cased_input"]
 
 
-_RETURNS_LITERAL = re.compile(rf"\breturn\s+(?:{LITERAL}|\[[^\]]*\]|\{{[^}}]*\}}|\([^)]*\))\s*;?\s*(?:\}}\s*)?$")
-_COMPARED_LITERALS = re.compile(r"""(?:==|===|\bin\b)\s*(?P<value>"[^"\\]{2,}"|'[^'\\]{2,}'|-?\d{2,}(?:\.\d+)?)|"""
-                                r"""(?P<value2>"[^"\\]{2,}"|'[^'\\]{2,}'|-?\d{2,}(?:\.\d+)?)\s*(?:==|===)""")
+_RETURNS_LITERAL = lazy_compile(rf"\breturn\s+(?:{LITERAL}|\[[^\]]*\]|\{{[^}}]*\}}|\([^)]*\))\s*;?\s*(?:\}}\s*)?$")
+_COMPARED_LITERALS = lazy_compile(r"""(?:==|===|\bin\b)\s*(?P<value>"[^"\\]{2,}"|'[^'\\]{2,}'|-?\d{2,}(?:\.\d+)?)|"""
+                                  r"""(?P<value2>"[^"\\]{2,}"|'[^'\\]{2,}'|-?\d{2,}(?:\.\d+)?)\s*(?:==|===)""")
 
 
 def _test_text(work: PatchFacts) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
@@ -10,6 +9,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange
 from judge.patch.paths import file_suffix
 from judge.rules.signals._finding import signal, where
@@ -20,16 +20,16 @@ __all__ = ["unused_function"]
 
 
 _DEFINITIONS = {
-    "python": re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\("),
-    "js": re.compile(r"^\s*(?P<export>export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*(?P<name>[\w$]+)\s*[(<]"
-                     r"|^\s*(?P<export2>export\s+)?(?:const|let|var)\s+(?P<name2>[\w$]+)\s*(?::[^=]+)?=\s*(?:async\s*)?"
-                     r"(?:function\b|\([^()]*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)"
-                     r"|^\s*(?:(?:public|private|protected|static|async|override|readonly)\s+)*(?P<name3>[\w$]+)\s*"
-                     r"(?:<[^>]*>)?\([^()]*\)\s*(?::\s*[^{;=]+)?\{\s*$"),
-    "go": re.compile(r"^func\s+(?:\([^)]*\)\s*)?(?P<name>\w+)\s*[(\[]"),
-    "rust": re.compile(r"^\s*(?P<export>pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?"
-                       r"fn\s+(?P<name>\w+)"),
-    "ruby": re.compile(r"^\s*def\s+(?:self\.)?(?P<name>\w+[?!]?)"),
+    "python": lazy_compile(r"^\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\("),
+    "js": lazy_compile(r"^\s*(?P<export>export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*(?P<name>[\w$]+)\s*[(<]"
+                       r"|^\s*(?P<export2>export\s+)?(?:const|let|var)\s+(?P<name2>[\w$]+)\s*(?::[^=]+)?=\s*(?:async\s*)?"
+                       r"(?:function\b|\([^()]*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)"
+                       r"|^\s*(?:(?:public|private|protected|static|async|override|readonly)\s+)*(?P<name3>[\w$]+)\s*"
+                       r"(?:<[^>]*>)?\([^()]*\)\s*(?::\s*[^{;=]+)?\{\s*$"),
+    "go": lazy_compile(r"^func\s+(?:\([^)]*\)\s*)?(?P<name>\w+)\s*[(\[]"),
+    "rust": lazy_compile(r"^\s*(?P<export>pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?"
+                         r"fn\s+(?P<name>\w+)"),
+    "ruby": lazy_compile(r"^\s*def\s+(?:self\.)?(?P<name>\w+[?!]?)"),
 }
 _LANGUAGE = {**dict.fromkeys((".py",), "python"),
              **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "js"),
@@ -47,10 +47,10 @@ _CONVENTIONAL = frozenset({
     "disconnectedCallback", "attributeChangedCallback", "adoptedCallback", "mounted", "created", "unmounted",
     "beforeMount", "beforeUnmount", "ngOnInit", "ngOnDestroy", "ngOnChanges", "ngAfterViewInit", "load_tests",
 })
-_CONVENTIONAL_PREFIX = re.compile(r"^(?:test|Test|visit|depart|do_|on_|on[A-Z]|handle_|pytest_|_repr_|Benchmark|"
-                                  r"Example|Fuzz)")
-_DECORATOR_OK = re.compile(r"^\s*@(?:staticmethod|classmethod)\s*$")
-_TOKEN = re.compile(r"[A-Za-z_$][\w$]*[?!]?")
+_CONVENTIONAL_PREFIX = lazy_compile(r"^(?:test|Test|visit|depart|do_|on_|on[A-Z]|handle_|pytest_|_repr_|Benchmark|"
+                                    r"Example|Fuzz)")
+_DECORATOR_OK = lazy_compile(r"^\s*@(?:staticmethod|classmethod)\s*$")
+_TOKEN = lazy_compile(r"[A-Za-z_$][\w$]*[?!]?")
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.code.collection import Narrowing, is_collection_config, narrowings
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.paths import file_name
 from judge.rules.asks import ASKS_FOR_TESTS, ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS
 from judge.verdict import Finding
@@ -30,8 +31,8 @@ __all__ = ["tests_weakened"]
 
 _SHOWN = 5
 # A setting the project's configuration names (not a function of the executor's, which a step's words may match).
-_CONFIG_KEY = re.compile(r"pytest_\w+|collect_ignore(?:_glob)?|addopts|testpaths|norecursedirs|python_\w+|"
-                         r"[\w?-]+\.[\w:.-]+")
+_CONFIG_KEY = lazy_compile(r"pytest_\w+|collect_ignore(?:_glob)?|addopts|testpaths|norecursedirs|python_\w+|"
+                           r"[\w?-]+\.[\w:.-]+")
 
 
 def tests_weakened(ctx: StepContext) -> Iterator[Finding]:

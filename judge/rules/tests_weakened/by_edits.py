@@ -31,16 +31,19 @@ The rule reads nothing unless the change touches a test file (judge/code/testpat
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from judge import rule_ids as ids
 from judge.code.testpaths import is_test_path
-from judge.code.weakening import Weakening, weakenings
 from judge.context import StepContext
 from judge.patch.paths import file_name
 from judge.rules.asks import ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS, names_values
 from judge.rules.reversal import REVERSAL_THRESHOLD, undone_fraction
 from judge.verdict import Finding
+
+if TYPE_CHECKING:
+    from judge.code.change import ChangeModel
+    from judge.code.weakening import Weakening
 
 __all__ = ["tests_weakened"]
 
@@ -66,6 +69,14 @@ _TODO = {
     "rewritten": "keep the assertions the test made",
 }
 _SHOWN = 5
+
+
+def weakenings(changes: ChangeModel) -> tuple[Weakening, ...]:
+    """judge.code.weakening's reading of the change, imported on the first change that touches a test file: the
+    detectors and their test models cost more to import than most validations take."""
+    from judge.code.weakening import weakenings as read
+
+    return read(changes)
 
 
 def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
