@@ -257,3 +257,16 @@ def main_key(path: Path) -> bool:
 
     load_or_create_key(str(path))
     return path.is_file()
+
+
+def test_a_failing_rule_that_shares_its_id_names_its_module(monkeypatch):
+    from judge.rules import registry
+
+    def exploding(ctx):  # SYNTHETIC: a bug in one of the two tests_weakened readings
+        raise ValueError("boom")
+        yield
+
+    (entry,) = [rule for rule in registry.RULES if getattr(rule, "module", "").endswith("by_collection")]
+    monkeypatch.setattr(entry, "_function", exploding)
+    verdict = judge.validate(STEP, VALID)
+    assert verdict.rule == "judge_error" and "rule tests_weakened (by_collection) failed" in verdict.reason
