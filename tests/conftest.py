@@ -12,8 +12,7 @@ import os
 
 import pytest
 
-import cassettes
-import loopback
+from helpers import cassettes, loopback
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
@@ -40,7 +39,7 @@ def vcr_cassette_dir() -> str:
 
 @pytest.fixture
 def vcr_config() -> dict:
-    """pytest-recording's: how judge's cassettes are matched and scrubbed (tests/cassettes.py)."""
+    """pytest-recording's: how judge's cassettes are matched and scrubbed (tests/helpers/cassettes.py)."""
     return cassettes.VCR_CONFIG
 
 
