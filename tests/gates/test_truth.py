@@ -317,7 +317,7 @@ def seed_result(doc: dict) -> dict:
 
 
 @pytest.fixture
-def seed_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def seed_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bare_pytest):
     """A real `python -m pytest -q` run for step-7, in a directory holding one passing test."""
     suite = tmp_path / "suite"
     suite.mkdir()

@@ -1,4 +1,4 @@
-"""Shared settings for the fuzz targets (tests/test_fuzz_*.py) and their regression corpus.
+"""Shared settings for the fuzz targets (tests/fuzz/) and their regression corpus.
 
 Every input that ever broke judge is kept as a file under ``tests/fixtures/fuzz/<target>/`` and
 replayed by its target on every run; hypothesis then explores for a bounded number of examples.

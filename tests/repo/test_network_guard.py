@@ -106,10 +106,13 @@ def test_without_a_cassette_is_blocked_even_while_recording():
 def _pytest(tmp_path: Path, server_url: str, *args: str) -> subprocess.CompletedProcess:
     """``python -m pytest`` on the tests above with the repository's pyproject (its addopts) and conftest.
     (A request missing from a cassette is tested on the real ones: tests/llm/test_client_cassettes.py.)"""
+    # pytest-recording is the one plugin these runs need: the others installed (hypothesis, schemathesis, ...)
+    # cost ~2 s of each start
     env = {**os.environ, "SYNTHETIC_URL": server_url, "CASSETTE_DIR": str(tmp_path / "cassettes"),
-           "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c",
-                           str(ROOT / "pyproject.toml"), "--rootdir", str(tmp_path), str(tmp_path / "run"), *args],
+           "PYTHONPATH": str(ROOT), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "pytest_recording.plugin", "-c", str(ROOT / "pyproject.toml"),
+                           "--rootdir", str(tmp_path), str(tmp_path / "run"), *args],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env,
                           stdin=subprocess.DEVNULL)
 

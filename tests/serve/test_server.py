@@ -185,7 +185,15 @@ def model_flags(server) -> list[str]:
 
 
 def test_with_every_slot_taken_the_next_request_is_503_at_once(tmp_path, scripted_server):
-    model = slow_model(scripted_server, 3.0)
+    # SYNTHETIC: the model answers the first request only once the test has its refusal (an event, not a delay
+    # the refusal must beat), so the first request holds the only slot for as long as it takes, at any load.
+    refusal_seen = threading.Event()
+
+    def answer(index, request):
+        refusal_seen.wait(60)
+        return content(True, "the retry with backoff is implemented as asked")
+
+    model = scripted_server(answer)
     with serving(tmp_path, "--max-concurrency", "1", *model_flags(model), JUDGE_API_KEY="sk-test") as served:
         first: list[httpx.Response] = []
         holder = threading.Thread(target=lambda: first.append(httpx.post(f"{served.url}/v1/validate", json=BODY,
@@ -197,6 +205,7 @@ def test_with_every_slot_taken_the_next_request_is_503_at_once(tmp_path, scripte
             time.sleep(0.02)
         refused = httpx.post(f"{served.url}/v1/validate", json=BODY)
         assert not first, "the refusal waited for the slot instead of coming at once"
+        refusal_seen.set()
         holder.join(60)
         assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
         assert refused.json()["error"]["code"] == "overloaded" and '"valid"' not in refused.text
@@ -251,8 +260,13 @@ def test_bodies_trickled_in_hold_no_slot_and_are_408_past_their_deadline(tmp_pat
         assert served.stop() == 0
 
 
+# judge.serve.connections' deadline for a request's head (10 s) made short, so the test waits 2 s for it, not 10
+SHORT_HEAD_DEADLINE = ("import sys, judge.serve.connections as connections; connections.HEAD_SECONDS = 2.0; "
+                       "from judge.cli.main import main; sys.exit(main())")
+
+
 def test_idle_and_half_open_connections_are_closed(tmp_path):
-    with serving(tmp_path) as served:
+    with serving(tmp_path, entry=SHORT_HEAD_DEADLINE) as served:
         host, port = _address(served)
         idle = socket.create_connection((host, port), timeout=60)  # says nothing at all
         half_open = socket.create_connection((host, port), timeout=60)  # starts its headers and stops

@@ -17,6 +17,8 @@ from judge.workspace.export import exported_tree
 from judge.workspace.git import read_git_facts
 from helpers.scenario_repos import git_env  # noqa: F401  (git_env: autouse fixture)
 
+pytestmark = pytest.mark.usefixtures("bare_pytest")  # the pytest runs here need no installed plugin
+
 BROKEN = "def port(value):\n    raise RuntimeError('broken')\n"
 PYTEST = command(PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
 
