@@ -57,7 +57,7 @@ def test_a_side_opening_inside_a_block_comment_is_read_after_it():
     "`" + "${" * 5_000,
 ])
 def test_hostile_sides_are_read_without_raising(text):
-    started = time.perf_counter()
+    started = time.process_time()  # the CPU the reading takes, whatever else the machine runs
     for path in ("src/a.py", "src/a.ts"):
         functions_in(_side(text), path)
-    assert time.perf_counter() - started < 2
+    assert time.process_time() - started < 2
