@@ -3,7 +3,7 @@
     python bench/bench_deterministic.py [--quick] [--json FILE] [--profile]
 
 1. In-process throughput of ``judge.validate`` on small realistic cases built
-   from tests/fixtures/diffs/ (the shape of tests/builders.make_case): valid
+   from tests/fixtures/diffs/ (the shape of tests/helpers/builders.make_case): valid
    cases and every kind of deterministic rejection, reported separately.
 2. A generated ~5 MB multi-file ``git diff`` (Python + TypeScript) declared so
    that it is valid (it goes through every rule): wall time (median), peak
@@ -51,7 +51,7 @@ if str(ROOT) not in sys.path:
 
 import judge  # noqa: E402
 from judge.patch.parse import parse_patch  # noqa: E402
-from tests.builders import diff, make_case, text_diff  # noqa: E402
+from tests.helpers.builders import diff, make_case, text_diff  # noqa: E402
 
 MB = 1024 * 1024
 PATCH_TARGET_BYTES = 5 * MB

@@ -4,7 +4,7 @@ and, when they are installed, the same workload through Inspect AI and promptfoo
     python bench/bench_eval.py [--quick] [--repeat N] [--workers N] [--json FILE]
                                [--inspect PYTHON] [--promptfoo BIN] [--profile] [--split]
 
-A SYNTHETIC OpenAI-compatible server on 127.0.0.1 (tests/loopback.py, the tests' own) answers every
+A SYNTHETIC OpenAI-compatible server on 127.0.0.1 (tests/helpers/loopback.py, the tests' own) answers every
 chat completion with ``{"valid": true, "reason": ...}`` after a fixed latency (200 ms) and counts the
 TCP connections it accepts. The eval sets are generated: every case passes the deterministic rules
 (so each needs the model) and has its own step description (so each has its own inputs hash).
@@ -32,7 +32,7 @@ TCP connections it accepts. The eval sets are generated: every case passes the d
 ``--split``: where the time goes, in-process: the same run with litellm.acompletion replaced by the
 same 200 ms wait (judge's own cost), and litellm.acompletion's CPU per call on its own.
 Targets are printed next to the figures, never asserted: the exit code is 0 unless a run fails or the
-cached run makes requests (then 2). Standard library, judge and tests/loopback.py only.
+cached run makes requests (then 2). Standard library, judge and tests/helpers/loopback.py only.
 
 Floor: beside each size, the same calls through judge.llm.client alone (bench/eval_floor.py: litellm and
 judge's connection pool in as many processes as judge eval starts, nothing else), measured the same way.
@@ -81,7 +81,7 @@ if str(ROOT / "tests") not in sys.path:
 
 import judge  # noqa: E402
 
-from loopback import LoopbackServer, Reply, Request, chat  # noqa: E402
+from helpers.loopback import LoopbackServer, Reply, Request, chat  # noqa: E402
 
 LATENCY_S = 0.2
 CONCURRENCY = 32

@@ -2,7 +2,7 @@
 
     python bench/git_differential.py [--cases 40000] [--seed 0] [--workers 2] [--examples 3]
 
-Each case is an honest diff (tests/fixtures/diffs/ and a few written in tests/patch_differential.py)
+Each case is an honest diff (tests/fixtures/diffs/ and a few written in tests/helpers/patch_differential.py)
 mutated once or twice (truncated at any byte, a line deleted, duplicated or swapped, a header char
 flipped, +/- lines in the header block, counts changed, binary data corrupted, mode garbage,
 contradicting kinds, rename or ---/+++ lines dropped, one side renamed, ...). git reads it with
@@ -12,7 +12,7 @@ this hunts: must be 0), where judge refuses and git accepts (judge stricter, by 
 are tallied), and where both accept but read other files or line counts (must be 0). Exit code 1
 when either of the two must-be-0 columns is not.
 
-The generator lives in tests/patch_differential.py, next to the test that runs a few hundred of the
+The generator lives in tests/helpers/patch_differential.py, shared with the test that runs a few hundred of the
 same cases on every CI run; this script imports it from there.
 
 Measured on the parser branch of issue 11 (a5b446c), `--cases 40000 --seed 0`: 34/34 seeds accepted by
@@ -34,7 +34,7 @@ from pathlib import Path
 _ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(_ROOT), str(_ROOT / "tests")]  # this checkout's judge, not an installed one
 
-from patch_differential import Case, compare, mutated_cases, seeds  # noqa: E402
+from helpers.patch_differential import Case, compare, mutated_cases, seeds  # noqa: E402
 
 COLUMNS = ("agree", "git_refuses_judge_accepts", "judge_refuses_git_accepts", "read_differently")
 

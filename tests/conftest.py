@@ -12,8 +12,7 @@ import os
 
 import pytest
 
-import cassettes
-import loopback
+from helpers import cassettes, loopback
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
@@ -40,7 +39,7 @@ def vcr_cassette_dir() -> str:
 
 @pytest.fixture
 def vcr_config() -> dict:
-    """pytest-recording's: how judge's cassettes are matched and scrubbed (tests/cassettes.py)."""
+    """pytest-recording's: how judge's cassettes are matched and scrubbed (tests/helpers/cassettes.py)."""
     return cassettes.VCR_CONFIG
 
 
@@ -64,3 +63,10 @@ def judge_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     home = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("XDG_STATE_HOME", str(home))
     return home / "judge"
+
+
+@pytest.fixture
+def bare_pytest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``python -m pytest`` the test starts (as a gate's command or a recorded run) loads no installed plugin:
+    hypothesis, schemathesis, xdist and the rest cost ~2 s of every start and play no part in those runs."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")

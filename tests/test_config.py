@@ -5,11 +5,11 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from builders import make_case
+from helpers.builders import make_case
 from judge.cli.main import main
 from judge.config import ENV_VARS, JudgeConfig, load_config
 from judge.errors import InputError
-from loopback import content, scripted_server  # noqa: F401 - scripted_server is a fixture
+from helpers.loopback import content, scripted_server  # noqa: F401 - scripted_server is a fixture
 
 
 def _load(tmp_path, flags=None, env=None):
@@ -324,7 +324,7 @@ def test_drive_without_a_repository_reads_nothing_from_the_working_directory(tmp
 @pytest.mark.parametrize("inside", [True, False])
 def test_validate_run_inside_the_repository_never_sends_the_key_to_its_api_base(tmp_path, monkeypatch, capsys,
                                                                               scripted_server, inside):
-    from scenario_repos import GIT_ENV, Repo
+    from helpers.scenario_repos import GIT_ENV, Repo
 
     for name, value in GIT_ENV.items():
         monkeypatch.setenv(name, value)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import run_cli
+from helpers.builders import run_cli
 from judge.config import JudgeConfig
 from judge.contract.gates import PolicyLayer
 from judge.contract.schema import load_schema

@@ -13,7 +13,7 @@ from mcp import Client
 from starlette.testclient import TestClient
 
 import judge
-from builders import run_cli
+from helpers.builders import run_cli
 from judge.config import JudgeConfig
 from judge.gates.policies import pinned_for_clients
 from judge.mcp.server import build_server
@@ -21,7 +21,7 @@ from judge.mcp.tools import Settings
 from judge.serve.app import create_app
 from judge.serve.settings import ServerSettings
 from judge.workspace.roots import WorkspaceRoots
-from scenario_repos import Repo, git_env  # noqa: F401  (git_env: autouse fixture)
+from helpers.scenario_repos import Repo, git_env  # noqa: F401  (git_env: autouse fixture)
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 STEP = json.loads((EXAMPLES / "step.json").read_text(encoding="utf-8"))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from builders import diff, make_case
+from helpers.builders import diff, make_case
 
 HEAVY = ("litellm", "openai", "tenacity", "pygit2", "tree_sitter")  # pygit2: only a run with a workspace reads a repository; tree_sitter: only JS/TS code
 

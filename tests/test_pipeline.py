@@ -4,7 +4,7 @@ import asyncio
 
 import judge
 import judge.pipeline
-from builders import diff, make_case
+from helpers.builders import diff, make_case
 from judge.rules.registry import RULES
 
 

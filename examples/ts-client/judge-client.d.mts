@@ -2,7 +2,7 @@
 // full verdict, from the service's OpenAPI document (GET /openapi.json, components FullVerdict and below), which is
 // judge/verdict.py's model: camelCase, its execution records under `records`.
 // Named .d.mts, not .d.ts: TypeScript looks up the types of `import ... from "./judge-client.mjs"` in
-// judge-client.d.mts; a judge-client.d.ts beside it would be ignored. tests/test_ts_client.py keeps the property
+// judge-client.d.mts; a judge-client.d.ts beside it would be ignored. tests/e2e/test_ts_client.py keeps the property
 // names of Step, ExecuteStepResult, DriveRequest, Verdict and FullVerdict equal to the schemas'.
 
 // ---- schemas/step.schema.json --------------------------------------------------------------------------------

@@ -111,7 +111,7 @@ def parse_approval(data: Any) -> Approval:
 def _parse(kind: str, model: type[M], data: Any) -> M:
     """The model, validated once by pydantic; a breach is worded from the schema, the source of truth.
 
-    The two agree on every input (tests/test_contract.py holds them together), so the schema is
+    The two agree on every input (tests/contract/test_schema.py holds them together), so the schema is
     consulted only to say where and why an input breaks its contract.
     """
     try:

@@ -4,7 +4,7 @@ judge must never accept a patch git calls corrupt, and must read each file entry
 writes. So this module walks the lines exactly as git's parser does (find_header, the git extended
 header, fragments, binary hunks; `git apply --numstat`, which needs no base files) and returns what
 git read: one GitEntry per file, with git's names, modes and kind. Every refusal is a MalformedPatch
-naming the line. Checked against git itself by tests/test_patch_git_differential.py.
+naming the line. Checked against git itself by tests/patch/test_parse_git_differential.py.
 """
 
 from __future__ import annotations

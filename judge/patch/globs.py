@@ -1,8 +1,8 @@
 """Gitignore-style globs (a step's allowedFiles and excludedPaths), matched in time linear in the path's length.
 
 The semantics are .gitignore's, as pathspec 1.x reads its "gitignore" patterns (a differential test in
-tests/test_fuzz_paths.py holds the two together), with three deliberate differences marked *, each
-git's reading (tests/test_paths.py holds a list of globs to a real ``git check-ignore``):
+tests/fuzz/test_fuzz_paths.py holds the two together), with three deliberate differences marked *, each
+git's reading (tests/patch/test_paths.py holds a list of globs to a real ``git check-ignore``):
 
 - ``*`` and ``?`` never cross a ``/``; ``**`` as a whole segment does (``src/**``, ``**/test_*.py``,
   ``a/**/b``); ``**`` inside a segment (``a**b``) is a plain ``*``.

@@ -1,0 +1,54 @@
+"""placeholder_only: a change that adds TODO notes, docstrings or a restatement of the step instead of code."""
+
+from __future__ import annotations
+
+import pytest
+
+import judge
+from helpers.builders import make_case, text_diff
+
+PY = "def load_config(path):\n    with open(path) as handle:\n        return json.load(handle)\n"
+TS = "export function loadConfig(path: string): Config {\n  return JSON.parse(readFileSync(path, 'utf8'));\n}\n"
+STEP = "Make load_config accept YAML settings files as well as JSON"
+
+
+def _judge(path: str, old: str | None, new: str, description: str = STEP):
+    step = {"description": description}
+    return judge.validate(*make_case(text_diff(path, old, new), step=step, filesWritten=[path], filesTouched=[path]))
+
+
+@pytest.mark.parametrize("path, old, new, kind", [
+    ("src/config.py", PY, PY.replace("    with", "    # TODO: support YAML here\n    with"), "TODO notes"),
+    ("src/config.py", PY, PY.replace("    with", '    """TODO: accept YAML as well."""\n    with'), "TODO notes"),
+    ("src/config.py", PY, PY.replace("    with", '    """Accept YAML or JSON settings."""\n    with'), "docstrings"),
+    ("src/config.ts", TS, TS.replace("  return", "  // FIXME: handle YAML\n  return"), "TODO notes"),
+    ("src/config.ts", TS, "/**\n * TODO: YAML support.\n */\n" + TS, "TODO notes"),
+    ("src/config.py", PY, PY.replace("    with", "    # make load_config accept YAML settings files as well as JSON\n    with"),
+     "a comment restating the step"),
+    ("src/yaml_config.py", None, "# TODO: implement YAML settings loading\n", "TODO notes"),
+])
+def test_notes_instead_of_code_are_rejected(path, old, new, kind):
+    verdict = _judge(path, old, new)
+    assert (verdict.valid, verdict.rule) == (False, "placeholder_only"), verdict.reason
+    assert path in verdict.reason and kind in verdict.reason
+
+
+def test_a_step_that_asks_for_documentation_gets_a_signal():
+    new = PY.replace("    with", '    """Read the settings file at path."""\n    with')
+    verdict = _judge("src/config.py", PY, new, "Add a docstring to load_config")
+    assert verdict.valid, verdict.reason
+    assert [f.rule for f in verdict.findings if f.severity == "signal"] == ["placeholder_only"]
+
+
+@pytest.mark.parametrize("path, old, new", [
+    # code with a TODO beside it is work
+    ("src/config.py", PY, PY.replace("    with", "    # TODO: cache this\n    if path.endswith('.yaml'):\n"
+                                                "        return yaml.safe_load(open(path))\n    with")),
+    # a data string is code, not a docstring
+    ("src/config.py", PY, PY.replace("    with", "    suffix = '.yaml'\n    with")),
+    # a README note is documentation, not a code placeholder
+    ("README.md", "# App\n", "# App\n\nTODO: YAML settings are read as well.\n"),
+])
+def test_work_is_not_a_placeholder(path, old, new):
+    verdict = _judge(path, old, new)
+    assert not any(f.rule == "placeholder_only" for f in verdict.findings), verdict.reason
