@@ -409,6 +409,7 @@ def test_strict_preset_with_an_allowlisted_command_gate_in_a_workspace_is_no_con
 
 def test_a_workspace_without_a_repository_runs_no_command_so_the_contradiction_stands(proj):
     s = step(gate("command_exit_0", command="pytest -q"), policies={"preset": "strict"})
+    (proj.tmp / "ledger.jsonl").write_text("", encoding="utf-8")  # a workspace judge can read: a ledger alone
     verdict = judge.validate(s, proj.result(evidence(commands=["pytest -q"])), config=proj.config(),
                              workspace=judge.Workspace(ledger=proj.tmp / "ledger.jsonl"))
     contradicted(verdict)
