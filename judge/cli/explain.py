@@ -80,8 +80,8 @@ def _one_line(text: str) -> str:
 
 def _outcome_line(outcome: Outcome) -> str:
     missing = ", ".join(outcome.missing_fields) or "none"
-    return (f"outcome: accepted {str(outcome.accepted).lower()}, next_action {outcome.next_action}, "
-            f"missing_fields: {missing}")
+    return (f"outcome: accepted {str(outcome.accepted).lower()}, nextAction {outcome.next_action}, "
+            f"missingFields: {missing}")
 
 
 def _markdown_gates(gates: tuple[GateResult, ...]) -> str:

@@ -61,15 +61,15 @@ def test_text_names_the_source_only_when_it_is_not_the_step(tmp_path):
 
 def test_outcome_line_of_a_rejection_lists_the_missing_fields():
     text = render_explanation(_verdict([ALLOW_SRC], HAND_WAVE))
-    assert text.splitlines()[-1] == ("outcome: accepted false, next_action retry, "
-                                     "missing_fields: tests_run, commands_run")
+    assert text.splitlines()[-1] == ("outcome: accepted false, nextAction retry, "
+                                     "missingFields: tests_run, commands_run")
 
 
 def test_outcome_line_of_an_accepted_step():
     verdict = _verdict([ALLOW_SRC])
     assert verdict.valid
     lines = render_explanation(verdict).splitlines()
-    assert "outcome: accepted true, next_action advance, missing_fields: none" in lines
+    assert "outcome: accepted true, nextAction advance, missingFields: none" in lines
     assert _block("\n".join(lines))[0].startswith("  passed  #1 changed_files_allowlist")
 
 
@@ -78,14 +78,14 @@ def test_human_approval_pending_says_pause_for_human(tmp_path):
     text = render_explanation(_verdict([{"type": "human_approval"}], config=config))
     block = _block(text)
     assert block[0].startswith("  pending #1 human_approval: [human_approval_pending] waiting for a person")
-    assert "next_action pause_for_human" in text.splitlines()[-1]
+    assert "nextAction pause_for_human" in text.splitlines()[-1]
 
 
 def test_a_step_without_gates_has_no_gates_block_but_an_outcome():
     step, result = make_case()
     text = render_explanation(judge.validate(step, result, config=judge.JudgeConfig(semantic="off")))
     assert "gates, in evaluation order:" not in text
-    assert "outcome: accepted true, next_action advance, missing_fields: none" in text.splitlines()
+    assert "outcome: accepted true, nextAction advance, missingFields: none" in text.splitlines()
 
 
 def test_each_gate_stays_on_one_line_whatever_its_description_holds():
