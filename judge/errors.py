@@ -7,7 +7,8 @@ from typing import Mapping
 
 from judge.lazy_pattern import lazy_compile
 
-__all__ = ["JudgeError", "InputError", "WorkspaceRefused", "CheckFailed", "ContractViolation", "MalformedPatch", "field_ref", "name_fields", "quote_line"]
+__all__ = ["JudgeError", "InputError", "WorkspaceRefused", "CheckFailed", "ContractViolation", "MalformedPatch",
+           "field_ref", "name_fields", "quote_line"]
 
 # Marks a reference to another input inside a message (`give {base} <commit>`): the API reads it as the
 # argument's name, the command line as its flag. A control character, so no real message holds it.

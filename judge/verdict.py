@@ -132,11 +132,13 @@ class Verdict(_Out):
         default=None, description="How the step proved it worked, from its workspace; None when no repository was given."
     )
     execution_evidence: tuple[ExecutionEvidence, ...] = Field(
-        default=(), alias="records", description="The execution records of this validation: those attached, as given, then those "
+        default=(), alias="records",
+        description="The execution records of this validation: those attached, as given, then those "
         "judge's command gates made."
     )
     gates: tuple[GateResult, ...] = Field(default=(), description="Each gate's result, in evaluation order.")
-    outcome: Optional[Outcome] = Field(default=None, description="What the orchestrator does next; set on every verdict judge gives.")
+    outcome: Optional[Outcome] = Field(default=None,
+                                       description="What the orchestrator does next; set on every verdict judge gives.")
 
     def full_json(self) -> dict:
         """The whole verdict as JSON (camelCase): what `--explain` over HTTP and MCP, and reports, carry."""

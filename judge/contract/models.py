@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
+from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr,
+                      model_validator)
 from pydantic_core import PydanticCustomError
 
 from judge.contract.gates import TEMPLATE_NAME, EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer
@@ -107,8 +108,8 @@ class EvalCase(BaseModel):
     """One labelled case; step and result stay raw dicts because a case may hold bad input on purpose.
 
     ``executions`` (JSON ``records``, or its older name ``executions``) are parsed: a malformed record is a bad
-    line of the set, not a case (a record whose hash does not match what it says is well-formed, and judged). Other keys (a source repository, a commit) are
-    ignored: sets built elsewhere carry their own metadata.
+    line of the set, not a case (a record whose hash does not match what it says is well-formed, and judged).
+    Other keys (a source repository, a commit) are ignored: sets built elsewhere carry their own metadata.
     """
 
     # eval's, built on first use; by then ExecutionEvidence, which ``executions`` names, is defined

@@ -58,7 +58,8 @@ async def validate_step(arguments: Mapping[str, Any], settings: Settings) -> Ans
         raise refusal
     verdict = await ajudge(request, settings.config)
     # `valid` is only whether the report holds up: a valid report of a step not done is not accepted
-    outcome = {"accepted": verdict.outcome.accepted, "nextAction": verdict.outcome.next_action}  # type: ignore[union-attr]
+    decided = verdict.outcome
+    outcome = {"accepted": decided.accepted, "nextAction": decided.next_action}  # type: ignore[union-attr]
     return Answer.of(verdict.full_json() if explain else verdict.contract(), meta={"judge/outcome": outcome})
 
 

@@ -1,5 +1,5 @@
-"""The ASGI application: `POST /v1/validate` over judge.intake and judge.pipeline, `GET /healthz`, `/version`, `/openapi.json`,
-with the access guard, the limits (body, slots, time) and JSON for every refusal. The judging runs in worker
+"""The ASGI application: `POST /v1/validate` over judge.intake and judge.pipeline, `GET /healthz`, `/version`,
+`/openapi.json`, with the access guard, the limits (body, slots, time) and JSON for every refusal. The judging runs in worker
 threads (judge.pipeline, judge.serve.slots): the event loop's thread only reads, waits and answers, so a stuck
 validation is answered 504 and `/healthz` stays alive."""
 

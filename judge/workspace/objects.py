@@ -46,7 +46,8 @@ def git_dir(root: str) -> Path:
     try:
         info = os.lstat(path)
     except FileNotFoundError:
-        raise WorkspaceRefused(f"{root}: not the top of a git work tree (it has no .git directory)", field="repo") from None
+        raise WorkspaceRefused(f"{root}: not the top of a git work tree (it has no .git directory)",
+                               field="repo") from None
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "a file"
         raise WorkspaceRefused(f"{root}: .git is {kind}, not a directory; judge does not follow it to another git "
