@@ -221,3 +221,14 @@ def test_replayed_settings_give_policies_back_as_policies(tmp_path: Path) -> Non
     (tmp_path / "recording.json").write_text(json.dumps({"policies": {"preset": "lax"}}), encoding="utf-8")
     with pytest.raises(InputError, match="recorded setting policies.preset"):
         recorded_settings(JudgeConfig(), None, str(tmp_path))
+
+
+def test_records_is_the_cases_name_for_them_and_executions_is_still_read(tmp_path: Path) -> None:
+    record = PASSED  # as judge run writes it
+    by_new, by_old = parse_eval_case(_case(records=[record])), parse_eval_case(_case(executions=[record]))
+    assert by_new.executions == by_old.executions and len(by_new.executions) == 1
+    assert inputs_hash(by_new) == inputs_hash(by_old)  # stored runs and cached verdicts answer across the rename
+    both = _case(records=[record], executions=[record])
+    assert not _schema_accepts(both) and not _model_accepts(both)
+    with pytest.raises(Exception, match="one thing under two names"):
+        parse_eval_case(both)
