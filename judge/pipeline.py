@@ -234,12 +234,11 @@ def _rules(judgement: _Judgement, request: Request, config: JudgeConfig, started
 
 
 def _unusable(request: Request) -> Finding | None:
-    """The finding when the evidence key or the workspace could not be read, or the key lies where the executor
-    can read it; None when the rules can run. Raises judge's own failure met while reading the workspace."""
+    """The finding when the workspace could not be read through, or the key lies where the executor can read it;
+    None when the rules can run. (An unreadable key or refused workspace arguments stopped the contract stage.)
+    Raises judge's own failure met while reading the workspace."""
     if request.failure is not None:
         raise request.failure
-    if request.key_problem is not None:
-        return _key_unreadable(request.key_problem)
     if request.workspace_problem is not None:
         return _workspace_unreadable(request.workspace_problem)
     if request.key_in_repository is not None and request.key is not None:

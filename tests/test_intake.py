@@ -183,14 +183,13 @@ def test_the_full_verdict_is_camel_case_on_every_interface(interfaces):
 
 
 def test_a_gate_that_fails_names_its_stage_and_gate(monkeypatch, tmp_path):
-    from judge.gates import registry
+    from judge.gates import stage  # imported before the patch: it binds the registry's GATES at its import
 
     def file_exists(g, spec_gate):  # SYNTHETIC: a bug inside one gate family
         raise KeyError("boom")
 
-    monkeypatch.setattr(registry, "GATES", tuple(file_exists if gate.__name__ == "file_exists" else gate
-                                                 for gate in registry.GATES))
-    monkeypatch.setattr("judge.gates.stage.GATES", registry.GATES)
+    monkeypatch.setattr(stage, "GATES", tuple(file_exists if gate.__name__ == "file_exists" else gate
+                                              for gate in stage.GATES))
     step = {**STEP, "gates": [{"type": "file_exists", "parameters": {"path": "vendor/requests/adapters.py"}}]}
     verdict = judge.validate(step, VALID, config=JudgeConfig(semantic="off"))
     assert verdict.valid is False and verdict.rule == "judge_error"
