@@ -158,7 +158,7 @@ def adds_trailing_whitespace(change: FileChange) -> bool:
 
 
 def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
-    if any(line[0] in "+-" and DIRECTIVE.search(line, 1) for line in hunk.body):
+    if DIRECTIVE.search(_changed_text(hunk)):
         return False
     if syntax.not_judged is not None and any(syntax.not_judged.search(line, 1) for line in hunk.body):
         return False
@@ -169,6 +169,13 @@ def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
         if old is not None and new is not None:
             return old == new
     return False
+
+
+def _changed_text(hunk: Hunk) -> str:
+    """The changed lines without their signs, each after a NUL: one search over it finds what a search of each
+    line finds: no DIRECTIVE pattern matches a NUL or spans one, and its `^` (the start of the
+    text) sits on a NUL, so it matches no line, as with a line searched from its second character."""
+    return "".join(["\0" + line[1:] for line in hunk.body if line[0] in "+-"])
 
 
 def _without_space(hunk: Hunk, sign: str) -> str:

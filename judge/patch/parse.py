@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from typing import Iterator
-
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
@@ -32,13 +30,15 @@ def parse_patch(text: str) -> PatchFacts:
     """Parse ``text`` as a unified diff, or raise MalformedPatch naming the problem and the line."""
     undone = undo_transport_crlf(text)
     lines = blank_email_prose(split_lines(undone))
-    reader = _CountingLines(lines)
+    reader = iter([line + "\n" for line in lines])  # how far unidiff read is what the iterator has left
     try:
         patch_set = PatchSet(reader, metadata_only=True)
     except UnidiffParseError as exc:
-        raise MalformedPatch(_describe_unidiff_error(str(exc), lines, reader.count), reader.count) from None
+        read = len(lines) - reader.__length_hint__()
+        raise MalformedPatch(_describe_unidiff_error(str(exc), lines, read), read) from None
     except Exception as exc:  # a parser bug must still read as "malformed", never as a crash
-        raise MalformedPatch(f"unparseable diff ({type(exc).__name__})", reader.count) from None
+        read = len(lines) - reader.__length_hint__()
+        raise MalformedPatch(f"unparseable diff ({type(exc).__name__})", read) from None
     if not patch_set:
         raise MalformedPatch("no file headers found (expected `diff --git a/... b/...` or `--- a/...` / `+++ b/...`)")
     starts = [_start_line(pf, lines) for pf in patch_set]
@@ -101,19 +101,6 @@ def _start_line(pf, lines: list[str]) -> int:
     """The 1-based line where a file's entry starts: its `diff --git` line, or a plain diff's header block."""
     is_git = any(line.startswith("diff --git ") for line in (pf.patch_info or ()))
     return pf.diff_line_no if is_git else entry_start(lines, pf.diff_line_no or 1)
-
-
-class _CountingLines:
-    """Feeds lines to unidiff and remembers how far it read, to locate its errors."""
-
-    def __init__(self, lines: list[str]) -> None:
-        self._lines = lines
-        self.count = 0
-
-    def __iter__(self) -> Iterator[str]:
-        for line in self._lines:
-            self.count += 1
-            yield line + "\n"
 
 
 def _describe_unidiff_error(message: str, lines: list[str], line_no: int) -> str:

@@ -19,6 +19,7 @@ import os
 import secrets
 import stat
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from judge.contract.models import ExecutionEvidence
@@ -67,9 +68,9 @@ def load_or_create_key(path: str | os.PathLike[str]) -> bytes:
 
 def read_key(path: str | os.PathLike[str]) -> bytes | None:
     """The key in ``path``, None when there is no such file; InputError for a file that is not a private key."""
-    where = Path(path)
+    where, parent = _where(os.fspath(path))
     try:  # the directory as the orchestrator named it (a link it made is its choice); the file itself no-follow
-        dir_fd = os.open(where.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        dir_fd = os.open(parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -84,7 +85,7 @@ def configured_key(explicit: str | None, artifacts_root: str) -> EvidenceKey | N
     """The key validation checks records and approvals with: ``explicit`` (which must exist), else
     ``<artifacts_root>/evidence.key`` when that file exists, else None (then no record backs a claim and no
     approval counts, unless the policies accept unsigned records)."""
-    path = explicit if explicit is not None else str(Path(artifacts_root) / KEY_FILE)
+    path = explicit if explicit is not None else _default_path(artifacts_root)
     secret = read_key(path)
     if secret is None:
         if explicit is not None:
@@ -92,6 +93,18 @@ def configured_key(explicit: str | None, artifacts_root: str) -> EvidenceKey | N
                              "or leave the setting out", field="evidence_key")
         return None
     return EvidenceKey(path, secret)
+
+
+@lru_cache(maxsize=64)
+def _default_path(artifacts_root: str) -> str:
+    return str(Path(artifacts_root) / KEY_FILE)
+
+
+@lru_cache(maxsize=64)
+def _where(path: str) -> tuple[Path, str]:
+    """The key's path and its directory's, as the messages name them: every validation reads the key, few paths."""
+    where = Path(path)
+    return where, str(where.parent)
 
 
 def evidence_mac(key: bytes, record: ExecutionEvidence) -> str:

@@ -199,3 +199,20 @@ def test_a_change_inside_a_docstring_cut_by_the_hunk_is_not_called_superficial_w
              '-    Returns the parts.\n+    Returns the parts, or raises.\n')
     verdict = judge.validate(*make_case(patch, filesWritten=["src/url.py"], filesTouched=["src/url.py"]))
     assert verdict.rule != "superficial_only", verdict.reason
+
+
+@pytest.mark.parametrize("path, old, new, superficial", [
+    # the words of a directive across two changed lines (inside a block comment) steer no tool
+    ("m.js", " * a type:", "ignore b", True),
+    ("m.py", "x = 1  # pylint", "x = 1  # pylint: disable=foo", False),  # a directive on one changed line is code
+    ("m.py", "#!not a shebang", "# not a shebang", True),  # `#!` counts at a file's start, not in a hunk
+])
+def test_directives_are_read_one_changed_line_at_a_time(path, old, new, superficial):
+    from judge.patch.lexer import is_superficial_hunk, syntax_for
+    from judge.patch.parse import parse_patch
+
+    text = f"--- a/{path}\n+++ b/{path}\n@@ -1,3 +1,3 @@\n /*\n-{old}\n+{new}\n */\n"
+    if path.endswith(".py"):
+        text = f"--- a/{path}\n+++ b/{path}\n@@ -1,2 +1,2 @@\n-{old}\n+{new}\n y = 2\n"
+    hunk = parse_patch(text).files[0].hunks[0]
+    assert is_superficial_hunk(hunk, syntax_for(path)) is superficial
