@@ -162,6 +162,8 @@ def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
         return False
     if syntax.not_judged is not None and any(syntax.not_judged.search(line, 1) for line in hunk.body):
         return False
+    if not _same_code_unless_commented(hunk, syntax):
+        return False
     # A side that ends inside a string may have started inside one (a docstring whose opening quotes are
     # above the hunk): read both sides from each start, and judge by the first that leaves no string open.
     for opening in ("",) + tuple(q for q in syntax.multiline_quotes if len(q) == 3):
@@ -169,6 +171,35 @@ def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
         if old is not None and new is not None:
             return old == new
     return False
+
+
+def _same_code_unless_commented(hunk: Hunk, syntax: Syntax) -> bool:
+    """False when the hunk surely changes code, found without lexing it: most hunks, in a look or two at their text.
+    True when a comment may hide what changed: then the lexer decides.
+
+    The lexer drops only comments: it keeps every other character that is not white space (strings whole, code
+    with its spaces squeezed), and a line changes its state (in a string, in a block comment) only at a quote or
+    a comment marker. So:
+
+    - where no comment marker appears in the hunk (no line comment's, no block comment's opener or closer, which
+      also rules out a side that starts inside a block comment), each side's shape holds exactly the characters
+      of its lines that are not white space, in order: two equal shapes need the same such characters;
+    - where no changed line holds a quote or a comment marker's first character, and no block comment can be
+      open in the hunk, every context line is read in the same state on both sides and keeps the same
+      characters on both: two equal shapes need the removed and the added lines to hold the same characters.
+    """
+    body = "\n".join(hunk.body)
+    if not any(marker in body for marker in syntax.line_comments + (syntax.block_comment or ())):
+        old = "".join([line[1:] for line in hunk.body if line[0] in " -"])
+        new = "".join([line[1:] for line in hunk.body if line[0] in " +"])
+        return "".join(old.split()) == "".join(new.split())
+    if syntax.block_comment and any(delimiter in body for delimiter in syntax.block_comment):
+        return True
+    removed = "".join([line[1:] for line in hunk.body if line[0] == "-"])
+    added = "".join([line[1:] for line in hunk.body if line[0] == "+"])
+    if syntax.specials.search(removed) or syntax.specials.search(added):
+        return True
+    return sorted("".join(removed.split())) == sorted("".join(added.split()))
 
 
 def _changed_text(hunk: Hunk) -> str:

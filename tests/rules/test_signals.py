@@ -96,6 +96,8 @@ def test_test_work_the_step_asks_for_or_beside_code_raises_no_signal(parts, desc
 
 @pytest.mark.parametrize("path, line, label", [
     ("src/app.py", "    port = int(value)  # type: ignore[arg-type]", "# type: ignore"),
+    ("src/app.py", "    port = int(value)  #type:ignore", "# type: ignore"),
+    ("src/app.py", "    content_type: str = value  #  type:\tignore", "# type: ignore"),  # an annotation beside it
     ("src/app.py", "    port = int(value)  # noqa: E501", "# noqa"),
     ("src/app.py", "    if debug:  # pragma: no cover", "# pragma: no cover"),
     ("src/app.py", "    # pylint: disable=broad-except", "# pylint: disable"),
