@@ -13,6 +13,7 @@ Globs are matched by judge.patch.globs.
 from __future__ import annotations
 
 import posixpath
+import re
 import unicodedata
 
 from judge.lazy_pattern import lazy_compile
@@ -106,10 +107,22 @@ def unquote_git_path(path: str) -> str:
     return raw.decode("utf-8", "replace")
 
 
+# A path nearly every change writes (`src/app/main.py`): ASCII letters, digits, `_`, `-` and inner dots only (with
+# IGNORECASE, `[a-z]` would also take `ſ` and `K`: the path must be ASCII), no segment that starts with a dot, ends
+# with one or is a Windows device name. None of the checks below can find anything in it (no separator but `/`, no
+# `:`, `~`, space, control or invisible character, `.git` alias or short name), so it is safe at one match when its
+# length and its segment count are within the bounds.
+_PLAIN = lazy_compile(r"(?:(?!(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:[./]|\Z))[a-z0-9_-][a-z0-9_.-]*(?<!\.)(?:/|\Z))+",
+                      re.IGNORECASE)
+
+
 def unsafe_reason(path: str) -> str | None:
     """Why writing to ``path`` could escape the repository, corrupt it or alias another name, or None when safe.
 
     The name is checked as written and, when it has other than ASCII, as a folding file system stores it."""
+    if path.isascii() and len(path) <= MAX_PATH_BYTES and path.count("/") < MAX_PATH_SEGMENTS \
+            and not path.endswith("/") and _PLAIN.fullmatch(path):
+        return None
     reason = _unsafe_as_written(path)
     if reason is None and not path.isascii():
         folded = alias_form(path)

@@ -8,8 +8,11 @@ import os
 import subprocess
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import judge
+from helpers.fuzzing import FUZZ
 from judge.errors import InputError
 from judge.workspace.confine import check_segment, segment_problem
 
@@ -441,3 +444,15 @@ def test_a_glob_matches_what_git_check_ignore_matches(tmp_path, pattern, paths):
 def test_an_unknown_character_class_is_named(pattern):
     problem = glob_problem(pattern)
     assert problem is not None and "character class" in problem  # git: the pattern matches nothing at all
+
+
+_NAME_PIECES = st.sampled_from(["a", "Z", "0", "_", "-", ".", "/", "con", "NUL", "com1", "Lpt9", "git", ".git", "~1",
+                                ":", " ", "\\", "\t", "$", "in$", "x.", "..", "aux", "PRN"])
+
+
+@FUZZ
+@given(path=st.lists(_NAME_PIECES, max_size=8).map("".join))
+def test_a_plain_path_found_safe_at_one_match_is_safe_by_every_check(path):
+    from judge.patch.paths import _unsafe_as_written
+
+    assert unsafe_reason(path) == _unsafe_as_written(path)  # an ASCII path is not folded: the one check is the rest
