@@ -14,7 +14,7 @@ from judge.llm.reduce import reduce_patch
 from judge.llm.reply import ReplyError, parse_reply, rule_of
 from judge.verdict import CallRecord, SampleRecord, SemanticReport
 from judge.context import StepContext
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["SemanticReview", "review"]
 

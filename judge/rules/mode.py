@@ -7,7 +7,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.contract.models import MODES
 from judge.context import StepContext
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["invalid_mode", "mode_mismatch"]
 
