@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from judge import rule_ids as ids
-from judge.contract.models import MODES
+from judge.contract.plain import MODES
 from judge.context import StepContext
 from judge.findings import Finding
 
