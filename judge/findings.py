@@ -19,17 +19,15 @@ StageStatus = Literal["passed", "rejected", "skipped", "error"]
 
 
 class _Record:
-    """Frozen: fields are set once, by ``__init__``; equal, hashed and shown by its fields."""
+    """Frozen: its fields are set once, into the instance's dict, by ``__init__``; equal, hashed and shown by them."""
 
-    __slots__ = ()
     _fields: tuple[str, ...] = ()
-
-    def _set(self, **values: Any) -> None:
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot delete {name}")
 
     def _values(self) -> tuple:
         return tuple(getattr(self, name) for name in self._fields)
@@ -55,7 +53,7 @@ class Finding(_Record):
     """One thing a stage found. A ``reject`` finding fails the step; a ``signal`` only informs. ``retryable`` is
     False when a new attempt by the executor cannot help (next_action diagnose)."""
 
-    __slots__ = _fields = ("rule", "message", "severity", "stage", "files", "retryable")
+    _fields = ("rule", "message", "severity", "stage", "files", "retryable")
     rule: str
     message: str
     severity: Severity
@@ -65,7 +63,8 @@ class Finding(_Record):
 
     def __init__(self, *, rule: str, message: str, severity: Severity = "reject", stage: StageName = "rules",
                  files: Iterable[str] = (), retryable: bool = True) -> None:
-        self._set(rule=rule, message=message, severity=severity, stage=stage, files=tuple(files), retryable=retryable)
+        self.__dict__.update(rule=rule, message=message, severity=severity, stage=stage, files=tuple(files),
+                             retryable=retryable)  # not through __setattr__, which refuses
 
     @property
     def reason(self) -> str:
@@ -73,20 +72,20 @@ class Finding(_Record):
 
 
 class StageReport(_Record):
-    __slots__ = _fields = ("stage", "status", "detail", "duration_ms")
+    _fields = ("stage", "status", "detail", "duration_ms")
     stage: StageName
     status: StageStatus
     detail: str
     duration_ms: float
 
     def __init__(self, *, stage: StageName, status: StageStatus, detail: str = "", duration_ms: float = 0.0) -> None:
-        self._set(stage=stage, status=status, detail=detail, duration_ms=duration_ms)
+        self.__dict__.update(stage=stage, status=status, detail=detail, duration_ms=duration_ms)
 
 
 class Outcome(_Record):
     """What the orchestrator does next: accepted, what is missing, every rejection, the next action."""
 
-    __slots__ = _fields = ("accepted", "missing_fields", "rejection_reasons", "next_action")
+    _fields = ("accepted", "missing_fields", "rejection_reasons", "next_action")
     accepted: bool
     missing_fields: tuple[str, ...]
     rejection_reasons: tuple[str, ...]
@@ -94,8 +93,8 @@ class Outcome(_Record):
 
     def __init__(self, *, accepted: bool, next_action: NextAction, missing_fields: tuple[str, ...] = (),
                  rejection_reasons: tuple[str, ...] = ()) -> None:
-        self._set(accepted=accepted, missing_fields=missing_fields, rejection_reasons=rejection_reasons,
-                  next_action=next_action)
+        self.__dict__.update(accepted=accepted, missing_fields=missing_fields, rejection_reasons=rejection_reasons,
+                             next_action=next_action)
 
 
 def _rebuilt(kind: type[_Record], fields: dict[str, Any]) -> _Record:

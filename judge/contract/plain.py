@@ -10,7 +10,7 @@ which is most of the cold start of `judge validate`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from judge.patch.globs import MAX_GLOB_CHARS, glob_problem
 
@@ -26,23 +26,35 @@ MAX_PATCH = 64 * 1024 * 1024  # characters of a patch (the models' limit too)
 MAX_FILES = 10_000  # paths or globs in one list (the models' limit too)
 _MAX_ID = 200
 _MAX_TEXT = 100_000
-_LEFT_TO_THE_MODELS = {"step": ("gates", "evidenceSchema", "policies", "template"), "result": ("evidence",)}
 
 
-class PlainStep:
-    """Step's fields, read from a step with none of gates, evidenceSchema, policies or template."""
+class _Plain:
+    """A reading's fields as attributes. Frozen: they are set once, into the instance's dict, by the reading."""
 
-    __slots__ = ("id", "description", "mode", "allowed_files", "excluded_paths", "apply_files", "apply_patch",
-                 "expects_no_changes", "_data")
-    gates = evidence_schema = policies = template = None
-
-    def __init__(self, data: dict, **fields: Any) -> None:
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "_data", data)
+    def __init__(self, data: dict, fields: dict[str, Any]) -> None:
+        own = self.__dict__  # not through __setattr__, which refuses
+        own.update(fields)
+        own["_data"] = data
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"PlainStep is frozen: cannot set {name}")
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot set {name}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot delete {name}")
+
+
+class PlainStep(_Plain):
+    """Step's fields, read from a step with none of gates, evidenceSchema, policies or template."""
+
+    id: str
+    description: str
+    mode: str | None
+    allowed_files: tuple[str, ...] | None
+    excluded_paths: tuple[str, ...] | None
+    apply_files: tuple[str, ...] | None
+    apply_patch: str | None
+    expects_no_changes: bool | None
+    gates = evidence_schema = policies = template = None
 
     def model(self) -> Step:
         """The Step model of the same input (its unknown keys kept, as the semantic stage's prompt shows them)."""
@@ -51,19 +63,16 @@ class PlainStep:
         return Step.model_validate(self._data)
 
 
-class PlainResult:
+class PlainResult(_Plain):
     """ExecuteStepResult's fields, read from a result without an evidence document."""
 
-    __slots__ = ("mode", "success", "patch", "files_written", "files_touched", "summary", "_data")
+    mode: Any
+    success: bool
+    patch: str | None
+    files_written: tuple[str, ...] | None
+    files_touched: tuple[str, ...] | None
+    summary: str | None
     evidence = None
-
-    def __init__(self, data: dict, **fields: Any) -> None:
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "_data", data)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"PlainResult is frozen: cannot set {name}")
 
     def model(self) -> ExecuteStepResult:
         from judge.contract.models import ExecuteStepResult
@@ -73,7 +82,7 @@ class PlainResult:
 
 def modelled(value: Any) -> Any:
     """The pydantic model of a plain step or result; a model as it is."""
-    return value.model() if isinstance(value, (PlainStep, PlainResult)) else value
+    return value.model() if isinstance(value, _Plain) else value
 
 
 class _NotPlain(Exception):
@@ -82,46 +91,39 @@ class _NotPlain(Exception):
 
 def plain_step(data: Any) -> PlainStep | None:
     """The step read without pydantic, or None when the Step model must read it."""
-    try:
-        _plain_keys(data, "step")
-        mode = _optional(data, "mode", _mode)
-        apply_files = _optional(data, "applyFiles", _paths)
-        if mode == "fix_regression" and apply_files is None:  # the model's own check
-            return None
-        return PlainStep(
-            data, id=_text(data["id"], 1, _MAX_ID), description=_text(data["description"], 1, _MAX_TEXT), mode=mode,
-            allowed_files=_optional(data, "allowedFiles", _globs),
-            excluded_paths=_optional(data, "excludedPaths", _globs), apply_files=apply_files,
-            apply_patch=_optional(data, "applyPatch", _patch),
-            expects_no_changes=_optional(data, "expectsNoChanges", _bool))
-    except (_NotPlain, KeyError):
+    fields = _read(data, _STEP_KEYS)
+    if fields is None or fields["id"] is None or fields["description"] is None:  # both required, neither null
         return None
+    if fields["mode"] == "fix_regression" and fields["apply_files"] is None:  # the model's own check
+        return None
+    return PlainStep(data, fields)
 
 
 def plain_result(data: Any) -> PlainResult | None:
     """The result read without pydantic, or None when the ExecuteStepResult model must read it."""
-    try:
-        _plain_keys(data, "result")
-        return PlainResult(
-            data, mode=data["mode"], success=_bool(data["success"]), patch=_optional(data, "patch", _patch),
-            files_written=_optional(data, "filesWritten", _names),
-            files_touched=_optional(data, "filesTouched", _names),
-            summary=_optional(data, "summary", lambda value: _text(value, 0, _MAX_TEXT)))
-    except (_NotPlain, KeyError):
+    fields = _read(data, _RESULT_KEYS)
+    if fields is None or "mode" not in data or fields["success"] is None:  # both required; mode may be anything
         return None
+    return PlainResult(data, fields)
 
 
-def _plain_keys(data: Any, kind: str) -> None:
-    """A dict of text keys, none of them a field left to the models (unknown keys are kept by them, never read)."""
-    if type(data) is not dict or any(data.get(name) is not None for name in _LEFT_TO_THE_MODELS[kind]):
-        raise _NotPlain
-    for key in data:
-        _text(key, 0, None)
-
-
-def _optional(data: dict, key: str, read: Any) -> Any:
-    value = data.get(key)
-    return None if value is None else read(value)
+def _read(data: Any, keys: dict[str, tuple[str, Callable[[Any], Any]]]) -> dict[str, Any] | None:
+    """Every field of ``keys`` (JSON key -> field, reader) as read from ``data``, None where its key is absent or
+    null; None for the whole when ``data`` is not a dict, or a value or an unknown key (which the models keep and
+    judge never reads) is not one the reading takes. Only the keys given are looked at."""
+    if type(data) is not dict:
+        return None
+    fields = dict.fromkeys(field for field, _ in keys.values())  # (a dozen names: as cheap as a stored tuple)
+    try:
+        for key, value in data.items():
+            known = keys.get(key)
+            if known is None:
+                _text(key, 0, None)
+            elif value is not None:
+                fields[known[0]] = known[1](value)
+    except _NotPlain:
+        return None
+    return fields
 
 
 def is_text(value: Any, shortest: int = 0, longest: int | None = None) -> bool:
@@ -159,22 +161,73 @@ def _patch(value: Any) -> str:
     return _text(value, 0, MAX_PATCH)
 
 
-def _items(value: Any) -> tuple:
+def _texts(value: Any, shortest: int, longest: int | None) -> tuple[str, ...]:
+    """A list (or tuple) of at most MAX_FILES texts, as the tuple the models make of it."""
     if type(value) not in (list, tuple) or len(value) > MAX_FILES:
         raise _NotPlain
+    for item in value:
+        if not is_text(item, shortest, longest):
+            raise _NotPlain
     return tuple(value)
 
 
 def _names(value: Any) -> tuple[str, ...]:
-    return tuple(_text(item, 0, None) for item in _items(value))
+    return _texts(value, 0, None)
 
 
 def _paths(value: Any) -> tuple[str, ...]:
-    return tuple(_text(item, 1, None) for item in _items(value))
+    return _texts(value, 1, None)
 
 
 def _globs(value: Any) -> tuple[str, ...]:
-    globs = tuple(_text(item, 1, MAX_GLOB_CHARS) for item in _items(value))
+    globs = _texts(value, 1, MAX_GLOB_CHARS)
     if any(glob_problem(glob) for glob in globs):
         raise _NotPlain
     return globs
+
+
+def _identifier(value: Any) -> str:
+    return _text(value, 1, _MAX_ID)
+
+
+def _description(value: Any) -> str:
+    return _text(value, 1, _MAX_TEXT)
+
+
+def _summary(value: Any) -> str:
+    return _text(value, 0, _MAX_TEXT)
+
+
+def _anything(value: Any) -> Any:
+    return value
+
+
+def _left_to_the_models(value: Any) -> Any:
+    raise _NotPlain
+
+
+# JSON key -> (field, what the model takes of it unchanged). A key not listed is one the models keep as an unknown
+# key, which judge never reads.
+_STEP_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "id": ("id", _identifier),
+    "description": ("description", _description),
+    "mode": ("mode", _mode),
+    "allowedFiles": ("allowed_files", _globs),
+    "excludedPaths": ("excluded_paths", _globs),
+    "applyFiles": ("apply_files", _paths),
+    "applyPatch": ("apply_patch", _patch),
+    "expectsNoChanges": ("expects_no_changes", _bool),
+    "gates": ("gates", _left_to_the_models),
+    "evidenceSchema": ("evidence_schema", _left_to_the_models),
+    "policies": ("policies", _left_to_the_models),
+    "template": ("template", _left_to_the_models),
+}
+_RESULT_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "mode": ("mode", _anything),
+    "success": ("success", _bool),
+    "patch": ("patch", _patch),
+    "filesWritten": ("files_written", _names),
+    "filesTouched": ("files_touched", _names),
+    "summary": ("summary", _summary),
+    "evidence": ("evidence", _left_to_the_models),
+}
