@@ -28,6 +28,7 @@ from judge.errors import ContractViolation, InputError, WorkspaceRefused
 if TYPE_CHECKING:
     from judge.config import JudgeConfig
     from judge.contract.models import ExecuteStepResult, ExecutionEvidence, Step
+    from judge.contract.plain import PlainResult, PlainStep
     from judge.gates.spec import GateSpec
     from judge.runs.keys import EvidenceKey
     from judge.workspace.facts import Workspace, WorkspaceFacts
@@ -46,8 +47,8 @@ class Request:
     ``violation`` is set the contract is broken and the workspace was not read; ``key_problem`` and
     ``workspace_problem`` say why the key or the workspace could not be; ``failure`` is judge's own."""
 
-    step: "Step | None" = None
-    result: "ExecuteStepResult | None" = None
+    step: "Step | PlainStep | None" = None
+    result: "ExecuteStepResult | PlainResult | None" = None
     records: "tuple[ExecutionEvidence, ...]" = ()
     spec: "GateSpec | None" = None
     violation: ContractViolation | None = None
@@ -159,20 +160,37 @@ def _arguments_problem(workspace: "Workspace | None") -> InputError | None:
 
 def _contract(step: Any, result: Any, records: Sequence[Any], workspace: "Workspace | None",
               config: "JudgeConfig") -> tuple:
-    """(step, result, records, gate spec) as models; ContractViolation at the first that breaks its contract."""
-    from judge.contract.models import ExecuteStepResult, Step
-    from judge.contract.schema import parse_result, parse_step
+    """(step, result, records, gate spec); ContractViolation at the first that breaks its contract. A step and
+    result with only plain fields are read without pydantic (judge.contract.plain), all others as models."""
+    from judge.contract.plain import plain_result, plain_step
     from judge.gates.spec import gate_spec
-    from judge.gates.templates import load_template
 
-    step_model = step if isinstance(step, Step) else parse_step(step)
-    result_model = result if isinstance(result, ExecuteStepResult) else parse_result(result)
+    step_model = plain_step(step) or _step_model(step)
+    result_model = plain_result(result) or _result_model(result)
     parsed = tuple(_record(record, index) for index, record in enumerate(records))
     judged = workspace.repo if workspace is not None else None
-    template = load_template(step_model.template, config.templates_dir, judged) if step_model.template else None
+    template = None
+    if step_model.template:
+        from judge.gates.templates import load_template
+
+        template = load_template(step_model.template, config.templates_dir, judged)
     spec = gate_spec(step_model, result_model.evidence, template, (("judge.toml", config.policies),),
                      config.policy_overrides)
     return step_model, result_model, parsed, spec
+
+
+def _step_model(step: Any) -> "Step":
+    from judge.contract.models import Step
+    from judge.contract.schema import parse_step
+
+    return step if isinstance(step, Step) else parse_step(step)
+
+
+def _result_model(result: Any) -> "ExecuteStepResult":
+    from judge.contract.models import ExecuteStepResult
+    from judge.contract.schema import parse_result
+
+    return result if isinstance(result, ExecuteStepResult) else parse_result(result)
 
 
 def _record(record: Any, index: int) -> "ExecutionEvidence":

@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 import time
+from functools import cache
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 from judge import rule_ids as ids
-from judge.config import JudgeConfig
 from judge.context import StepContext
-from judge.contract.gates import COMMAND_GATE_TYPES
-from judge.contract.models import ExecutionEvidence
-from judge.intake import Request, take
+from judge.contract.gate_types import COMMAND_GATE_TYPES
 from judge.errors import CheckFailed
-from judge.rules.registry import run_rules
-from judge.gates.spec import GateSpec
+from judge.findings import Finding, Outcome, StageName, StageReport
 from judge.gates.policies import command_denial, contradiction, policy_warnings
-from judge.verdict import Finding, GateResult, Outcome, SemanticReport, StageName, StageReport, Verdict
+from judge.intake import Request, take
+from judge.rules.registry import run_rules
 from judge.version import __version__
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pydantic's models: built only for a full verdict, a gate or a semantic review
+    from judge.config import JudgeConfig
+    from judge.contract.models import ExecutionEvidence
+    from judge.gates.spec import GateSpec
+    from judge.verdict import GateResult, SemanticReport, Verdict
     from judge.workspace.facts import Workspace
 
-__all__ = ["STAGES", "ajudge", "avalidate", "judge", "run_sync", "unverified", "validate"]
+__all__ = ["STAGES", "Judgement", "ajudge", "avalidate", "decide", "judge", "run_sync", "unverified", "validate"]
 
 _NOT_VERIFIED = "step implementation not verified: no model configured"
 _PASSED = "passed every deterministic check (mode, outcome, patch structure, paths, declarations, scope, impact)"
@@ -29,7 +31,14 @@ _NOT_REACHED = StageReport(stage="semantic", status="skipped", detail="not reach
 # Rejections a new attempt by the executor cannot fix: the orchestrator, the environment or judge must act.
 # (Findings judge makes with retryable=False say so themselves; these are the ones made before that flag existed.)
 _DIAGNOSE = frozenset({ids.WORKSPACE_UNREADABLE, ids.JUDGE_ERROR, ids.LLM_UNAVAILABLE})
-_DEFAULT_CONFIG = JudgeConfig()  # frozen, and built from defaults alone: one serves every call without a config
+
+
+@cache
+def _default_config() -> JudgeConfig:
+    """The config of a call without one: frozen, and built from defaults alone, so one serves every call."""
+    from judge.config import JudgeConfig
+
+    return JudgeConfig()
 
 
 def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, workspace: Workspace | None = None,
@@ -40,12 +49,12 @@ def validate(step: Any, result: Any, *, config: JudgeConfig | None = None, works
     execution records (ExecutionEvidence or their JSON, as `judge run` writes them; ``evidence`` is their older
     name). Input an interface would refuse (a workspace or evidence key that cannot be opened) is a verdict here.
     """
-    config = config or _DEFAULT_CONFIG
+    config = config or _default_config()
     try:
         request = _two_names(records, evidence) or take(step, result, records=records or evidence,
                                                         workspace=workspace, config=config)
     except Exception as exc:  # fail closed: a bug in judge must never read as "valid"
-        return _crashed(_Judgement(), "contract", exc).verdict()
+        return _crashed(Judgement(), "contract", exc).verdict()
     return judge(request, config)
 
 
@@ -56,12 +65,12 @@ async def avalidate(step: Any, result: Any, *, config: JudgeConfig | None = None
     without holding back their deterministic checks: a case the rules decide never waits for the model."""
     import asyncio
 
-    config = config or _DEFAULT_CONFIG
+    config = config or _default_config()
     try:
         request = _two_names(records, evidence) or await asyncio.to_thread(
             take, step, result, records=records or evidence, workspace=workspace, config=config)
     except Exception as exc:
-        return _crashed(_Judgement(), "contract", exc).verdict()
+        return _crashed(Judgement(), "contract", exc).verdict()
     return await ajudge(request, config, semantic_slots=semantic_slots)
 
 
@@ -78,13 +87,19 @@ def _two_names(records: Sequence[Any], evidence: Sequence[Any]) -> Request | Non
 
 def judge(request: Request, config: JudgeConfig) -> Verdict:
     """The verdict on a Request an interface read with judge.intake.take. Never raises; fails closed."""
+    return _verdict_of(decide(request, config))
+
+
+def decide(request: Request, config: JudgeConfig) -> Judgement:
+    """What ``judge`` decides, before its Verdict is built: for a caller that needs only the decision (`judge
+    validate` prints ``contract()``), so that no pydantic model is built. Never raises; fails closed."""
     try:
         judgement = _deterministic(request, config)
         if judgement.pending:
             judgement = run_sync(_semantic(judgement, config))
-        return judgement.verdict()
+        return judgement
     except Exception as exc:
-        return _crashed(_Judgement(), "rules", exc).verdict()
+        return _crashed(Judgement(), "rules", exc)
 
 
 async def ajudge(request: Request, config: JudgeConfig, *, semantic_slots: Any = None) -> Verdict:
@@ -97,21 +112,29 @@ async def ajudge(request: Request, config: JudgeConfig, *, semantic_slots: Any =
         if judgement.pending:
             async with semantic_slots or contextlib.nullcontext():
                 judgement = await _semantic(judgement, config)
+    except Exception as exc:
+        judgement = _crashed(Judgement(), "rules", exc)
+    return _verdict_of(judgement)
+
+
+def _verdict_of(judgement: Judgement) -> Verdict:
+    try:
         return judgement.verdict()
     except Exception as exc:
-        return _crashed(_Judgement(), "rules", exc).verdict()
+        return _crashed(Judgement(), "rules", exc).verdict()
 
 
-def unverified(verdict: Verdict, config: JudgeConfig) -> bool:
+def unverified(verdict: Verdict | Judgement, config: JudgeConfig) -> bool:
     """True when a valid verdict was given with no semantic review because no model is configured (not because
     the review is off): nobody judged whether the step was implemented."""
     return verdict.valid and config.semantic != "off" and not config.model
 
 
-class _Judgement(NamedTuple):
+class Judgement(NamedTuple):
     """What the stages decided so far; each stage returns a new one, and ``verdict()`` builds the Verdict.
 
-    A tuple, so that a stage's copy with changes (``_replace``) costs little: a call makes a few.
+    A tuple, so that a stage's copy with changes (``_replace``) costs little: a call makes a few. Its findings and
+    stage reports are judge.findings' plain records; ``verdict()`` builds their pydantic models.
     """
 
     stages: tuple[StageReport, ...] = ()
@@ -130,26 +153,32 @@ class _Judgement(NamedTuple):
     def decided(self) -> bool:
         return self.deciding is not None or self.valid or self.pending
 
-    def rejected(self, deciding: Finding, stage: StageReport, *more: StageReport) -> "_Judgement":
+    def rejected(self, deciding: Finding, stage: StageReport, *more: StageReport) -> "Judgement":
         return self._replace(stages=self.stages + (stage, *more), valid=False, reason=deciding.reason,
                              deciding=deciding, pending=False)
 
-    def passed(self, stage: StageReport) -> "_Judgement":
+    def passed(self, stage: StageReport) -> "Judgement":
         return self._replace(stages=self.stages + (stage,))
 
+    def contract(self) -> dict:
+        """The strict output, exactly ``{"valid": bool, "reason": str}``: the Verdict's ``contract()``."""
+        return {"valid": self.valid, "reason": self.reason}
+
     def verdict(self) -> Verdict:
-        return Verdict(
+        from judge import verdict as full
+
+        return full.Verdict(
             valid=self.valid,
             reason=self.reason,
             rule=self.deciding.rule if self.deciding else None,
-            findings=self.findings,
-            stages=self.stages,
+            findings=tuple(full.Finding(**finding.fields()) for finding in self.findings),
+            stages=tuple(full.StageReport(**stage.fields()) for stage in self.stages),
             judge_version=__version__,
             semantic_review=self.report,
             evidence_method=self.ctx.evidence_method if self.ctx else None,
             execution_evidence=self.records,
             gates=self.gates,
-            outcome=self.outcome(),
+            outcome=full.Outcome(**self.outcome().fields()),
         )
 
     def outcome(self) -> Outcome:
@@ -174,12 +203,12 @@ class Stage(NamedTuple):
     """One stage: its name (as the verdict's stage reports say it) and what it does to the judgement so far."""
 
     name: StageName
-    run: Callable[[_Judgement, Request, JudgeConfig, float], _Judgement]
+    run: Callable[[Judgement, Request, JudgeConfig, float], Judgement]
 
 
-def _deterministic(request: Request, config: JudgeConfig) -> _Judgement:
+def _deterministic(request: Request, config: JudgeConfig) -> Judgement:
     """Every stage in order until one decides; a stage that fails names itself (and its rule) in a judge_error."""
-    judgement = _Judgement(records=request.records)
+    judgement = Judgement(records=request.records)
     for stage in STAGES:
         started = time.perf_counter()
         try:
@@ -191,7 +220,7 @@ def _deterministic(request: Request, config: JudgeConfig) -> _Judgement:
     return judgement
 
 
-def _contract(judgement: _Judgement, request: Request, config: JudgeConfig, started: float) -> _Judgement:
+def _contract(judgement: Judgement, request: Request, config: JudgeConfig, started: float) -> Judgement:
     # what every interface refuses comes first here too (the API never refuses: it rejects)
     refused = request.refusal()
     if refused is not None:
@@ -218,7 +247,7 @@ def _contract(judgement: _Judgement, request: Request, config: JudgeConfig, star
         StageReport(stage="contract", status="passed", duration_ms=_ms(started)))
 
 
-def _rules(judgement: _Judgement, request: Request, config: JudgeConfig, started: float) -> _Judgement:
+def _rules(judgement: Judgement, request: Request, config: JudgeConfig, started: float) -> Judgement:
     problem = _unusable(request)
     if problem is not None:
         stage = StageReport(stage="rules", status="rejected", detail=problem.rule, duration_ms=_ms(started))
@@ -262,7 +291,7 @@ def _workspace_unreadable(problem: Exception) -> Finding:
                            "evidence can be checked.")
 
 
-def _gates(judgement: _Judgement, request: Request, config: JudgeConfig, started: float) -> _Judgement:
+def _gates(judgement: Judgement, request: Request, config: JudgeConfig, started: float) -> Judgement:
     """The gates stage, when the step has gates or evidence requirements or the result carries evidence."""
     spec: GateSpec = request.spec  # type: ignore[assignment]
     result = request.result
@@ -295,7 +324,7 @@ def _gates(judgement: _Judgement, request: Request, config: JudgeConfig, started
     return judgement.passed(StageReport(stage="gates", status="passed", detail=detail, duration_ms=_ms(started)))
 
 
-def _semantic_or_skip(judgement: _Judgement, request: Request, config: JudgeConfig, started: float) -> _Judgement:
+def _semantic_or_skip(judgement: Judgement, request: Request, config: JudgeConfig, started: float) -> Judgement:
     """The verdict when the semantic stage does not run, or the judgement marked pending when it must."""
     skipped = _skip_reason(judgement.ctx, config)  # type: ignore[arg-type]
     if skipped is None:
@@ -324,7 +353,7 @@ STAGES: tuple[Stage, ...] = (
 )
 
 
-def _passed(judgement: _Judgement) -> str:
+def _passed(judgement: Judgement) -> str:
     """What a valid verdict passed: the deterministic checks, and the gates when the step had any."""
     if not judgement.gates:
         return _PASSED
@@ -337,7 +366,7 @@ def _runnable_commands(spec: GateSpec) -> int:
                and command_denial(s.gate.param("command"), spec.policies) is None)
 
 
-def _failure_report(judgement: _Judgement) -> str:
+def _failure_report(judgement: Judgement) -> str:
     """A valid failure report's reason: valid as a report, and plain that the step was not done."""
     summary = " ".join((judgement.ctx.result.summary or "").split())  # type: ignore[union-attr]
     shown = summary if len(summary) <= 200 else summary[:200] + "…"
@@ -360,7 +389,7 @@ def _skip_reason(ctx: StepContext, config: JudgeConfig) -> str | None:
     return None
 
 
-async def _semantic(judgement: _Judgement, config: JudgeConfig) -> _Judgement:
+async def _semantic(judgement: Judgement, config: JudgeConfig) -> Judgement:
     from judge.llm.stage import review  # here, not at the top: litellm is only for runs that get this far
 
     started = time.perf_counter()
@@ -395,7 +424,7 @@ def run_sync(coroutine: Any) -> Any:
         return pool.submit(asyncio.run, coroutine).result()
 
 
-def _crashed(judgement: _Judgement, stage: StageName, exc: Exception, started: float | None = None) -> _Judgement:
+def _crashed(judgement: Judgement, stage: StageName, exc: Exception, started: float | None = None) -> Judgement:
     """judge_error: judge itself failed in ``stage`` (and in the rule or gate it names). The stages already run stay
     in the verdict; the step is not accepted."""
     rule = f", {exc.kind} {exc.name}" if isinstance(exc, CheckFailed) else ""

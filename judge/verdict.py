@@ -1,4 +1,7 @@
-"""The Verdict: judge's full answer, whose ``contract()`` is the strict {valid, reason}; and what the semantic stage records on it."""
+"""The Verdict: judge's full answer, whose ``contract()`` is the strict {valid, reason}; and what the semantic stage records on it.
+
+Finding, StageReport and Outcome are the pydantic form of judge.findings' plain records, which the stages make.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from judge.contract.models import ExecutionEvidence
+from judge.findings import GateStatus, NextAction, Severity, StageName, StageStatus
 
 __all__ = ["CallRecord", "Finding", "GateResult", "NextAction", "Outcome", "SampleRecord", "SemanticReport",
            "StageReport", "Verdict"]
-
-Severity = Literal["reject", "signal"]
-StageName = Literal["executor", "contract", "rules", "gates", "semantic"]
-NextAction = Literal["advance", "retry", "diagnose", "pause_for_human"]
-GateStatus = Literal["passed", "failed", "pending", "skipped"]
-StageStatus = Literal["passed", "rejected", "skipped", "error"]
-
 
 class _Out(BaseModel):
     """judge's output models: frozen, and camelCase in JSON like every contract of judge's (snake_case is read

@@ -120,11 +120,15 @@ def test_cli_eval_loads_no_llm_module(stubs: Path, tmp_path: Path) -> None:
 # the modules a run loads, read from sys.modules in a fresh interpreter.
 
 # Loaded only when a run needs them: the semantic stage, the gate stage and its families, a workspace, JS/TS trees,
-# the schema validator (a breach's wording), the test-weakening detectors (a change to a test file).
+# the schema validator (a breach's wording), the test-weakening detectors (a change to a test file), and pydantic
+# with every model of judge's: a plain step, result and configuration are read without them (judge.contract.plain,
+# judge.config_plain), and the Verdict's models are built only when the full verdict is wanted (--explain).
 _NOT_FOR_A_PLAIN_REJECT = ("litellm", "openai", "tenacity", "pygit2", "tree_sitter", "jsonschema", "judge.llm",
                            "judge.workspace.facts", "judge.workspace.git", "judge.workspace.evidence_file",
                            "judge.code.weakening", "judge.code.tests", "judge.contract.approvals",
                            "judge.contract.gate_parameters", "tomllib")
+_PYDANTIC = ("pydantic", "pydantic_core", "annotated_types", "judge.verdict", "judge.config", "judge.contract.models",
+             "judge.contract.gates", "judge.contract.schema", "judge.gates.templates")
 _GATE_STAGE = ("judge.gates.stage", "judge.gates.prepare", "judge.gates.registry", "judge.gates.commands",
                "judge.gates.files", "judge.gates.changes", "judge.gates.claims", "judge.gates.truth")
 
@@ -162,8 +166,43 @@ def test_cli_deterministic_reject_loads_only_what_it_uses(tmp_path: Path) -> Non
     _write_case(tmp_path, *make_case(diff("hidden_extra_file.diff")))
     modules, (code, verdict) = _modules_after(_CLI_VALIDATE, tmp_path)
     assert code == 1 and verdict["reason"].startswith("undeclared_file")
-    assert _loaded(modules, _NOT_FOR_A_PLAIN_REJECT + _GATE_STAGE) == []
+    assert _loaded(modules, _NOT_FOR_A_PLAIN_REJECT + _GATE_STAGE + _PYDANTIC) == []
     assert "judge.rules.declarations" in modules  # the rules did run, each imported when it ran
+
+
+def test_cli_plain_run_with_settings_loads_no_pydantic(tmp_path: Path) -> None:
+    # A valid step (every rule passes, the semantic stage decides it is skipped) with a model and plain settings
+    # from a file, a variable and flags: all read without pydantic.
+    _write_case(tmp_path, *make_case())
+    (tmp_path / "judge.toml").write_text('samples = 3\napi-base = "http://127.0.0.1:9/v1"\n', encoding="utf-8")
+    body = """
+    import contextlib, io, os
+    os.environ["JUDGE_MODEL"] = "openai/local"
+    from judge.cli.main import main
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        code = main(["validate", "--step", "step.json", "--result", "result.json", "--semantic", "off",
+                     "--temperature", "0.5", "--artifacts", "runs"])
+    answer = [code, json.loads(out.getvalue())["reason"]]
+    """
+    modules, (code, reason) = _modules_after(body, tmp_path)
+    assert code == 0 and reason.startswith("valid:") and "semantic review off" in reason
+    assert _loaded(modules, _NOT_FOR_A_PLAIN_REJECT + _GATE_STAGE + _PYDANTIC) == ["tomllib"]  # the file was read
+
+
+def test_cli_explain_builds_the_full_verdict(tmp_path: Path) -> None:
+    # The other side: --explain prints the full verdict, and a number given as text is JudgeConfig's to read.
+    _write_case(tmp_path, *make_case(diff("hidden_extra_file.diff")))
+    body = """
+    import contextlib, io, os
+    os.environ["JUDGE_SAMPLES"] = "2"
+    from judge.cli.main import main
+    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()) as err:
+        code = main(["validate", "--step", "step.json", "--result", "result.json", "--explain"])
+    answer = [code, json.loads(out.getvalue())["reason"], err.getvalue()]
+    """
+    modules, (code, reason, explained) = _modules_after(body, tmp_path)
+    assert code == 1 and reason.startswith("undeclared_file") and "undeclared_file" in explained
+    assert {"pydantic", "judge.verdict", "judge.config"} <= set(modules)
 
 
 def test_cli_broken_contract_words_the_breach_from_the_schema(tmp_path: Path) -> None:

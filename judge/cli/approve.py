@@ -34,7 +34,7 @@ def _run(args: argparse.Namespace) -> int:
     import json  # here, not at the top: `judge --help` needs none of it
 
     from judge.runs.keys import KEY_FILE, load_or_create_key
-    from judge.config import state_dir
+    from judge.config_layers import state_dir
     from judge.runs.state import refuse_inside_work_tree
     from judge.workspace.approvals import APPROVALS_FILE, append_approval
 

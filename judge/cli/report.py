@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_PATH", "add_report_command"]
 
-DEFAULT_PATH = "$XDG_STATE_HOME/judge/artifacts"  # shown in help; judge.config.state_dir() is the real one
+DEFAULT_PATH = "$XDG_STATE_HOME/judge/artifacts"  # shown in help; judge.config_layers.state_dir() is the real one
 _EVIDENCE = "evidence.json"
 _UNPUBLISHED = lazy_compile(r"^\..*\.incomplete-")  # judge run's directory before it is renamed to the step's
 _TIMESTAMP = lazy_compile(r"^(?P<base>[0-9-]+T[0-9:]+)(?:\.(?P<fraction>[0-9]+))?(?P<zone>Z|[+-][0-9:]+)$")
@@ -41,7 +41,7 @@ def _report(args: argparse.Namespace) -> int:
     from judge.cli.record_file import read_record
     from judge.cli.output import write_stdout
     from judge.runs.record_table import render_record_table
-    from judge.config import state_dir
+    from judge.config_layers import state_dir
 
     paths = args.paths or [str(state_dir() / "artifacts")]
     files = _evidence_files(paths, named=bool(args.paths))

@@ -41,7 +41,7 @@ def _run(args: argparse.Namespace) -> int:
     """Prints the evidence record on stdout; exit 0 when the command succeeded, 1 when not."""
     from judge.runs.artifacts import record_execution
     from judge.runs.json_stream import object_pieces
-    from judge.config import state_dir
+    from judge.config_layers import state_dir
     from judge.runs.state import refuse_inside_work_tree
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["add_model_flags", "config_of"]
+__all__ = ["add_model_flags", "config_of", "plain_config_of"]
 
 _MODEL_FLAGS = ("semantic", "model", "api_base", "samples", "temperature", "max_tokens", "timeout", "retries",
                 "token_budget", "output_mode")
@@ -47,11 +47,31 @@ def config_of(args: argparse.Namespace, extra: dict | None = None, workspace: st
     The files are not read from a work tree the executor writes: ``--repo``, ``--workspace-root``s, or
     ``workspace`` (drive's executor runs in the working directory when there is no --repo); a file ignored
     there is named on stderr."""
+    from judge.config import config_from
+
+    return config_from(*_settings(args, extra, workspace))
+
+
+def plain_config_of(args: argparse.Namespace, extra: dict | None = None):
+    """``config_of`` for a command that reads only a config's values (`validate`): a PlainConfig when the settings
+    are plain (judge.config_plain), so that no pydantic is loaded for them; the JudgeConfig otherwise."""
+    from judge.config_plain import plain_config
+
+    values, sources = _settings(args, extra, None)
+    plain = plain_config(values)
+    if plain is not None:
+        return plain
+    from judge.config import config_from
+
+    return config_from(values, sources)
+
+
+def _settings(args: argparse.Namespace, extra: dict | None, workspace: str | None) -> tuple[dict, dict]:
     import sys
 
-    from judge.config import load_config
+    from judge.config_layers import merged_settings
 
     judged = [path for path in (getattr(args, "repo", None), workspace) if path]
     judged += list(getattr(args, "workspace_roots", None) or ())
-    return load_config({**{name: getattr(args, name) for name in _MODEL_FLAGS}, **(extra or {})}, judged=judged,
-                       warn=lambda line: sys.stderr.write(f"judge: warning: {line}\n"))
+    return merged_settings({**{name: getattr(args, name) for name in _MODEL_FLAGS}, **(extra or {})}, judged=judged,
+                           warn=lambda line: sys.stderr.write(f"judge: warning: {line}\n"))

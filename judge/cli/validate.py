@@ -8,7 +8,7 @@ from typing import Any
 
 from judge.cli.gate_flags import add_gate_flags, gate_settings
 from judge.cli.output import write_stdout
-from judge.cli.settings import add_model_flags, config_of
+from judge.cli.settings import add_model_flags, plain_config_of
 from judge.errors import InputError
 
 __all__ = ["add_validate_command"]
@@ -44,9 +44,9 @@ def _validate(args: argparse.Namespace) -> int:
     from judge import rule_ids as ids
     from judge.contract.jsonio import read_json
     from judge.intake import take
-    from judge.pipeline import judge, unverified
+    from judge.pipeline import decide, unverified
 
-    config = config_of(args, gate_settings(args))
+    config = plain_config_of(args, gate_settings(args))
     step = read_json(args.step, "--step")
     result = _with_evidence_doc(read_json(args.result, "--result"), args.evidence_doc)
     records = tuple(read_json(path, "--record") for path in args.records)
@@ -54,19 +54,20 @@ def _validate(args: argparse.Namespace) -> int:
     refusal = request.refusal()
     if refusal is not None:
         raise refusal
-    verdict = judge(request, config)
-    write_stdout(json.dumps(verdict.contract(), ensure_ascii=False) + "\n")
-    for warning in (f for f in verdict.findings if f.rule == ids.POLICY_WARNING):
+    judgement = decide(request, config)  # its Verdict (pydantic's models) is built only to be explained
+    write_stdout(json.dumps(judgement.contract(), ensure_ascii=False) + "\n")
+    for warning in (f for f in judgement.findings if f.rule == ids.POLICY_WARNING):
         sys.stderr.write(f"judge: warning: {warning.message}\n")
-    if unverified(verdict, config):
+    if unverified(judgement, config):
         sys.stderr.write("judge: warning: step implementation not verified: no model configured; set --model or "
                          "JUDGE_MODEL (any litellm model string) to have it reviewed, or --semantic off to say you "
                          "do not want that\n")
     if args.explain:
         from judge.cli.explain import render_explanation, render_markdown
 
+        verdict = judgement.verdict()
         sys.stderr.write((render_markdown(verdict) if args.markdown else render_explanation(verdict)) + "\n")
-    if not verdict.valid:
+    if not judgement.valid:
         return 1
     # A well-formed failure report is valid as a report, but the step was not done: a shell or CI step reading
     # exit 0 would take it for done.

@@ -9,6 +9,9 @@ from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from judge.contract.gates import TEMPLATE_NAME, EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer
+from judge.contract.plain import MAX_FILES as _MAX_FILES
+from judge.contract.plain import MAX_PATCH as _MAX_PATCH
+from judge.contract.plain import MODES
 from judge.patch.globs import MAX_GLOB_CHARS, glob_problem
 
 __all__ = [
@@ -16,11 +19,7 @@ __all__ = [
     "MODES",
 ]
 
-Mode = Literal["apply", "fix_regression"]
-MODES: tuple[str, ...] = ("apply", "fix_regression")
-
-_MAX_PATCH = 64 * 1024 * 1024
-_MAX_FILES = 10_000
+Mode = Literal["apply", "fix_regression"]  # MODES (judge.contract.plain, which reads a step without this model)
 
 
 Path = Annotated[StrictStr, Field(min_length=1)]

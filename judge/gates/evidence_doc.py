@@ -9,7 +9,7 @@ from judge import rule_ids as ids
 from judge.gates.changes import shown_paths
 from judge.gates.context import GateContext
 from judge.patch.paths import normalize_path, unquote_git_path
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["EVIDENCE_CHECKS", "evidence_incomplete", "evidence_mismatch", "missing_fields"]
 

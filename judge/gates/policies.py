@@ -6,10 +6,13 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Literal
+from typing import TYPE_CHECKING, Iterable, Literal
 
-from judge.config import JudgeConfig
-from judge.contract.gates import COMMAND_GATE_TYPES, Gate, PolicyLayer
+from judge.contract.gate_types import COMMAND_GATE_TYPES
+
+if TYPE_CHECKING:  # the pipeline resolves a plain step's policies without loading pydantic's models
+    from judge.config import JudgeConfig
+    from judge.contract.gates import Gate, PolicyLayer
 
 __all__ = ["DEFAULT_TEST_COMMANDS", "Policies", "command_denial", "contradiction", "pinned_for_clients",
            "policy_warnings", "resolve_policies"]
@@ -119,6 +122,8 @@ def pinned_for_clients(config: JudgeConfig) -> JudgeConfig:
     """``config`` for steps a remote client sends (`judge serve`, `judge mcp`): whether shell gates run, and which
     commands, is the server's own setting (judge.toml and its flags), never the step's — a client could otherwise
     turn them on with allowlist `*` and run any command in a workspace the server can read."""
+    from judge.contract.gates import PolicyLayer
+
     own = resolve_policies((("judge.toml", config.policies), ("server flags", config.policy_overrides)))
     stated = config.policy_overrides.model_dump(exclude_none=True) if config.policy_overrides else {}
     pinned = PolicyLayer(**{**stated, "enable_shell_gates": own.enable_shell_gates,

@@ -12,14 +12,15 @@ mode when there are criteria.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import ValidationError
-
-from judge.contract.gates import EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer, StepTemplate
-from judge.contract.models import Step
 from judge.errors import ContractViolation
 from judge.gates.policies import Policies, resolve_policies
+
+if TYPE_CHECKING:  # a step with no gates, evidence or policies is specified without loading pydantic's models
+    from judge.contract.gates import EvidenceDoc, EvidenceSchemaSpec, Gate, PolicyLayer, StepTemplate
+    from judge.contract.models import Step
+    from judge.contract.plain import PlainStep
 
 __all__ = ["GateSpec", "SpecGate", "gate_spec"]
 
@@ -53,7 +54,7 @@ class GateSpec:
         return dict(self.evidence_schema.criteria_checklist) if self.evidence_schema else {}
 
 
-def gate_spec(step: Step, evidence: EvidenceDoc | None, template: StepTemplate | None,
+def gate_spec(step: Step | PlainStep, evidence: EvidenceDoc | None, template: StepTemplate | None,
               policy_layers: tuple[tuple[str, PolicyLayer | None], ...] = (),
               overrides: PolicyLayer | None = None) -> GateSpec:
     """The effective requirements of ``step``; ``policy_layers`` sit below the template's and the step's policies,
@@ -67,13 +68,14 @@ def gate_spec(step: Step, evidence: EvidenceDoc | None, template: StepTemplate |
 
     def imply(kind: str, source: Source, when: bool) -> None:
         if when and kind not in types:
+            from judge.contract.gates import Gate
+
             listed.append((Gate(type=kind, description=_IMPLIED[kind, source]), source))
             types.add(kind)
 
-    claims = evidence or EvidenceDoc()
     imply("tests_passed", "policy", policies.require_tests_evidence)
-    imply("tests_passed", "claim", claims.tests_passed is True)
-    imply("lint_passed", "claim", claims.lint_passed is True)
+    imply("tests_passed", "claim", evidence is not None and evidence.tests_passed is True)
+    imply("lint_passed", "claim", evidence is not None and evidence.lint_passed is True)
     imply("criteria_checklist_complete", "policy",
           policies.evidence_schema_mode == "strict" and bool(schema and schema.criteria_checklist))
     required = list(schema.required if schema else ())
@@ -101,6 +103,10 @@ def _merged(below: EvidenceSchemaSpec | None, above: EvidenceSchemaSpec | None) 
     required = tuple(dict.fromkeys(below.required + above.required))
     optional = tuple(f for f in dict.fromkeys(below.optional + above.optional) if f not in required)
     criteria = {**below.criteria_checklist, **above.criteria_checklist}
+    from pydantic import ValidationError
+
+    from judge.contract.gates import EvidenceSchemaSpec
+
     try:
         return EvidenceSchemaSpec.model_validate({"required": required, "optional": optional,
                                                  "criteriaChecklist": criteria})

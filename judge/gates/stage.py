@@ -15,7 +15,8 @@ from judge.gates.evidence_doc import EVIDENCE_CHECKS, missing_fields
 from judge.gates.prepare import GateIO, read_approvals_for, read_files, read_patches, run_commands
 from judge.gates.registry import AFTER_COMMANDS, GATES, LAST
 from judge.gates.spec import GateSpec, SpecGate
-from judge.verdict import Finding, GateResult
+from judge.findings import Finding
+from judge.verdict import GateResult
 
 __all__ = ["GateStage", "run_gates"]
 

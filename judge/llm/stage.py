@@ -14,7 +14,8 @@ from judge.llm.reduce import reduce_patch
 from judge.llm.reply import ReplyError, parse_reply, rule_of
 from judge.verdict import CallRecord, SampleRecord, SemanticReport
 from judge.context import StepContext
-from judge.verdict import Finding
+from judge.contract.plain import modelled
+from judge.findings import Finding
 
 __all__ = ["SemanticReview", "review"]
 
@@ -42,7 +43,7 @@ async def review(ctx: StepContext, signals: tuple[Finding, ...], config: JudgeCo
     fence = fence_token(untrusted, config.fence_seed)
     messages = render_messages(
         prompt,
-        step=ctx.step.model_dump(by_alias=True, exclude={"apply_patch"}),
+        step=modelled(ctx.step).model_dump(by_alias=True, exclude={"apply_patch"}),
         summary=summary,
         files=files,
         patch=patch_text,

@@ -12,15 +12,17 @@ also carry the key's evidenceMac: one made elsewhere, or rebuilt with a recomput
 from __future__ import annotations
 
 import shlex
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from judge import rule_ids as ids
 from judge.runs.keys import mac_problem
 from judge.runs.observe import CLASS_MEANING, ENVIRONMENT_CLASSES, NOT_RETRYABLE_CLASSES, failure_class, output_tail
 from judge.runs.record import derived_status, evidence_hash
-from judge.contract.models import ExecutionEvidence
 from judge.context import StepContext
-from judge.verdict import Finding
+from judge.findings import Finding
+
+if TYPE_CHECKING:  # records are pydantic models; a run without any never loads them
+    from judge.contract.models import ExecutionEvidence
 
 __all__ = ["execution_evidence_invalid", "execution_failed"]
 

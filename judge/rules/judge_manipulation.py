@@ -30,7 +30,7 @@ from judge.lazy_pattern import lazy_compile
 from judge.patch.first_look import FirstLook
 from judge.patch.model import Hunk
 from judge.rules.phrasing import names
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["aimed_at_judge", "judge_manipulation"]
 

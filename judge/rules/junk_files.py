@@ -16,7 +16,7 @@ from judge.context import StepContext
 from judge.patch.globs import matches_any
 from judge.patch.paths import file_suffix
 from judge.rules.phrasing import names
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["junk_files", "junk_kind"]
 

@@ -7,7 +7,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.rules.phrasing import names
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["malformed_patch"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from judge import rule_ids as ids
-from judge.contract.models import MODES
+from judge.contract.plain import MODES
 from judge.context import StepContext
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["invalid_mode", "mode_mismatch"]
 

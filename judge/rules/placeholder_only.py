@@ -18,7 +18,7 @@ from judge.lazy_pattern import lazy_compile
 from judge.patch.lexer import logical_lines, syntax_for
 from judge.rules.asks import ASKS_FOR_COMMENTS
 from judge.rules.phrasing import names
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["placeholder_only"]
 

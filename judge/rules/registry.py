@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 
 from judge.context import StepContext
 from judge.errors import CheckFailed
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["RULES", "Rule", "run_rules"]
 

@@ -20,7 +20,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.patch.model import PatchFacts
 from judge.context import StepContext
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["reversal", "REVERSAL_THRESHOLD", "PARTIAL_THRESHOLD", "undone_fraction"]
 

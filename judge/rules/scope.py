@@ -13,7 +13,7 @@ from judge.patch.globs import alias_matches_any, matches_any
 from judge.patch.paths import normalize_path
 from judge.context import StepContext
 from judge.rules.phrasing import names
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["scope_excluded", "scope_outside_allowed", "scope_fix_regression"]
 

@@ -34,7 +34,7 @@ from judge.patch.caseless import Caseless
 from judge.patch.model import FileChange, Hunk
 from judge.rules.asks import ASKS_FOR_STUBS
 from judge.rules.phrasing import names
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["stub_or_disabled_code"]
 

@@ -7,7 +7,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["failure_with_patch", "failure_without_summary", "missing_patch", "missing_files_written"]
 

@@ -13,7 +13,7 @@ from judge.context import StepContext
 from judge.rules.asks import ASKS_FOR_COMMENTS, ASKS_FOR_FORMATTING
 from judge.rules.phrasing import names
 from judge.patch.lexer import adds_trailing_whitespace, superficial_kinds
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["superficial_only"]
 

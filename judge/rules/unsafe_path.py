@@ -11,7 +11,7 @@ from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.patch.model import FileChange
 from judge.patch.paths import SYMLINK_MODE, link_target_reason
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["unsafe_path"]
 

@@ -12,7 +12,7 @@ from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.rules.junk_files import junk_kind
 from judge.rules.phrasing import names, pronoun
-from judge.verdict import Finding
+from judge.findings import Finding
 
 if TYPE_CHECKING:  # the workspace's modules are loaded when a workspace was read, the only time these rules speak
     from judge.workspace.git import Mismatch

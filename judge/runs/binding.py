@@ -4,8 +4,10 @@ on; a record backs a claim only about that work (a record made on the base tree 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from judge.contract.models import ExecutionEvidence
+if TYPE_CHECKING:  # records are pydantic models; a run without any never loads them
+    from judge.contract.models import ExecutionEvidence
 
 __all__ = ["ANOTHER_TREE", "WorkBinding", "binding_problem", "bound"]
 

@@ -13,18 +13,19 @@ atomic link of a complete file, so processes racing to make it all end with the 
 from __future__ import annotations
 
 import errno
-import hmac
 import json
 import os
-import secrets
 import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from judge.contract.models import ExecutionEvidence
 from judge.errors import InputError
 from judge.runs.dirfd import open_real_dir
+
+if TYPE_CHECKING:  # records are pydantic models; a run without any never loads them
+    from judge.contract.models import ExecutionEvidence
 
 __all__ = ["KEY_FILE", "EvidenceKey", "configured_key", "evidence_mac", "load_or_create_key", "mac_problem",
            "read_key", "sign"]
@@ -110,6 +111,8 @@ def _where(path: str) -> tuple[Path, str]:
 def evidence_mac(key: bytes, record: ExecutionEvidence) -> str:
     """HMAC-SHA256 of what the record says happened and when. Command and output are covered through
     ``evidenceHash``, so a MAC proves content only together with a hash check (``mac_problem`` does not redo it)."""
+    import hmac  # here and below, not at the top: a run without records or keys reads no MAC (hmac, secrets: ~3 ms)
+
     return hmac.new(key, _signed_bytes(record), "sha256").hexdigest()
 
 
@@ -120,6 +123,8 @@ def sign(key: bytes, record: ExecutionEvidence) -> ExecutionEvidence:
 
 def mac_problem(key: bytes, record: ExecutionEvidence) -> str | None:
     """Why the record's ``evidenceMac`` is not this key's MAC of it (missing or different), or None."""
+    import hmac
+
     if record.evidence_mac is None:
         return "carries no evidenceMac"
     if not hmac.compare_digest(record.evidence_mac, evidence_mac(key, record)):
@@ -183,6 +188,8 @@ def _parsed(data: bytes, where: Path) -> bytes:
 def _create(dir_fd: int, where: Path) -> bytes:
     """Write a new key to a private file of a temporary name, then link it to the key's name: the name appears
     complete or not at all, and when another process linked its key first, that key is read and used."""
+    import secrets
+
     key = secrets.token_bytes(_KEY_BYTES)
     temporary = f".{where.name}.{secrets.token_hex(4)}.tmp"
     try:

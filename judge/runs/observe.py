@@ -8,10 +8,13 @@ whoever owns the environment (every other class: no retry of the step can fix th
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from judge.contract.models import ExecutionEvidence
 from judge.lazy_pattern import lazy_compile
 from judge.runs.record import derived_status
+
+if TYPE_CHECKING:  # records are pydantic models; a run without any never loads them
+    from judge.contract.models import ExecutionEvidence
 
 __all__ = ["AUTH_ERROR", "CLASS_MEANING", "ENVIRONMENT_CLASSES", "EXECUTION_FAILURE", "NOT_FOUND", "NO_EVIDENCE",
            "NOT_RETRYABLE_CLASSES", "output_tail",

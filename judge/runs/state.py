@@ -2,7 +2,7 @@
 lies inside a git work tree.
 
 The executor runs as the same user and owns its work tree: a key or a record inside any git work tree is one
-it may read or rewrite. The default place is the user's state directory (judge.config.state_dir).
+it may read or rewrite. The default place is the user's state directory (judge.config_layers.state_dir).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from judge.config import state_dir
+from judge.config_layers import state_dir
 from judge.errors import InputError
 
 __all__ = ["refuse_inside_work_tree", "work_tree_around"]

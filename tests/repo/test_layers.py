@@ -22,8 +22,8 @@ LAYERS = (
     ("intake",),
     ("rules", "llm", "gates"),
     ("context",),
-    ("workspace", "runs", "verdict"),
-    ("contract", "config"),
+    ("workspace", "runs", "verdict", "findings"),
+    ("contract", "config", "config_layers", "config_plain"),
     ("patch", "code", "errors", "rule_ids", "version", "lazy_pattern"),
 )
 _RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from judge.rules.phrasing import names
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["signal", "where"]
 

@@ -14,7 +14,7 @@ from judge.patch.paths import file_suffix
 from judge.patch.lexer import syntax_for
 from judge.rules.signals._finding import signal, where
 from judge.rules.signals._lines import Line, generated, hunk_side, judged_work
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["exception_swallowed"]
 

@@ -14,7 +14,7 @@ from judge.patch.lexer import syntax_for
 from judge.rules.signals._conditions import CONDITION_LINES, LITERAL, MAYBE_CONDITION, judged_code, quoted
 from judge.rules.signals._finding import signal
 from judge.rules.signals._lines import Line, hunk_side, judged_work
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["guard_never_true"]
 

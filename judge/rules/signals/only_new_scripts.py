@@ -10,7 +10,7 @@ from judge.patch.paths import file_name, file_suffix
 from judge.rules.phrasing import names
 from judge.rules.signals._finding import signal
 from judge.rules.signals._lines import judged_work
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["only_new_scripts"]
 

@@ -12,7 +12,7 @@ from judge.rules.asks import ASKS_FOR_TESTS
 from judge.rules.phrasing import names
 from judge.rules.signals._finding import signal
 from judge.rules.signals._lines import judged_work
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["only_test_files"]
 

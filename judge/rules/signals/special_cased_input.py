@@ -15,7 +15,7 @@ from judge.patch.lexer import syntax_for
 from judge.rules.signals._conditions import CONDITION_LINES, LITERAL, MAYBE_CONDITION, judged_code, quoted
 from judge.rules.signals._finding import signal
 from judge.rules.signals._lines import added_text, hunk_side, judged_work
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["special_cased_input"]
 

@@ -14,7 +14,7 @@ from judge.patch.model import FileChange
 from judge.patch.paths import file_suffix
 from judge.rules.signals._finding import signal, where
 from judge.rules.signals._lines import generated, judged_work
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["unused_function"]
 

@@ -25,7 +25,7 @@ from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.paths import file_name
 from judge.rules.asks import ASKS_FOR_TESTS, ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS
-from judge.verdict import Finding
+from judge.findings import Finding
 
 __all__ = ["tests_weakened"]
 

@@ -39,7 +39,7 @@ from judge.context import StepContext
 from judge.patch.paths import file_name
 from judge.rules.asks import ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS, names_values
 from judge.rules.reversal import REVERSAL_THRESHOLD, undone_fraction
-from judge.verdict import Finding
+from judge.findings import Finding
 
 if TYPE_CHECKING:
     from judge.code.change import ChangeModel
