@@ -16,6 +16,8 @@ StageName = Literal["executor", "contract", "rules", "gates", "semantic"]
 NextAction = Literal["advance", "retry", "diagnose", "pause_for_human"]
 GateStatus = Literal["passed", "failed", "pending", "skipped"]
 StageStatus = Literal["passed", "rejected", "skipped", "error"]
+_SEVERITIES = frozenset(("reject", "signal"))
+_STAGES = frozenset(("executor", "contract", "rules", "gates", "semantic"))
 
 
 class _Record:
@@ -63,6 +65,10 @@ class Finding(_Record):
 
     def __init__(self, *, rule: str, message: str, severity: Severity = "reject", stage: StageName = "rules",
                  files: Iterable[str] = (), retryable: bool = True) -> None:
+        # fail closed on judge's own slip: a finding no stage could read (a severity that is neither, say) would
+        # otherwise pass for no rejection; raised here, in the rule that made it, judge_error names that rule
+        if severity not in _SEVERITIES or stage not in _STAGES or type(rule) is not str or type(message) is not str:
+            raise ValueError(f"not a finding: rule={rule!r}, severity={severity!r}, stage={stage!r}")
         self.__dict__.update(rule=rule, message=message, severity=severity, stage=stage, files=tuple(files),
                              retryable=retryable)  # not through __setattr__, which refuses
 

@@ -49,3 +49,28 @@ def test_plain_records_are_frozen_values(record: findings._Record) -> None:
     assert pickle.loads(pickle.dumps(record)) == record == copy.deepcopy(record)
     assert repr(record).startswith(type(record).__name__ + "(")
     assert record != findings.Finding(rule="other", message="m")
+
+
+@pytest.mark.parametrize("fields", [
+    {"severity": "rejct"}, {"stage": "rule"}, {"rule": None}, {"message": 3},
+])
+def test_a_finding_no_stage_could_read_is_refused_where_it_is_made(fields):
+    # fail closed: a rule that made it fails (judge_error names the rule); it never passes for no rejection
+    with pytest.raises(ValueError, match="not a finding"):
+        findings.Finding(**{"rule": "stub_or_disabled_code", "message": "m", **fields})
+
+
+def test_a_rule_that_makes_a_finding_no_stage_could_read_is_judge_error_naming_it(monkeypatch):
+    import judge
+    from judge.rules import registry
+    from helpers.builders import make_case
+
+    def broken(ctx):
+        yield findings.Finding(rule="stub_or_disabled_code", message="m", severity="rejct")
+
+    monkeypatch.setattr(registry, "RULES", (broken,))
+    import judge.pipeline as pipeline
+    monkeypatch.setattr(pipeline, "run_rules", lambda ctx: registry.run_rules(ctx, (broken,)))
+    verdict = judge.validate(*make_case())
+    assert (verdict.valid, verdict.rule) == (False, "judge_error")
+    assert "broken" in verdict.reason
