@@ -11,7 +11,7 @@ from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange
 from judge.patch.lexer import syntax_for
-from judge.rules.signals._conditions import CONDITION_LINES, LITERAL, MAYBE_CONDITION, judged_code, quoted
+from judge.rules.signals._conditions import LITERAL, MAYBE_CONDITION, branch_heads, judged_code, quoted
 from judge.rules.signals._finding import signal
 from judge.rules.signals._lines import Line, hunk_side, judged_work
 from judge.verdict import Finding
@@ -27,7 +27,7 @@ def _added_conditions(change: FileChange, hint: re.Pattern[str] = lazy_compile("
     the file is lexed only when its added text holds ``hint`` and a branch."""
     syntax = syntax_for(change.path)
     for hunk in change.hunks:
-        heads = "\n".join(CONDITION_LINES.findall("\n".join(hunk.added)))
+        heads = branch_heads(hunk)
         if not (heads and hint.search(heads)):
             continue  # only a hunk whose branch lines may hold such a condition is lexed
         for line in hunk_side(hunk, "+", syntax):
