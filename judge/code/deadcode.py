@@ -8,8 +8,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 from judge.code import treesitter
+from judge.code._js_returns import ALWAYS_TRUE, ends_in_silence
 from judge.code.fragments import js_tree, python_lines
 from judge.code.sides import Side
 from judge.lazy_pattern import lazy_compile
@@ -17,7 +19,7 @@ from judge.patch.caseless import Caseless
 from judge.patch.first_look import FirstLook
 from judge.patch.lexer import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
 
-__all__ = ["NEVER_HINT", "Disabled", "commented_code", "commented_out", "disabled_blocks", "unreachable_code"]
+__all__ = ["MAYBE_NEVER", "Disabled", "commented_code", "commented_out", "disabled_blocks", "unreachable_code"]
 
 
 @dataclass(frozen=True)
@@ -29,9 +31,9 @@ class Disabled:
 
 def disabled_blocks(side: Side, path: str) -> list[Disabled]:
     """Lines the change wrote that open a block no run can enter (``if False:``, ``if (0) {``), with code in it."""
-    if not _MAYBE_NEVER.search(side.text):  # the first look, one scan of the side: most sides have no such line
+    if not MAYBE_NEVER.search(side.text):  # the first look, one scan of the side: most sides have no such line
         return []
-    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and NEVER_HINT.search(line)}
+    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and _NEVER_HINT.search(line)}
     if not rows:
         return []
     if _is_python(path):
@@ -71,7 +73,7 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
             rows.add(row)
         elif side.changed[row] and _ALWAYS_RETURN.match(line):
             guarded.add(row)
-    if not (rows or guarded):
+    if not (rows or guarded) or not (python or guarded) and _silent_returns(side, path, rows):
         return []
     if python:
         lines = _python_lines(side)
@@ -97,6 +99,19 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
         if node.parent is not None and node.parent.type in _JS_BLOCKS:
             found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip(), _js_left(side, node)))
     return found
+
+
+def _silent_returns(side: Side, path: str, rows: set[int]) -> bool:
+    """Every return on ``rows`` of a JS/TS side is one no parse can show with code after it (judge/code/_js_returns.py):
+    the side need not be parsed."""
+    grammar = treesitter.grammar_for(path)
+    text = side.text
+    closes = text.find("*/")
+    if grammar is None or ALWAYS_TRUE.search(text) or closes >= 0 and not 0 <= text.find("/*") < closes:
+        return grammar is None  # an always-true `if`, or a side the tree reads from inside a comment: parse it
+    offsets = list(accumulate((len(line) + 1 for line in side.lines), initial=0))
+    jsx = grammar != "typescript"
+    return all(ends_in_silence(side.lines, offsets, text, row, jsx) for row in sorted(rows))
 
 
 def _python_always_returns(side: Side, lines: list[LogicalLine]) -> list[Disabled]:
@@ -279,9 +294,8 @@ def _js_type_only(node) -> bool:
     return node.type in _JS_TYPE_DECLARATIONS or node.type == "comment"
 
 
-# A line that may open a block no run enters: what disabled_blocks starts from.
-NEVER_HINT = lazy_compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
-_MAYBE_NEVER = FirstLook(NEVER_HINT.pattern)
+_NEVER_HINT = lazy_compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
+MAYBE_NEVER = FirstLook(_NEVER_HINT.pattern)  # disabled_blocks' first look: a line may open a block no run enters
 _RETURN_HINT = lazy_compile(r"^\s*return\b")
 _PY_NEVER = lazy_compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")
 _PY_RETURN = lazy_compile(r"^return\b")
