@@ -68,7 +68,8 @@ def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Functi
     if grammar is None:
         return []
     rows = [row for row, line in enumerate(side.lines)
-            if _JS_STUB_LINE.match(line) and (not line.lstrip().startswith("throw") or _NOT_IMPLEMENTED.search(line))
+            if ("return" in line or "throw" in line) and _JS_STUB_LINE.match(line)  # a stub line holds one of them
+            and (not line.lstrip().startswith("throw") or _NOT_IMPLEMENTED.search(line))
             and _opens_body_above(side.lines, row, _JS_BODY_OPENER, "//")]
     rows += [side.text.count("\n", 0, match.end() - 1) for match in _JS_EMPTY_BLOCK.finditer(side.text)
              if _after_body_head(side.text, match.start())]

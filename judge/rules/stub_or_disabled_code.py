@@ -23,7 +23,7 @@ import re
 from typing import Callable, Iterator
 
 from judge import rule_ids as ids
-from judge.code.deadcode import NEVER_HINT, commented_code, commented_out, disabled_blocks, unreachable_code
+from judge.code.deadcode import MAYBE_NEVER, commented_code, commented_out, disabled_blocks, unreachable_code
 from judge.code.change import FileView
 from judge.code.functions import UNSEEN, Function, stub_functions_in
 from judge.code.sides import Side, writes_code
@@ -128,7 +128,7 @@ class _Look:
 
     - a stub is a line holding `pass`, `...`, `return` or `raise` (Python) or `return`, `throw` or a `{` (an empty
       body; JavaScript/TypeScript), in the new side;
-    - a block switched off is under an added line that disabled_blocks' hint finds (`if False:`, `if (0) {`);
+    - a block switched off is under an added line that disabled_blocks' first look finds (`if False:`, `if (0) {`);
     - an unreachable return is a line holding `return`, in a hunk that adds lines (the return or the code after it
       is one the change wrote);
     - code turned into comments is an added line that starts with the comment marker, outside configuration
@@ -140,13 +140,21 @@ class _Look:
         added = [line[1:] for line in hunk.body if line[0] == "+"]
         words = _PY_STUB_WORDS if language == "python" else _JS_STUB_WORDS
         self.stubs = any(word in body for word in words)
-        self.never = bool(added) and bool(NEVER_HINT.search("\n".join(added)))
+        self.never = bool(added) and _may_switch_off("\n".join(added))
         self.returns = bool(added) and "return" in body
         marker = "#" if language == "python" else "//"
         self.comments = not configuration and any(line.lstrip().startswith(marker) for line in added)
         self.anything = self.stubs or self.never or self.returns or self.comments
 
 
+def _may_switch_off(added: str) -> bool:
+    """disabled_blocks' first look on the added lines, after a plain search for what each of its matches holds: a
+    branch keyword (`if`, `elif`, `while`) and a constant (`0`, `None`, `null`, `undefined`, `False`, `!`...)."""
+    return ("if" in added or "while" in added) and any(word in added for word in _NEVER_WORDS) and \
+        MAYBE_NEVER.search(added)
+
+
+_NEVER_WORDS = ("0", "!", "alse", "None", "null", "undefined")
 _PY_STUB_WORDS = ("pass", "...", "return", "raise")
 _JS_STUB_WORDS = ("return", "throw", "{")
 
