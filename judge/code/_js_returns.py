@@ -7,7 +7,7 @@ is a child of a block (a statement block, a switch case, the program) with a fol
 comment, a hoisted declaration nor an error). ``ends_in_silence`` tells, from tokens alone, that no such sibling
 exists:
 
-- no always-true condition (``ALWAYS_TRUE``) anywhere in the text the tree may be read from, so M is N;
+- no always-true condition (``may_be_always_true``) anywhere in the text the tree may be read from, so M is N;
 - and N is followed by nothing that could be a statement: after its last token (its `;`, or the last before a `}`)
   the next token is `}` (the end of N's block, or of the `case` or braceless branch N is in), `case`, `default`
   or the end of the side — a line end inside N, where JavaScript may end a statement without a `;`, is not
@@ -26,52 +26,58 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from judge.code.jstokens import Unreadable, after_group, token_at
+from judge.code.jstokens import Reader, Unreadable
 from judge.lazy_pattern import lazy_compile
 
-__all__ = ["ALWAYS_TRUE", "ends_in_silence"]
+__all__ = ["ends_in_silence", "may_be_always_true"]
 
 # An if's condition unreachable_code reads as always true (deadcode._JS_ALWAYS: `(true)`, `(1)`, `(!0)`...), in the
 # side's text, or with its `(` added before the side or its `)` after it by fragments.js_tree's repair.
-ALWAYS_TRUE = lazy_compile(r"(?:\(|\A)\s*(?:true|1|!\s*0|!\s*false|!!\s*1|!\s*null|!\s*undefined)\s*(?:\)|\Z)")
+_ALWAYS = r"\s*(?:true|1|!\s*0|!\s*false|!!\s*1|!\s*null|!\s*undefined)\s*(?:\)|\Z)"
+_ALWAYS_TRUE = lazy_compile(r"\(" + _ALWAYS)  # a literal first: the search skips from one `(` to the next
+_ALWAYS_TRUE_AT_START = lazy_compile(_ALWAYS)
 _ENDS = frozenset({"}", "case", "default"})
 _CLOSER = {"(": ")", "[": "]", "{": "}"}
 _BRACELESS_HEAD = lazy_compile(r"(?:\}\s*)?(?:else|if|for)\b")
 
 
-def ends_in_silence(lines: Sequence[str], offsets: Sequence[int], text: str, row: int, jsx: bool) -> bool:
-    """The return that starts ``lines[row]`` (at ``offsets[row]`` of ``text``, plus its indent) has no code after it
-    in its block, in any reading of the side; False when the tokens cannot tell."""
+def may_be_always_true(text: str) -> bool:
+    """The side may hold an `if` whose condition unreachable_code reads as always true."""
+    return _ALWAYS_TRUE.search(text) is not None or _ALWAYS_TRUE_AT_START.match(text) is not None
+
+
+def ends_in_silence(lines: Sequence[str], offsets: Sequence[int], reader: Reader, row: int) -> bool:
+    """The return that starts ``lines[row]`` (at ``offsets[row]`` of the reader's text, plus its indent) has no code
+    after it in its block, in any reading of the side; False when the tokens cannot tell."""
     start = offsets[row] + len(lines[row]) - len(lines[row].lstrip())
     try:
-        return _last_in_block(text, start, jsx) or _braceless_branch(lines, offsets, text, row, start, jsx)
+        return _last_in_block(reader, start) or _braceless_branch(lines, offsets, reader, row, start)
     except Unreadable:
         return False
 
 
-def _last_in_block(text: str, start: int, jsx: bool) -> bool:
+def _last_in_block(reader: Reader, start: int) -> bool:
     """The return at ``start`` ends where a `}`, `case`, `default` or the text's end follows it."""
-    token = token_at(text, start, jsx)
+    token = reader.token_at(start)
     if token is None or token[0] != "return":
         return False  # `return$x`: a name, no return
     previous, at = "return", token[2]
-    while (token := token_at(text, at, jsx)) is not None:
+    while (token := reader.token_at(at)) is not None:
         word, start, at, broken = token
         if word == ";":
-            following = token_at(text, at, jsx)
+            following = reader.token_at(at)
             return following is None or following[0] in _ENDS
         if word == "}" or word in _ENDS and previous != ".":
             return word == "}" or broken  # `case` on the return's own line is an error
         if broken or word in (")", "]"):
             return False  # a line end may end the return with code after it; a closer it opened not, an error
         if word in ("(", "[", "{"):
-            at = after_group(text, start, jsx)
+            at = reader.after_group(start)
         previous = word
     return True  # the text ends: nothing follows the return
 
 
-def _braceless_branch(lines: Sequence[str], offsets: Sequence[int], text: str, row: int, start: int,
-                      jsx: bool) -> bool:
+def _braceless_branch(lines: Sequence[str], offsets: Sequence[int], reader: Reader, row: int, start: int) -> bool:
     """The return at ``start`` is the whole branch of `if (...)`, `for (...)` or `else` on the code line above."""
     above = next((i for i in range(row - 1, -1, -1) if lines[i].strip()), None)
     if above is None:
@@ -79,7 +85,7 @@ def _braceless_branch(lines: Sequence[str], offsets: Sequence[int], text: str, r
     head = lines[above].lstrip()
     if not _BRACELESS_HEAD.match(head) or not (head.startswith("}") or _statement_starts(lines, above)):
         return False
-    words = _words(text, offsets[above] + len(lines[above]) - len(head), start, jsx)
+    words = _words(reader, offsets[above] + len(lines[above]) - len(head), start)
     if words[:1] == ["}"]:
         words = words[1:]
     if words[:1] == ["else"]:
@@ -89,17 +95,17 @@ def _braceless_branch(lines: Sequence[str], offsets: Sequence[int], text: str, r
     return len(words) == 4 and words[0] in ("if", "for") and words[1:] == ["(", ")", "return"]
 
 
-def _words(text: str, at: int, end: int, jsx: bool) -> list[str]:
+def _words(reader: Reader, at: int, end: int) -> list[str]:
     """The tokens from ``at`` to the one that starts at ``end`` (included), a bracketed group read as its two
     brackets; [] when no token starts at ``end``."""
     words = []
-    while (token := token_at(text, at, jsx)) is not None and token[1] <= end:
+    while (token := reader.token_at(at)) is not None and token[1] <= end:
         words.append(token[0])
         if token[1] == end:
             return words
         at = token[2]
         if token[0] in ("(", "[", "{"):
-            at = after_group(text, token[1], jsx)
+            at = reader.after_group(token[1])
             words.append(_CLOSER[token[0]])
     return []
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from judge.code import treesitter
-from judge.code._js_returns import ALWAYS_TRUE, ends_in_silence
+from judge.code._js_returns import ends_in_silence, may_be_always_true
+from judge.code.jstokens import Reader
 from judge.code.fragments import js_tree, python_lines
 from judge.code.sides import Side
 from judge.lazy_pattern import lazy_compile
@@ -107,11 +108,11 @@ def _silent_returns(side: Side, path: str, rows: set[int]) -> bool:
     grammar = treesitter.grammar_for(path)
     text = side.text
     closes = text.find("*/")
-    if grammar is None or ALWAYS_TRUE.search(text) or closes >= 0 and not 0 <= text.find("/*") < closes:
+    if grammar is None or may_be_always_true(text) or closes >= 0 and not 0 <= text.find("/*") < closes:
         return grammar is None  # an always-true `if`, or a side the tree reads from inside a comment: parse it
     offsets = list(accumulate((len(line) + 1 for line in side.lines), initial=0))
-    jsx = grammar != "typescript"
-    return all(ends_in_silence(side.lines, offsets, text, row, jsx) for row in sorted(rows))
+    reader = Reader(text, jsx=grammar != "typescript")
+    return all(ends_in_silence(side.lines, offsets, reader, row) for row in sorted(rows))
 
 
 def _python_always_returns(side: Side, lines: list[LogicalLine]) -> list[Disabled]:

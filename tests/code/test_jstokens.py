@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from judge.code.jstokens import Unreadable, after_group, token_at
+from judge.code.jstokens import Reader, Unreadable
 
 
 def _words(text: str, jsx: bool = False) -> list[tuple[str, bool]]:
-    found, at = [], 0
-    while (token := token_at(text, at, jsx)) is not None:
+    found, at, reader = [], 0, Reader(text, jsx)
+    while (token := reader.token_at(at)) is not None:
         found.append((token[0], token[3]))
         at = token[2]
     return found
@@ -29,8 +29,9 @@ def test_a_line_end_before_a_token_is_seen_also_inside_a_block_comment():
 
 def test_a_group_ends_at_its_matching_bracket_past_strings_templates_and_comments():
     text = 'f({ a: "}", b: `${ {c: 1} }`, /* ) */ d: [1, 2] }) + rest'
-    assert text[after_group(text, 1, False):] == " + rest"
-    assert text[after_group(text, 2, False):] == ") + rest"
+    reader = Reader(text, jsx=False)
+    assert text[reader.after_group(2):] == ") + rest"
+    assert text[reader.after_group(1):] == " + rest"  # the inner group's end, kept, is read past
 
 
 @pytest.mark.parametrize("text, jsx", [
@@ -56,4 +57,4 @@ def test_a_less_than_is_read_in_typescript_and_where_it_cannot_open_jsx():
 @pytest.mark.parametrize("text", ["f(a]", "f(`${a)}`)", "f(a", "f(/re/)"])
 def test_a_group_with_mismatched_brackets_an_open_end_or_a_slash_is_refused(text):
     with pytest.raises(Unreadable):
-        after_group(text, 1, False)
+        Reader(text, jsx=False).after_group(1)
