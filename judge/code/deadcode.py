@@ -371,7 +371,7 @@ def _comment_runs(side: Side, marker: str) -> list[list[str]]:
 
 
 def _is_code(text: str, python: bool, grammar: str | None) -> bool:
-    if len(_squeeze(text)) < _MIN_CODE:
+    if len(_squeeze(text)) < _MIN_CODE or not (_MAYBE_PY_ACTION if python else _MAYBE_JS_ACTION).search(text):
         return False
     if python:
         return _is_python_code(text)
@@ -400,6 +400,13 @@ def _js_does_something(node) -> bool:
     return node.type in _JS_ACTIONS
 
 
+# What every statement that does something holds (the first look before a parse): a call's `(` (a tagged template's
+# backtick), an assignment's `=`, `++`/`--`, or its keyword. A reserved word next to `$` is no keyword, but \b sees
+# one there: this finds more, never less.
+_MAYBE_PY_ACTION = lazy_compile(r"[(=]|\b(?:return|raise|if|for|while|with|try|del|import|from|def|class|await|"
+                                r"yield)\b")
+_MAYBE_JS_ACTION = lazy_compile(r"[(=`]|\+\+|--|\b(?:const|let|var|return|throw|if|for|while|do|try|import|export|"
+                                r"function|class|await|new)\b")
 _WORDS = lazy_compile(r"^[A-Za-z][A-Za-z ]*$")  # `return invalid`, `add issues`: words only, a note on what follows
 _PROSE = Caseless(r"e\.\s?g\.|i\.\s?e\.|cf\.|(?:eg|ie|see|note|example|usage)\b")
 _PY_ACTIONS = (ast.Assign, ast.AugAssign, ast.Return, ast.Raise, ast.If, ast.For, ast.While, ast.With, ast.Try,
