@@ -9,7 +9,7 @@ blocks when:
   no `*/` before the first `/*`, where js_tree's repair reads the start as a comment), so it is known where code is;
 - each block's `{` is code, and the code before it, on its own lines, is a statement no expression can hold:
   `else`, `try`, `finally` or `do` (after the `}` of the block before, perhaps), or the head of an `interface` or
-  `enum` declaration; and the block's row starts with that `}`, head or keyword when the block is on one line;
+  `enum` declaration (the block's row then starts in that head, or with the block's `}`);
 - the side holds no `static` (a class's static block is the one statement an expression can hold), and the caller
   has made sure it holds no "not implemented" (the only `throw` a stub may be).
 
@@ -53,12 +53,13 @@ def none_is_a_stub(text: str, line_starts: list[int], blocks: Iterable[tuple[int
         return False
     starts = [start for start, _ in not_code]
     types = grammar != "javascript"  # interfaces and enums are TypeScript's
-    return all(_cleared(text, line_starts, not_code, starts, opens, ends, types) for opens, ends in blocks)
+    return all(_cleared(text, line_starts, not_code, starts, opens, types) for opens, _ in blocks)
 
 
 def _cleared(text: str, line_starts: list[int], not_code: list[tuple[int, int]], starts: list[int], opens: int,
-             ends: int, types: bool) -> bool:
-    """The head before the block's `{` (on its line, or from a line above for a type) clears it."""
+             types: bool) -> bool:
+    """The head before the block's `{` (on its line, or from a line above for a type) clears it. The block's row
+    starts in that head (the `{`'s row: the head's first line or one of its next) or with the block's `}`."""
     row = bisect_right(line_starts, opens) - 1
     for first in range(row, max(-1, row - _MOST_HEAD_LINES), -1):
         head = text[line_starts[first] : opens]
@@ -67,9 +68,7 @@ def _cleared(text: str, line_starts: list[int], not_code: list[tuple[int, int]],
             break
     else:
         return False
-    one_line = "\n" not in text[opens:ends]  # its row's code must start with the head, then
-    return (_HEAD[types].fullmatch(text, begins, opens) is not None and _all_code(not_code, starts, begins, opens + 1)
-            and (not one_line or first == row))
+    return _HEAD[types].fullmatch(text, begins, opens) is not None and _all_code(not_code, starts, begins, opens + 1)
 
 
 def _all_code(not_code: list[tuple[int, int]], starts: list[int], begins: int, ends: int) -> bool:
