@@ -136,22 +136,25 @@ class _Look:
     """
 
     def __init__(self, hunk: Hunk, language: str, configuration: bool) -> None:
-        body = "\n".join(hunk.body)
-        added = [line[1:] for line in hunk.body if line[0] == "+"]
+        body = "\n".join(hunk.body)  # every line of both sides: a word it lacks, no side holds
         words = _PY_STUB_WORDS if language == "python" else _JS_STUB_WORDS
-        self.stubs = any(word in body for word in words)
-        self.never = bool(added) and _may_switch_off("\n".join(added))
-        self.returns = bool(added) and "return" in body
         marker = "#" if language == "python" else "//"
-        self.comments = not configuration and any(line.lstrip().startswith(marker) for line in added)
+        adds = hunk.added_count > 0
+        self.stubs = any(word in body for word in words)
+        self.returns = adds and "return" in body
+        never = adds and _may_switch_off(body)
+        comments = adds and not configuration and marker in body
+        added = [line[1:] for line in hunk.body if line[0] == "+"] if never or comments else []
+        self.never = never and _may_switch_off("\n".join(added))
+        self.comments = comments and any(line.lstrip().startswith(marker) for line in added)
         self.anything = self.stubs or self.never or self.returns or self.comments
 
 
-def _may_switch_off(added: str) -> bool:
-    """disabled_blocks' first look on the added lines, after a plain search for what each of its matches holds: a
-    branch keyword (`if`, `elif`, `while`) and a constant (`0`, `None`, `null`, `undefined`, `False`, `!`...)."""
-    return ("if" in added or "while" in added) and any(word in added for word in _NEVER_WORDS) and \
-        MAYBE_NEVER.search(added)
+def _may_switch_off(text: str) -> bool:
+    """disabled_blocks' first look, after a plain search for what each of its matches holds: a branch keyword (`if`,
+    `elif`, `while`) and a constant (`0`, `None`, `null`, `undefined`, `False`, `!`...)."""
+    return ("if" in text or "while" in text) and any(word in text for word in _NEVER_WORDS) and \
+        MAYBE_NEVER.search(text) is not None
 
 
 _NEVER_WORDS = ("0", "!", "alse", "None", "null", "undefined")
@@ -257,6 +260,8 @@ def _minified(change: FileChange) -> bool:
     long lines, most of them: one long comment or string constant in hand-written code is no minified file."""
     if ".min." in change.path.rsplit("/", 1)[-1]:
         return True
+    if all(max(map(len, hunk.body), default=0) <= _MINIFIED_LINE + 1 for hunk in change.hunks):
+        return False  # no long line
     lines = [line[1:] for hunk in change.hunks for line in hunk.body]
     long = sum(len(line) for line in lines if len(line) > _MINIFIED_LINE and not line.lstrip().startswith(_NOT_CODE))
     return long > 0 and long * 2 > sum(map(len, lines))
