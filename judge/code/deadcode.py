@@ -20,7 +20,7 @@ from judge.patch.caseless import Caseless
 from judge.patch.first_look import FirstLook
 from judge.patch.lexer import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
 
-__all__ = ["MAYBE_NEVER", "Disabled", "commented_code", "commented_out", "disabled_blocks", "unreachable_code"]
+__all__ = ["NEVER_HINT", "Disabled", "commented_code", "commented_out", "disabled_blocks", "unreachable_code"]
 
 
 @dataclass(frozen=True)
@@ -32,9 +32,9 @@ class Disabled:
 
 def disabled_blocks(side: Side, path: str) -> list[Disabled]:
     """Lines the change wrote that open a block no run can enter (``if False:``, ``if (0) {``), with code in it."""
-    if not MAYBE_NEVER.search(side.text):  # the first look, one scan of the side: most sides have no such line
+    if not _MAYBE_NEVER.search(side.text):  # the first look, one scan of the side: most sides have no such line
         return []
-    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and _NEVER_HINT.search(line)}
+    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and NEVER_HINT.search(line)}
     if not rows:
         return []
     if _is_python(path):
@@ -295,8 +295,9 @@ def _js_type_only(node) -> bool:
     return node.type in _JS_TYPE_DECLARATIONS or node.type == "comment"
 
 
-_NEVER_HINT = lazy_compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
-MAYBE_NEVER = FirstLook(_NEVER_HINT.pattern)  # disabled_blocks' first look: a line may open a block no run enters
+# A line that may open a block no run enters (disabled_blocks reads the changed lines that hold one).
+NEVER_HINT = lazy_compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
+_MAYBE_NEVER = FirstLook(NEVER_HINT.pattern)  # disabled_blocks' first look: a line may open a block no run enters
 _RETURN_HINT = lazy_compile(r"^\s*return\b")
 _PY_NEVER = lazy_compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")
 _PY_RETURN = lazy_compile(r"^return\b")

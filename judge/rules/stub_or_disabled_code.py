@@ -23,12 +23,13 @@ import re
 from typing import Callable, Iterator
 
 from judge import rule_ids as ids
-from judge.code.deadcode import MAYBE_NEVER, commented_code, commented_out, disabled_blocks, unreachable_code
+from judge.code.deadcode import NEVER_HINT, commented_code, commented_out, disabled_blocks, unreachable_code
 from judge.code.change import FileView
 from judge.code.functions import UNSEEN, Function, stub_functions_in
 from judge.code.sides import Side, writes_code
 from judge.code.testpaths import is_test_path
 from judge.code.treesitter import grammar_for
+from judge.code.wide_look import WideLook
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
@@ -151,10 +152,14 @@ class _Look:
 
 
 def _may_switch_off(text: str) -> bool:
-    """disabled_blocks' first look, after a plain search for what each of its matches holds: a branch keyword (`if`,
-    `elif`, `while`) and a constant (`0`, `None`, `null`, `undefined`, `False`, `!`...)."""
+    """A line of ``text`` may hold what disabled_blocks looks for on a changed line (NEVER_HINT), found after a
+    plain search for what each of its matches holds: a branch keyword (`if`, `elif`, `while`) and a constant (`0`,
+    `None`, `null`, `undefined`, `False`, `!`...)."""
     return ("if" in text or "while" in text) and any(word in text for word in _NEVER_WORDS) and \
-        MAYBE_NEVER.search(text) is not None
+        _NEVER_LOOK.search(text)
+
+
+_NEVER_LOOK = WideLook(NEVER_HINT.pattern)
 
 
 _NEVER_WORDS = ("0", "!", "alse", "None", "null", "undefined")
