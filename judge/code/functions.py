@@ -73,7 +73,8 @@ def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Functi
             if ("return" in line or "throw" in line) and _JS_STUB_LINE.match(line)  # a stub line holds one of them
             and (not line.lstrip().startswith("throw") or _NOT_IMPLEMENTED.search(line))
             and _opens_body_above(side.lines, row, _JS_BODY_OPENER, "//")]
-    blocks = [match.span() for match in _JS_EMPTY_BLOCK.finditer(side.text) if _after_body_head(side.text, match.start())]
+    blocks = [match.span() for match in _JS_EMPTY_BLOCK.finditer(side.text)
+              if _after_body_head(side.text, match.start())]
     if not rows and (not blocks or not _NOT_IMPLEMENTED.search(side.text) and none_is_a_stub(
             side.text, list(accumulate((len(line) + 1 for line in side.lines), initial=0)), blocks, grammar)):
         return []  # no stub line, and every empty block one no parse can show in a stub function

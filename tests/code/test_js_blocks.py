@@ -1,5 +1,5 @@
-"""judge/code/_js_blocks.py: stub_functions_in leaves a JS/TS side unparsed only when its tokens show that every empty
-block in it is the body of an else, try, finally, do, interface or enum; every empty function it finds is still found."""
+"""judge/code/_js_blocks.py: stub_functions_in leaves a JS/TS side unparsed only when its tokens show that every
+empty block in it is the body of an else, try, finally, do, interface or enum; every empty function is still found."""
 
 from __future__ import annotations
 
@@ -22,11 +22,12 @@ def _parsed(side: Side, path: str, monkeypatch: pytest.MonkeyPatch) -> list[func
 
 
 @pytest.mark.parametrize("path, text", [
-    ("src/a.ts", "  if (x) {\n    run();\n  } else {\n    // nothing to do\n  }\n  try {\n  } finally {\n    done();\n  }"),
+    ("src/a.ts", "  if (x) {\n    run();\n  } else {\n    // nothing to do\n  }\n"
+                 "  try {\n  } finally {\n    done();\n  }"),
     ("src/a.ts", "export interface ZodMiniDate<T = unknown>\n  extends _ZodMiniType<core.$ZodDateInternals<T>> {\n"
                  "  // _zod: core.$ZodDateInternals<T>;\n}\nexport interface File {}\nenum Empty {}\n"
-                 "export interface ZodCustom<O = unknown, I = unknown>\n  extends _ZodType<core.$ZodCustomInternals<O, I>>,\n"
-                 "    core.$ZodCustom<O, I> {}"),
+                 "export interface ZodCustom<O = unknown, I = unknown>\n"
+                 "  extends _ZodType<core.$ZodCustomInternals<O, I>>,\n    core.$ZodCustom<O, I> {}"),
     ("src/a.js", "do {\n} while (next());\nif (a) {\n  b();\n} else {}"),
 ])
 def test_a_side_whose_empty_blocks_are_all_statement_bodies_is_not_parsed(path, text, monkeypatch):

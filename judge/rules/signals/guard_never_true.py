@@ -3,7 +3,6 @@ variable or flag, two constants compared, a date decades ahead, a constant false
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterator
 
 from judge import rule_ids as ids
