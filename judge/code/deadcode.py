@@ -8,8 +8,11 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 from judge.code import treesitter
+from judge.code._js_returns import ends_in_silence, may_be_always_true
+from judge.code.jstokens import Reader
 from judge.code.fragments import js_tree, python_lines
 from judge.code.sides import Side
 from judge.lazy_pattern import lazy_compile
@@ -17,7 +20,7 @@ from judge.patch.caseless import Caseless
 from judge.patch.first_look import FirstLook
 from judge.patch.lexer import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
 
-__all__ = ["Disabled", "commented_code", "commented_out", "disabled_blocks", "unreachable_code"]
+__all__ = ["NEVER_HINT", "Disabled", "commented_code", "commented_out", "disabled_blocks", "unreachable_code"]
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,7 @@ def disabled_blocks(side: Side, path: str) -> list[Disabled]:
     """Lines the change wrote that open a block no run can enter (``if False:``, ``if (0) {``), with code in it."""
     if not _MAYBE_NEVER.search(side.text):  # the first look, one scan of the side: most sides have no such line
         return []
-    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and _NEVER_HINT.search(line)}
+    rows = {row for row, line in enumerate(side.lines) if side.changed[row] and NEVER_HINT.search(line)}
     if not rows:
         return []
     if _is_python(path):
@@ -71,7 +74,7 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
             rows.add(row)
         elif side.changed[row] and _ALWAYS_RETURN.match(line):
             guarded.add(row)
-    if not (rows or guarded):
+    if not (rows or guarded) or not (python or guarded) and _silent_returns(side, path, rows):
         return []
     if python:
         lines = _python_lines(side)
@@ -97,6 +100,19 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
         if node.parent is not None and node.parent.type in _JS_BLOCKS:
             found.append(Disabled(node.start_point[0], side.lines[node.start_point[0]].strip(), _js_left(side, node)))
     return found
+
+
+def _silent_returns(side: Side, path: str, rows: set[int]) -> bool:
+    """Every return on ``rows`` of a JS/TS side is one no parse can show with code after it (judge/code/_js_returns.py):
+    the side need not be parsed."""
+    grammar = treesitter.grammar_for(path)
+    text = side.text
+    closes = text.find("*/")
+    if grammar is None or may_be_always_true(text) or closes >= 0 and not 0 <= text.find("/*") < closes:
+        return grammar is None  # an always-true `if`, or a side the tree reads from inside a comment: parse it
+    offsets = list(accumulate((len(line) + 1 for line in side.lines), initial=0))
+    reader = Reader(text, jsx=grammar != "typescript")
+    return all(ends_in_silence(side.lines, offsets, reader, row) for row in sorted(rows))
 
 
 def _python_always_returns(side: Side, lines: list[LogicalLine]) -> list[Disabled]:
@@ -279,8 +295,9 @@ def _js_type_only(node) -> bool:
     return node.type in _JS_TYPE_DECLARATIONS or node.type == "comment"
 
 
-_NEVER_HINT = lazy_compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
-_MAYBE_NEVER = FirstLook(_NEVER_HINT.pattern)
+# A line that may open a block no run enters (disabled_blocks reads the changed lines that hold one).
+NEVER_HINT = lazy_compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
+_MAYBE_NEVER = FirstLook(NEVER_HINT.pattern)  # disabled_blocks' first look: a line may open a block no run enters
 _RETURN_HINT = lazy_compile(r"^\s*return\b")
 _PY_NEVER = lazy_compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")
 _PY_RETURN = lazy_compile(r"^return\b")
@@ -355,7 +372,7 @@ def _comment_runs(side: Side, marker: str) -> list[list[str]]:
 
 
 def _is_code(text: str, python: bool, grammar: str | None) -> bool:
-    if len(_squeeze(text)) < _MIN_CODE:
+    if len(_squeeze(text)) < _MIN_CODE or not (_MAYBE_PY_ACTION if python else _MAYBE_JS_ACTION).search(text):
         return False
     if python:
         return _is_python_code(text)
@@ -384,6 +401,13 @@ def _js_does_something(node) -> bool:
     return node.type in _JS_ACTIONS
 
 
+# What every statement that does something holds (the first look before a parse): a call's `(` (a tagged template's
+# backtick), an assignment's `=`, `++`/`--`, or its keyword. A reserved word next to `$` is no keyword, but \b sees
+# one there: this finds more, never less.
+_MAYBE_PY_ACTION = lazy_compile(r"[(=]|\b(?:return|raise|if|for|while|with|try|del|import|from|def|class|await|"
+                                r"yield)\b")
+_MAYBE_JS_ACTION = lazy_compile(r"[(=`]|\+\+|--|\b(?:const|let|var|return|throw|if|for|while|do|try|import|export|"
+                                r"function|class|await|new)\b")
 _WORDS = lazy_compile(r"^[A-Za-z][A-Za-z ]*$")  # `return invalid`, `add issues`: words only, a note on what follows
 _PROSE = Caseless(r"e\.\s?g\.|i\.\s?e\.|cf\.|(?:eg|ie|see|note|example|usage)\b")
 _PY_ACTIONS = (ast.Assign, ast.AugAssign, ast.Return, ast.Raise, ast.If, ast.For, ast.While, ast.With, ast.Try,

@@ -17,9 +17,11 @@ import ast
 import re
 import textwrap
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Sequence
 
 from judge.code import treesitter
+from judge.code._js_blocks import none_is_a_stub
 from judge.code.fragments import UNSEEN, js_tree, opens_in_docstring, python_lines
 from judge.code.sides import Side
 from judge.lazy_pattern import lazy_compile
@@ -68,12 +70,15 @@ def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Functi
     if grammar is None:
         return []
     rows = [row for row, line in enumerate(side.lines)
-            if _JS_STUB_LINE.match(line) and (not line.lstrip().startswith("throw") or _NOT_IMPLEMENTED.search(line))
+            if ("return" in line or "throw" in line) and _JS_STUB_LINE.match(line)  # a stub line holds one of them
+            and (not line.lstrip().startswith("throw") or _NOT_IMPLEMENTED.search(line))
             and _opens_body_above(side.lines, row, _JS_BODY_OPENER, "//")]
-    rows += [side.text.count("\n", 0, match.end() - 1) for match in _JS_EMPTY_BLOCK.finditer(side.text)
-             if _after_body_head(side.text, match.start())]
-    if not rows:
-        return []
+    blocks = [match.span() for match in _JS_EMPTY_BLOCK.finditer(side.text)
+              if _after_body_head(side.text, match.start())]
+    if not rows and (not blocks or not _NOT_IMPLEMENTED.search(side.text) and none_is_a_stub(
+            side.text, list(accumulate((len(line) + 1 for line in side.lines), initial=0)), blocks, grammar)):
+        return []  # no stub line, and every empty block one no parse can show in a stub function
+    rows += [side.text.count("\n", 0, end - 1) for _, end in blocks]
     tree = js_tree(side, grammar)
     found: dict[tuple[int, int], Function] = {}
     for row in rows:

@@ -15,7 +15,7 @@ from judge.lazy_pattern import lazy_compile
 from judge.patch.model import Hunk, fact
 from judge.patch.lexer import iter_logical_lines, syntax_for
 
-__all__ = ["Side", "side_of", "writes_code"]
+__all__ = ["Side", "opening_of", "side_of", "writes_code"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,15 @@ class Side:
 def side_of(hunk: Hunk, which: Literal["old", "new"]) -> Side:
     lines, changed = hunk.old_side if which == "old" else hunk.new_side
     return Side(lines, changed, hunk.reaches_end)
+
+
+def opening_of(hunk: Hunk, which: Literal["old", "new"], lines: int) -> Side:
+    """The side's first lines, from the hunk's first ``lines`` body lines: what a reader that stops at the first line
+    it looks for needs, without copying a long hunk's every line. Read from the same start as the whole side, it
+    reads those lines as the whole side does (a reader goes left to right)."""
+    sign = "-" if which == "old" else "+"
+    kept = [line for line in hunk.body[:lines] if line.startswith((" ", sign))]
+    return Side(tuple([line[1:] for line in kept]), tuple([line[0] == sign for line in kept]))
 
 
 _DOCSTRING = lazy_compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)

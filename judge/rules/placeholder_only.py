@@ -12,10 +12,11 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.code.change import FileView
-from judge.code.sides import writes_code
+from judge.code.sides import opening_of, writes_code
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.lexer import logical_lines, syntax_for
+from judge.patch.model import Hunk
 from judge.rules.asks import ASKS_FOR_COMMENTS
 from judge.rules.phrasing import names
 from judge.findings import Finding
@@ -63,6 +64,8 @@ def _notes(file: FileView, description: str) -> list[str] | None:
         return None
     notes = []
     for hunk in file.hunks:
+        if _writes_code_early(hunk.hunk, change.path):
+            return None
         old, new = hunk.old, hunk.new
         if writes_code(old, change.path, docstrings_are_notes=False) or writes_code(new, change.path):
             return None
@@ -78,6 +81,19 @@ def _notes(file: FileView, description: str) -> list[str] | None:
             elif _restates(text, description):
                 notes.append("a comment restating the step")
     return notes
+
+
+def _writes_code_early(hunk: Hunk, path: str) -> bool:
+    """writes_code of either side, read on a long hunk's first lines: a line of code the change wrote among them is
+    one writes_code of the whole side finds too (it reads the same lines the same way, and stops at the first such
+    line). False: not among the first lines, the whole sides will tell."""
+    if len(hunk.body) <= _EARLY_LINES:
+        return False  # the whole sides are as short
+    return writes_code(opening_of(hunk, "old", _EARLY_LINES), path, docstrings_are_notes=False) or \
+        writes_code(opening_of(hunk, "new", _EARLY_LINES), path)
+
+
+_EARLY_LINES = 40
 
 
 def _restates(comment: str, description: str) -> bool:

@@ -23,11 +23,13 @@ import re
 from typing import Callable, Iterator
 
 from judge import rule_ids as ids
-from judge.code.deadcode import commented_code, commented_out, disabled_blocks, unreachable_code
+from judge.code.deadcode import NEVER_HINT, commented_code, commented_out, disabled_blocks, unreachable_code
 from judge.code.change import FileView
 from judge.code.functions import UNSEEN, Function, stub_functions_in
 from judge.code.sides import Side, writes_code
 from judge.code.testpaths import is_test_path
+from judge.code.treesitter import grammar_for
+from judge.code.wide_look import WideLook
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
@@ -53,8 +55,8 @@ def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
     left: list[str] = []
     for file in ctx.changes.files:  # type: ignore[union-attr]  # work is there, so the model is
         change = file.change
-        if not change.hunks or is_test_path(change.path) or _minified(change):
-            continue
+        if not change.hunks or _language(change.path) is None or is_test_path(change.path) or _minified(change):
+            continue  # every detector reads Python, JavaScript or TypeScript only
         found, dead = _file_facts(file, ctx.step.description)
         if found:
             facts += [f"{change.path}: {fact}" for fact in found]
@@ -85,18 +87,25 @@ def stub_or_disabled_code(ctx: StepContext) -> Iterator[Finding]:
 def _file_facts(file: FileView, description: str) -> tuple[list[str], list[str]]:
     """What stubs or switches code off in the file, and the dead code it leaves behind (a signal)."""
     change = file.change
+    language = _language(change.path)
     facts: list[str] = []
     dead: list[str] = []
+    configuration = _is_configuration(change.path)
     for view in file.hunks:
-        hunk, old, new = view.hunk, view.old, view.new
-        stubs = stub_functions_in(new, change.path, whole=change.is_added)
-        replaced = [(f, old) for f in file.functions("old", view)] if stubs else []
+        hunk = view.hunk
+        look = _Look(hunk, language, configuration)  # type: ignore[arg-type]  # a code file
+        if not look.anything:
+            continue  # no line of the hunk has a shape a detector starts from: its sides are not even made
+        new = view.new
+        stubs = stub_functions_in(new, change.path, whole=change.is_added) if look.stubs else []
+        replaced = [(f, view.old) for f in file.functions("old", view)] if stubs else []
         for function in stubs:
             fact = _stub_fact(function, new, replaced, lambda name: _defined_before(file, name), description, hunk)
             if fact:
                 facts.append(fact)
-        facts += [f"`{d.text}` switches off the code under it" for d in disabled_blocks(new, change.path)]
-        for unreachable in unreachable_code(new, change.path):
+        if look.never:
+            facts += [f"`{d.text}` switches off the code under it" for d in disabled_blocks(new, change.path)]
+        for unreachable in unreachable_code(new, change.path) if look.returns else ():
             if unreachable.left:
                 dead.append(f"the code after `{unreachable.text}` (line {hunk.new_start + unreachable.line}) "
                             f"{unreachable.left}")
@@ -105,13 +114,64 @@ def _file_facts(file: FileView, description: str) -> tuple[list[str], list[str]]
         # Code turned into comments counts only in a hunk that gains no other code: developers leave old or
         # unused lines as comments beside real work (zod 3.25.20's errors.ts, more-itertools 10.2.0's
         # docs/conf.py); an agent that fakes the step has nothing else.
-        if _is_configuration(change.path):
-            continue  # commenting a setting out is how configuration is edited, in Python as in YAML
-        commented = [f"`{code}` is commented out" for code in commented_out(old, new, change.path)]
+        if not look.comments:
+            continue
+        commented = [f"`{code}` is commented out" for code in commented_out(view.old, new, change.path)]
         commented += [f"`{code}` is written as a comment" for code in commented_code(new, change.path)]
         if commented and not writes_code(new, change.path):
             facts += commented
     return list(dict.fromkeys(facts)), list(dict.fromkeys(dead))
+
+
+class _Look:
+    """Which detectors could find anything in a hunk, read off its raw lines before any side is made. Each is a
+    necessary condition of its detector, on the hunk's body (every line of both sides, or its added lines):
+
+    - a stub is a line holding `pass`, `...`, `return` or `raise` (Python) or `return`, `throw` or a `{` (an empty
+      body; JavaScript/TypeScript), in the new side;
+    - a block switched off is under an added line that disabled_blocks' first look finds (`if False:`, `if (0) {`);
+    - an unreachable return is a line holding `return`, in a hunk that adds lines (the return or the code after it
+      is one the change wrote);
+    - code turned into comments is an added line that starts with the comment marker, outside configuration
+      (commenting a setting out is how configuration is edited, in Python as in YAML).
+    """
+
+    def __init__(self, hunk: Hunk, language: str, configuration: bool) -> None:
+        body = "\n".join(hunk.body)  # every line of both sides: a word it lacks, no side holds
+        words = _PY_STUB_WORDS if language == "python" else _JS_STUB_WORDS
+        marker = "#" if language == "python" else "//"
+        adds = hunk.added_count > 0
+        self.stubs = any(word in body for word in words)
+        self.returns = adds and "return" in body
+        never = adds and _may_switch_off(body)
+        comments = adds and not configuration and marker in body
+        added = [line[1:] for line in hunk.body if line[0] == "+"] if never or comments else []
+        self.never = never and _may_switch_off("\n".join(added))
+        self.comments = comments and any(line.lstrip().startswith(marker) for line in added)
+        self.anything = self.stubs or self.never or self.returns or self.comments
+
+
+def _may_switch_off(text: str) -> bool:
+    """A line of ``text`` may hold what disabled_blocks looks for on a changed line (NEVER_HINT), found after a
+    plain search for what each of its matches holds: a branch keyword (`if`, `elif`, `while`) and a constant (`0`,
+    `None`, `null`, `undefined`, `False`, `!`...)."""
+    return ("if" in text or "while" in text) and any(word in text for word in _NEVER_WORDS) and \
+        _NEVER_LOOK.search(text)
+
+
+_NEVER_LOOK = WideLook(NEVER_HINT.pattern)
+
+
+_NEVER_WORDS = ("0", "!", "alse", "None", "null", "undefined")
+_PY_STUB_WORDS = ("pass", "...", "return", "raise")
+_JS_STUB_WORDS = ("return", "throw", "{")
+
+
+def _language(path: str) -> str | None:
+    """``python`` or ``javascript`` (TypeScript too): the languages the detectors read."""
+    if path.endswith((".py", ".pyx")):
+        return "python"
+    return "javascript" if grammar_for(path) else None
 
 
 def _defined_before(file: FileView, name: str) -> bool:
@@ -205,6 +265,8 @@ def _minified(change: FileChange) -> bool:
     long lines, most of them: one long comment or string constant in hand-written code is no minified file."""
     if ".min." in change.path.rsplit("/", 1)[-1]:
         return True
+    if all(max(map(len, hunk.body), default=0) <= _MINIFIED_LINE + 1 for hunk in change.hunks):
+        return False  # no long line
     lines = [line[1:] for hunk in change.hunks for line in hunk.body]
     long = sum(len(line) for line in lines if len(line) > _MINIFIED_LINE and not line.lstrip().startswith(_NOT_CODE))
     return long > 0 and long * 2 > sum(map(len, lines))

@@ -1,6 +1,6 @@
 """Hunk sides as text, and tree-sitter reading JS/TS fragments cut mid-block."""
 
-from judge.code.sides import side_of
+from judge.code.sides import opening_of, side_of
 from judge.code.treesitter import grammar_for, parse, walk
 from judge.patch.parse import parse_patch
 
@@ -21,6 +21,18 @@ def test_each_side_keeps_context_and_its_own_changed_lines():
     assert old.text == "def f():\n    return compute()\n# end\n"
     assert new.lines == ("def f():", "    return None", "# end") and new.changed == (False, True, False)
     assert new.changed_lines == ("    return None",)
+
+
+def test_a_sides_opening_is_its_first_lines_from_the_hunks_first_body_lines():
+    hunk = parse_patch(PATCH).files[0].hunks[0]
+    for which in ("old", "new"):
+        whole = side_of(hunk, which)
+        for count in range(5):
+            opening = opening_of(hunk, which, count)
+            assert opening.lines == whole.lines[: len(opening.lines)]
+            assert opening.changed == whole.changed[: len(opening.lines)]
+    assert opening_of(hunk, "old", 2).lines == ("def f():", "    return compute()")
+    assert opening_of(hunk, "new", 2).lines == ("def f():",)
 
 
 def test_tree_sitter_reads_a_fragment_cut_inside_a_block():

@@ -52,3 +52,24 @@ def test_a_step_that_asks_for_documentation_gets_a_signal():
 def test_work_is_not_a_placeholder(path, old, new):
     verdict = _judge(path, old, new)
     assert not any(f.rule == "placeholder_only" for f in verdict.findings), verdict.reason
+
+
+def _notes(count: int) -> str:
+    return "".join(f"# note {n}: the settings loader reads JSON today\n" for n in range(count))
+
+
+DOCSTRING = '"""Settings\n\nloaded from\nYAML or\nJSON files\n"""\n'
+
+
+@pytest.mark.parametrize("added, placeholder", [
+    # a docstring among a long hunk's first lines, or opened there and closed after them, is still a docstring
+    (_notes(30) + DOCSTRING + _notes(12), True),
+    (_notes(38) + DOCSTRING + _notes(3), True),
+    # code after the first lines of a long hunk is still code
+    (_notes(45) + "PORT = 80\n", False),
+    # code among the first lines of a long hunk: the rest is not read
+    ("PORT = 80\n" + _notes(80), False),
+])
+def test_a_long_hunk_is_read_as_a_whole(added, placeholder):
+    verdict = _judge("src/settings.py", None, added)
+    assert (verdict.rule == "placeholder_only") is placeholder, verdict.reason

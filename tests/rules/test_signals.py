@@ -275,3 +275,24 @@ def test_with_a_workspace_the_signals_judge_gits_diff_of_the_work_tree(tmp_path)
     signal = _signal(verdict, "checks_suppressed")
     assert verdict.evidence_method == "file_changes"
     assert signal and "src/app.py (line 2)" in signal.message
+
+
+@pytest.mark.parametrize("added, used", [
+    # the name only inside longer names, on several lines: no mention
+    (PY_UNUSED + "\n\nRETRIES = _retry_count + _retry2\nlimit = max_retry(_retry_)", False),
+    # a call on the definition's own line after it, and a mention on a line of its own
+    ("def _retry(fn): return _retry(fn)", True),
+    (PY_UNUSED + "\n\n# see _retry", True),
+])
+def test_a_function_is_used_when_its_name_is_a_token_of_the_patch_twice(added, used):
+    assert (_signal(_judged(_edit("src/app.py", "", added)), "unused_function") is None) is used
+
+
+def test_a_branch_head_on_a_continued_line_or_a_while_loop_is_read():
+    from judge.patch.parse import parse_patch
+    from judge.rules.signals._conditions import branch_heads
+
+    hunk = parse_patch(_edit("src/app.py", "x = 1", "while busy:\n    wait()\nelif ready:\n    go()")).files[0].hunks[0]
+    assert branch_heads(hunk) == "while busy:\nelif ready:"
+    plain = parse_patch(_edit("src/app.py", "x = 1", "x = 2")).files[0].hunks[0]
+    assert branch_heads(plain) == ""

@@ -8,11 +8,11 @@ from typing import Iterator
 
 from judge.code.testpaths import is_test_path
 from judge.lazy_pattern import lazy_compile
-from judge.patch.model import FileChange, PatchFacts
+from judge.patch.model import FileChange, Hunk, PatchFacts
 from judge.patch.paths import file_suffix
 from judge.rules.signals._lines import generated
 
-__all__ = ["CODE_SUFFIXES", "CONDITION_LINES", "LITERAL", "MAYBE_CONDITION", "judged_code", "quoted"]
+__all__ = ["CODE_SUFFIXES", "CONDITION_LINES", "LITERAL", "MAYBE_CONDITION", "branch_heads", "judged_code", "quoted"]
 
 
 CODE_SUFFIXES = frozenset({".py", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"})
@@ -24,6 +24,15 @@ _QUOTED = 120  # characters of a line quoted in a signal
 def quoted(text: str) -> str:
     text = text.strip()
     return "`" + (text if len(text) <= _QUOTED else text[:_QUOTED] + "…") + "`"
+
+
+def branch_heads(hunk: Hunk) -> str:
+    """The hunk's added lines that open a branch or a loop (CONDITION_LINES), joined by line ends. Each holds `if` or
+    `while` (`elif` holds `if`): a hunk whose body holds neither, as most do not, is not searched line by line."""
+    body = "\n".join(hunk.body)
+    if "if" not in body and "while" not in body:
+        return ""
+    return "\n".join(CONDITION_LINES.findall("\n".join(hunk.added)))
 
 
 def judged_code(work: PatchFacts) -> Iterator[FileChange]:

@@ -9,7 +9,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
-from judge.patch.model import FileChange
+from judge.patch.model import FileChange, Hunk
 from judge.patch.paths import file_suffix
 from judge.patch.lexer import syntax_for
 from judge.rules.signals._finding import signal, where
@@ -36,7 +36,7 @@ def _python_swallows(change: FileChange) -> list[int]:
     syntax = syntax_for(change.path)
     lines = []
     for hunk in change.hunks:
-        if not _MAYBE_PY_SWALLOW.search("\n".join(hunk.added)):
+        if not _maybe(hunk, ("except", "suppress("), _MAYBE_PY_SWALLOW):
             continue
         side = [line for line in hunk_side(hunk, "+", syntax) if line.code.strip()]
         for i, line in enumerate(side):
@@ -65,7 +65,7 @@ def _block(after: list[Line], header: re.Match[str]) -> list[str]:
 def _c_like_swallows(change: FileChange) -> list[int]:
     lines = []
     for hunk in change.hunks:
-        if not _MAYBE_C_SWALLOW.search("\n".join(hunk.added)):
+        if not _maybe(hunk, ("catch",), _MAYBE_C_SWALLOW):
             continue
         run: list[Line] = []
         for line in [*hunk_side(hunk, "+", syntax_for(change.path)), None]:
@@ -93,6 +93,13 @@ _MAYBE_PY_SWALLOW = lazy_compile(r"\bexcept\s*:|\bexcept\b[^\n:]*\b(?:Base)?Exce
 _MAYBE_C_SWALLOW = lazy_compile(r"\bcatch\b[^\n]*\{[^\n]*(?:\}|$)|\.catch\(", re.MULTILINE)
 _C_LIKE_SUFFIXES = frozenset({".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".java", ".kt", ".kts",
                               ".cs", ".swift", ".scala", ".dart", ".php", ".cpp", ".cc", ".cxx", ".hpp", ".groovy"})
+
+
+def _maybe(hunk: Hunk, words: tuple[str, ...], look: re.Pattern[str]) -> bool:
+    """The first look on the hunk's added lines; before it, a plain search for the words every match of ``look``
+    holds, in the hunk's whole body (a superset of the added lines): most hunks hold none of them."""
+    body = "\n".join(hunk.body)
+    return any(word in body for word in words) and bool(look.search("\n".join(hunk.added)))
 
 
 def exception_swallowed(ctx: StepContext) -> Iterator[Finding]:

@@ -3,15 +3,15 @@ variable or flag, two constants compared, a date decades ahead, a constant false
 
 from __future__ import annotations
 
-import re
-from typing import Iterator
+from typing import Any, Iterator
 
 from judge import rule_ids as ids
+from judge.code.wide_look import WideLook
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange
 from judge.patch.lexer import syntax_for
-from judge.rules.signals._conditions import CONDITION_LINES, LITERAL, MAYBE_CONDITION, judged_code, quoted
+from judge.rules.signals._conditions import LITERAL, MAYBE_CONDITION, branch_heads, judged_code, quoted
 from judge.rules.signals._finding import signal
 from judge.rules.signals._lines import Line, hunk_side, judged_work
 from judge.findings import Finding
@@ -22,12 +22,12 @@ __all__ = ["guard_never_true"]
 _CONDITION = lazy_compile(r"^\s*(?:\}\s*else\s+)?(?:if|elif|while)\b\s*(?P<condition>.*?)\s*(?::|\{|\)\s*\{?)?\s*$")
 
 
-def _added_conditions(change: FileChange, hint: re.Pattern[str] = lazy_compile("")) -> Iterator[tuple[Line, str]]:
+def _added_conditions(change: FileChange, hint: Any = lazy_compile("")) -> Iterator[tuple[Line, str]]:
     """Each added line of the file that opens a branch or loop, with its condition (comments out, strings kept);
     the file is lexed only when its added text holds ``hint`` and a branch."""
     syntax = syntax_for(change.path)
     for hunk in change.hunks:
-        heads = "\n".join(CONDITION_LINES.findall("\n".join(hunk.added)))
+        heads = branch_heads(hunk)
         if not (heads and hint.search(heads)):
             continue  # only a hunk whose branch lines may hold such a condition is lexed
         for line in hunk_side(hunk, "+", syntax):
@@ -59,6 +59,9 @@ _NEGATED_CONSTANT = lazy_compile(
 _MAYBE_NEVER = lazy_compile("|".join(p.pattern for p in (_ENV_READ, _FLAG_READ, _LITERALS_COMPARED, _FAR_DATE)) +
                             r"|\bnot\s+(?:True|1)\b|!\s*(?:true|1)\b|\b(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
                             r"\s(?:and|&&)\s*(?:False|false)\b")
+
+# _MAYBE_NEVER's search, RE2 first (judge/code/wide_look.py): lookarounds and word boundaries left out of the wider one
+_MAYBE_NEVER_FIRST = WideLook(_MAYBE_NEVER.pattern, loose=(r"(?<![\w.\])])", r"(?![\w.(\[])", r"\b"))
 _WELL_KNOWN_FLAGS = frozenset({"_MEIPASS", "_getframe", "_current_frames", "__stdout__", "__stderr__", "__stdin__",
                                "_called_from_test", "__IPYTHON__", "__webpack_require__", "__non_webpack_require__"})
 _WELL_KNOWN_ENV = frozenset({"CI", "DEBUG", "HOME", "PATH", "USER", "TERM", "NODE_ENV", "PYTHONPATH", "LANG", "TZ",
@@ -92,7 +95,7 @@ def guard_never_true(ctx: StepContext) -> Iterator[Finding]:
     files: list[str] = []
     patch_text = ""
     for change in judged_code(work):
-        for line, condition in _added_conditions(change, _MAYBE_NEVER):
+        for line, condition in _added_conditions(change, _MAYBE_NEVER_FIRST):
             patch_text = patch_text or "\n".join(line for c in work.files for h in c.hunks for line in h.body)
             why = _never_true(condition, patch_text)
             if why:

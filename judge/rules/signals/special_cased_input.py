@@ -12,7 +12,7 @@ from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange, PatchFacts
 from judge.patch.lexer import syntax_for
-from judge.rules.signals._conditions import CONDITION_LINES, LITERAL, MAYBE_CONDITION, judged_code, quoted
+from judge.rules.signals._conditions import LITERAL, MAYBE_CONDITION, branch_heads, judged_code, quoted
 from judge.rules.signals._finding import signal
 from judge.rules.signals._lines import added_text, hunk_side, judged_work
 from judge.findings import Finding
@@ -39,7 +39,7 @@ def _tests_use(found: re.Match[str], tests: str) -> bool:
 def _special_cases(change: FileChange, tests: str) -> Iterator[tuple[int, str]]:
     """Added branches that compare a value to a literal the tests use, then return a literal."""
     for hunk in change.hunks:
-        heads = "\n".join(CONDITION_LINES.findall("\n".join(hunk.added)))
+        heads = branch_heads(hunk)
         if not any(map(lambda found: _tests_use(found, tests), _COMPARED_LITERALS.finditer(heads))):
             continue  # the first look: no added branch line compares to a literal of the tests; nothing to lex
         side = [line for line in hunk_side(hunk, "+", syntax_for(change.path)) if line.code.strip()]

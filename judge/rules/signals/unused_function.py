@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -31,6 +30,10 @@ _DEFINITIONS = {
                          r"fn\s+(?P<name>\w+)"),
     "ruby": lazy_compile(r"^\s*def\s+(?:self\.)?(?P<name>\w+[?!]?)"),
 }
+# A word every match of the language's definition pattern holds: the pattern runs only on the added lines that hold
+# one. JavaScript's three shapes: `function name(`, `const name = (...) =>` (or `= function`), `name(...) {`.
+_DEFINITION_WORD = {"python": lazy_compile("def"), "js": lazy_compile("function|=>|{"), "go": lazy_compile("func"),
+                    "rust": lazy_compile("fn"), "ruby": lazy_compile("def")}
 _LANGUAGE = {**dict.fromkeys((".py",), "python"),
              **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "js"),
              ".go": "go", ".rs": "rust", ".rb": "ruby"}
@@ -66,21 +69,21 @@ def _definitions(change: FileChange) -> Iterator[_Definition]:
     language = _LANGUAGE.get(file_suffix(change.path).lower())
     if language is None or change.is_deleted or is_test_path(change.path) or generated(change.path):
         return
-    pattern = _DEFINITIONS[language]
+    pattern, word = _DEFINITIONS[language], _DEFINITION_WORD[language]
     for hunk in change.hunks:
-        number = hunk.new_start
-        above: list[str] = []  # the new side so far
-        for raw in hunk.body:
-            if raw[0] not in " +":
+        body = hunk.body
+        if not word.search("\n".join(body)):
+            continue  # the first look: no line of the hunk holds the word a definition needs
+        for index, raw in enumerate(body):
+            found = pattern.match(raw[1:]) if raw[0] == "+" and word.search(raw) else None
+            if not found:
                 continue
-            found = pattern.match(raw[1:]) if raw[0] == "+" else None
-            if found:
-                name = found.group("name") or found.groupdict().get("name2") or found.groupdict().get("name3")
-                exported = found.groupdict().get("export") or found.groupdict().get("export2")
-                if name and not exported and not _by_convention(name, language) and not _decorated(above):
-                    yield _Definition(change.path, number, name)
-            above.append(raw[1:])
-            number += 1
+            name = found.group("name") or found.groupdict().get("name2") or found.groupdict().get("name3")
+            exported = found.groupdict().get("export") or found.groupdict().get("export2")
+            if name and not exported and not _by_convention(name, language):
+                above = [line[1:] for line in body[:index] if line[0] in " +"]  # the new side so far
+                if not _decorated(above):
+                    yield _Definition(change.path, hunk.new_start + len(above), name)
 
 
 def _by_convention(name: str, language: str) -> bool:
@@ -101,6 +104,20 @@ def _decorated(above: list[str]) -> bool:
     return False
 
 
+def _named_twice(text: str, name: str) -> bool:
+    """``name`` is two of the tokens of ``text`` or more. A token never spans a line, so only the lines that hold
+    ``name`` are split into tokens, not the whole patch."""
+    seen, start = 0, 0
+    while (at := text.find(name, start)) >= 0:
+        first, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+        end = len(text) if end < 0 else end
+        seen += _TOKEN.findall(text, first, end).count(name)
+        if seen >= 2:
+            return True
+        start = end
+    return False
+
+
 def unused_function(ctx: StepContext) -> Iterator[Finding]:
     work = judged_work(ctx)
     definitions = [definition for change in work.files for definition in _definitions(change)] if work else []
@@ -108,11 +125,9 @@ def unused_function(ctx: StepContext) -> Iterator[Finding]:
         return
     text = "\n".join(line for change in work.files for hunk in change.hunks  # type: ignore[union-attr]
                      for line in hunk.body)
-    names_ = {definition.name for definition in definitions}
-    mentions = Counter(token for token in _TOKEN.findall(text) if token in names_)
     found: dict[str, list[int]] = {}
     for definition in definitions:
-        if mentions[definition.name] <= 1:  # the definition itself is the one mention
+        if not _named_twice(text, definition.name):  # the definition itself is the one mention
             found.setdefault(definition.path, []).append(definition.line)
     if found:
         count = sum(map(len, found.values()))

@@ -1,0 +1,44 @@
+"""judge/code/wide_look.py: the wider RE2 search finds something in every text the Python pattern does, so the
+answer is always the pattern's own."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from judge.code import wide_look
+from judge.code.deadcode import NEVER_HINT
+from judge.code.wide_look import WideLook
+from judge.rules.signals.guard_never_true import _MAYBE_NEVER, _MAYBE_NEVER_FIRST
+
+
+def test_the_wide_classes_hold_every_character_pythons_hold():
+    import re2
+
+    classes = [(re.compile(r"\s"), re2.compile(f"[{wide_look._SPACE}]")),
+               (re.compile(r"\w"), re2.compile(f"[{wide_look._WORD}]")),
+               (re.compile(r"\d"), re2.compile(r"\p{N}"))]
+    text = "".join(chr(code) for code in range(sys.maxunicode + 1) if not 0xD800 <= code <= 0xDFFF)
+    for python, wide in classes:
+        held = set(python.findall(text))
+        assert held and held <= set(wide.findall(text)), held - set(wide.findall(text))
+
+
+TEXTS = [
+    "if False:", "while 0 and x:", "if (null) {", "if(!true)", "elif None:", "if\x0bFalse", "if (\u00a0false)",
+    "if x == 1:", "if ready:", "é if False", "if Falsey:", "whileFalse", "if (!1)", "if (!10)",
+    'if os.environ.get("NEW_FLAG"):', 'if os.environ["É1"]:', "if process.env.FEATURE_X {", "if window._flag:",
+    'if getattr(sys, "_frozen", False):', "if 1 == 2:", "if x1 == 2:", "if '٢' == '٣':", "if ٢ == ٣:",
+    "if date > 2099:", "if 2١٠٠ > year:", "if not True:", "if not 1 <= port:", "if x and False:", "if n == 0 and x:",
+    "if a && false)", "if 'a' is 'b':", "if value is not None:",
+]
+
+
+@pytest.mark.parametrize("look, python", [(WideLook(NEVER_HINT.pattern), NEVER_HINT),
+                                          (_MAYBE_NEVER_FIRST, _MAYBE_NEVER)])
+def test_the_answer_is_the_python_patterns(look, python):
+    for text in TEXTS:
+        assert look.search(text) == bool(python.search(text)), text
+    assert any(look.search(text) for text in TEXTS) and not all(look.search(text) for text in TEXTS)
