@@ -14,6 +14,7 @@ from judge.findings import Finding, Outcome, StageName, StageReport
 from judge.gates.policies import command_denial, contradiction, policy_warnings
 from judge.intake import Request, take
 from judge.rules.registry import run_rules
+from judge.text_cache import forget
 from judge.version import __version__
 
 if TYPE_CHECKING:  # pydantic's models: built only for a full verdict, a gate or a semantic review
@@ -252,6 +253,7 @@ def _rules(judgement: Judgement, request: Request, config: JudgeConfig, started:
     if problem is not None:
         stage = StageReport(stage="rules", status="rejected", detail=problem.rule, duration_ms=_ms(started))
         return judgement._replace(findings=judgement.findings + (problem,)).rejected(problem, stage, _NOT_REACHED)
+    forget()  # nothing read from the text of an earlier change is kept for this one
     ctx = StepContext(request.step, request.result, request.workspace, request.records,  # type: ignore[arg-type]
                       request.key)
     judgement = judgement._replace(ctx=ctx, findings=judgement.findings + run_rules(ctx))

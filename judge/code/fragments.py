@@ -17,13 +17,13 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator
 
 from judge.code import treesitter
 from judge.code.sides import Side
 from judge.lazy_pattern import lazy_compile
 from judge.patch.lexer import LogicalLine, logical_lines, syntax_for
+from judge.text_cache import text_cache
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -122,7 +122,7 @@ def js_tree(side: Side, grammar: str) -> JsTree:
     return JsTree(root) if not root.has_error else _repaired(side.text, grammar)
 
 
-@lru_cache(maxsize=64)
+@text_cache(maxsize=64)
 def _repaired(text: str, grammar: str) -> JsTree:
     """js_tree of a side tree-sitter reads with an error; cached, since every detector asks for the same sides."""
     root = treesitter.parse(text, grammar)

@@ -11,6 +11,8 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Iterator
 
+from judge.text_cache import text_cache
+
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query
 
@@ -29,7 +31,7 @@ def grammar_for(path: str) -> str | None:
     return _GRAMMARS.get(PurePosixPath(path).suffix.lower())
 
 
-@lru_cache(maxsize=64)
+@text_cache(maxsize=64)
 def parse(text: str, grammar: str) -> Node:
     """The syntax tree of ``text``; cached, since every cheat detector reads the same hunk sides."""
     return _parser(grammar).parse(text.encode("utf-8", "surrogatepass")).root_node

@@ -16,9 +16,10 @@ from judge.lazy_pattern import lazy_compile
 
 __all__ = ["FirstLook"]
 
-# RE2's \s is ASCII; Python's also holds NBSP and the other Unicode spaces. A look must find at least what the
-# Python patterns behind it find, so its \s takes them all (RE2's ASCII \b only finds more word starts, not fewer).
-_PYTHON_SPACE = r"[\s\x{1c}-\x{1f}\x{85}\p{Z}]"
+# RE2's \s is ASCII without the vertical tab; Python's also holds the vertical tab, NBSP and the other Unicode spaces.
+# A look must find at least what the Python patterns behind it find, so its \s takes them all (RE2's ASCII \b only
+# finds more word starts, not fewer).
+_PYTHON_SPACE = r"[\s\x{0b}\x{1c}-\x{1f}\x{85}\p{Z}]"
 
 
 class FirstLook:

@@ -39,6 +39,7 @@ from typing import Iterator, NamedTuple
 from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
 from judge.patch.model import FileChange, Hunk
+from judge.text_cache import text_cache
 
 __all__ = ["DIRECTIVE", "LogicalLine", "line_shapes", "Syntax", "adds_trailing_whitespace", "is_superficial_file", "is_superficial_hunk",
            "iter_logical_lines", "logical_lines", "superficial_kinds", "syntax_for"]
@@ -418,7 +419,7 @@ class LogicalLine:
     comment: str  # the text of the comment that ends its last line, without the marker ('' when none)
 
 
-@lru_cache(maxsize=256)
+@text_cache(maxsize=256)
 def logical_lines(lines: tuple[str, ...], syntax: Syntax) -> tuple[LogicalLine, ...]:
     """The logical lines of a fragment, read from its first line as if no string or bracket were open there.
 

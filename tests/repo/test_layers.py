@@ -24,7 +24,7 @@ LAYERS = (
     ("context",),
     ("workspace", "runs", "verdict", "findings"),
     ("contract", "config", "config_layers", "config_plain"),
-    ("patch", "code", "errors", "rule_ids", "version", "lazy_pattern"),
+    ("patch", "code", "errors", "rule_ids", "version", "lazy_pattern", "text_cache"),
 )
 _RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 

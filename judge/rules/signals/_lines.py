@@ -4,7 +4,6 @@ the code told from comments), and which files nobody wrote by hand."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Iterator
 
 from judge.context import StepContext
@@ -12,6 +11,7 @@ from judge.lazy_pattern import lazy_compile
 from judge.patch.first_look import FirstLook
 from judge.patch.model import FileChange, Hunk, PatchFacts
 from judge.patch.lexer import Syntax, line_shapes, syntax_for
+from judge.text_cache import text_cache
 
 __all__ = ["Line", "added_text", "changed_holding", "generated", "hunk_side", "judged_work"]
 
@@ -24,7 +24,7 @@ class Line:
     changed: bool  # added (new side) or removed (old side), not context
 
 
-@lru_cache(maxsize=16)
+@text_cache(maxsize=16)
 def hunk_side(hunk: Hunk, sign: str, syntax: Syntax) -> tuple[Line, ...]:
     """One side of a hunk in order, context included, so a string or comment opened in the context is known.
     Cached, a few hunks: the signals read a small change's added lines one after the other (a large change's
