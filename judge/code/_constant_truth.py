@@ -15,6 +15,8 @@ import ast
 import operator
 from typing import Any
 
+from judge.code import pyast
+
 __all__ = ["condition_truth", "truth"]
 
 _WORLDS = ((3, 6, 0, "final", 0), (3, 14, 0, "final", 0))  # the oldest and newest Python a project may run
@@ -49,7 +51,7 @@ def condition_truth(node: ast.expr) -> bool | None:
         if text.lower() in _ASSENT:
             return True
         try:
-            parsed = ast.parse(text, mode="eval").body
+            parsed = pyast.parse(text, mode="eval").body
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return None
         return truth(parsed)

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from itertools import accumulate
 
-from judge.code import treesitter
+from judge.code import pyast, treesitter
 from judge.code._js_returns import ends_in_silence, may_be_always_true
 from judge.code.jstokens import Reader
 from judge.code.fragments import js_tree, python_lines
@@ -385,7 +385,7 @@ def _is_code(text: str, python: bool, grammar: str | None) -> bool:
 def _is_python_code(text: str) -> bool:
     source = text + "\n    pass" if text.rstrip().endswith(":") and "\n" not in text else text
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     return any(isinstance(node, _PY_ACTIONS) for node in tree.body) or any(

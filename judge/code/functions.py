@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Sequence
 
-from judge.code import treesitter
+from judge.code import pyast, treesitter
 from judge.code._js_blocks import none_is_a_stub
 from judge.code.fragments import UNSEEN, js_tree, opens_in_docstring, python_lines
 from judge.code.sides import Side
@@ -165,7 +165,7 @@ def _parsed_body(lines: tuple[str, ...]) -> tuple[str | None, int] | None:
     """(stub kind or None, statement count) of a body's statements (its docstring left out), by ``ast``; None when
     they do not parse."""
     try:
-        body = ast.parse(textwrap.dedent("\n".join(lines))).body
+        body = pyast.parse(textwrap.dedent("\n".join(lines))).body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     return (_ast_stub(body[0]) if len(body) == 1 else None), len(body)
