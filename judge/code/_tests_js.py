@@ -74,11 +74,14 @@ _ALIAS_LINE = lazy_compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\
 _DESTRUCTURED_ALIAS = lazy_compile(r"^\s*(?:const|let|var)\s*\{([^}=]*)\}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$")
 
 
-def file_aliases(lines: Iterable[str]) -> dict[str, list[str]]:
-    """Names a line anywhere in the lines given binds to a test function (`const t2 = test.skip`): a hunk may
-    register tests through a name another hunk of the file binds."""
+_DECLARING = lazy_compile(r"^.*?(?:const|let|var).*$", re.MULTILINE)  # the only lines that may bind an alias
+
+
+def file_aliases(text: str) -> dict[str, list[str]]:
+    """Names a line anywhere in ``text`` binds to a test function (`const t2 = test.skip`): a hunk may register tests
+    through a name another hunk of the file binds."""
     found: dict[str, list[str]] = {}
-    for line in lines:
+    for line in _DECLARING.findall(text):
         destructured = _DESTRUCTURED_ALIAS.match(line) if "{" in line and "=" in line else None
         if destructured is not None and destructured[2] in _TESTS | _GROUPS:  # `const {skip: later} = test`
             for key, _, name in (part.strip().partition(":") for part in destructured[1].split(",")):

@@ -399,22 +399,22 @@ def _uncollects(stmt: ast.stmt) -> bool:
         and truth(stmt.value) is False
 
 
-_ALIAS_LINE = lazy_compile(r"^[A-Za-z_]\w*\s*=\s*(?:pytest|unittest|skip|xfail|mark)\b")
+# A line that may bind a skip mark to a name; `[^\S\n]`: the spaces of one line (\s without the newline).
+_ALIAS_LINE = lazy_compile(r"^[A-Za-z_]\w*[^\S\n]*=[^\S\n]*(?:pytest|unittest|skip|xfail|mark)\b.*$", re.MULTILINE)
 
 
-def file_aliases(lines: Iterable[str]) -> dict[str, str]:
+def file_aliases(text: str) -> dict[str, str]:
     """Module-level names bound to a skip mark (`flaky = pytest.mark.skip(...)`) on one-line statements anywhere in
-    the lines given: a hunk may decorate a test with a name another hunk of the file binds."""
+    ``text``: a hunk may decorate a test with a name another hunk of the file binds."""
     found: dict[str, str] = {}
-    for line in lines:
-        if _ALIAS_LINE.match(line):
-            try:
-                stmt = ast.parse(line).body[0]
-            except (SyntaxError, ValueError, MemoryError, RecursionError, IndexError):
-                continue
-            key = _skip_alias(stmt)
-            if key:
-                found[stmt.targets[0].id] = key  # type: ignore[attr-defined]
+    for line in _ALIAS_LINE.findall(text):
+        try:
+            stmt = ast.parse(line).body[0]
+        except (SyntaxError, ValueError, MemoryError, RecursionError, IndexError):
+            continue
+        key = _skip_alias(stmt)
+        if key:
+            found[stmt.targets[0].id] = key  # type: ignore[attr-defined]
     return found
 
 

@@ -101,10 +101,11 @@ class FileView:
             return ()
         from judge.code.tests import skip_aliases, test_units  # here: only a change to a test file is read for tests
 
+        sides = [hunk.side(which) for hunk in self.hunks]  # made once for the aliases and the units, then let go
         # a name one hunk binds to a skip (`flaky = pytest.mark.skip`) marks the tests another hunk decorates with it
-        aliases = skip_aliases(path, (line for hunk in self.hunks for line in hunk.side(which).lines))
-        return tuple((hunk, unit) for hunk in self.hunks
-                     for unit in test_units(hunk.side(which), path, hunk.hunk.section, aliases))
+        aliases = skip_aliases(path, "\n".join(line for side in sides for line in side.lines))
+        return tuple((hunk, unit) for hunk, side in zip(self.hunks, sides)
+                     for unit in test_units(side, path, hunk.hunk.section, aliases))
 
 
 class ChangeModel:

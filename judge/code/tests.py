@@ -301,18 +301,18 @@ def test_units(side: Side, path: str, context: str = "", aliases: Aliases = None
 Aliases = "dict[str, str] | dict[str, list[str]] | None"
 
 
-def skip_aliases(path: str, lines: Iterable[str]) -> Aliases:
-    """The names lines of ``path`` bind to a skip mark or a test function (`flaky = pytest.mark.skip`,
+def skip_aliases(path: str, text: str) -> Aliases:
+    """The names the lines of ``path`` in ``text`` bind to a skip mark or a test function (`flaky = pytest.mark.skip`,
     `const t2 = test.skip`), for reading the file's hunks with what its other hunks bind."""
     language = test_language(path)
     if language == "python":
         from judge.code import _tests_python
 
-        return _tests_python.file_aliases(line for line in lines if "=" in line) or None
+        return _tests_python.file_aliases(text) or None
     if language in ("javascript", "typescript", "tsx"):
         from judge.code import _tests_js
 
-        return _tests_js.file_aliases(lines) or None
+        return _tests_js.file_aliases(text) or None
     return None
 
 
