@@ -165,10 +165,15 @@ class _Reading:
         """Assertions a test keeps but no longer reaches: a `return` the change writes above them (code cut off, not
         a leftover copy: judge/code/deadcode.py), or a block it puts under a condition that is never true."""
         found = []
+        # The hunks where some test (or fragment of one) has an assertion: a `return` or a never-true condition
+        # anywhere else keeps no assertion from running, and looking for them there would read the side again.
+        checking = {(s.change, s.hunk) for s in self.new if s.unit.kind in ("test", "fragment") and s.unit.checks}
         for file in self.model.files:
             if file.change.new_path is None or not any(s.change == file.index for s in self.new):
                 continue
             for hunk in file.hunks:
+                if (file.index, hunk.number) not in checking:
+                    continue
                 side = hunk.new
                 offs = [*disabled_blocks(side, file.change.new_path),
                         *(d for d in unreachable_code(side, file.change.new_path) if not d.left)]
@@ -373,15 +378,8 @@ class _Reading:
         # the test itself is still there and left with none: a test pasted into it took its assertions, unchanged
         # lines below the new `def` (what the hunk shows of the test on one side it shows on the other).
         emptied = bool(new) and not after and all(seen.unit.kind == "test" for seen in new)
-        # the test still makes it (a duplicate dropped: `pytest.raises(X)` twice), by text or leaf by leaf
-        still = {_same(c) for _, c in after} | {(c.text,) for _, c in after}
-        lost = [c for _, c in before] if emptied else \
-            [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes
-             and _same(c) not in still and (c.text,) not in still]
-        delegated = any(seen.unit.names & self.helpers for seen in new)
-        marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
-        excused = delegated or marked or self._moved_up(new) or self._table_driven(new)
-        if len(after) < len(before) and not came and lost and not excused:
+        lost = self._lost(before, after, gone, emptied) if len(after) < len(before) and not came else []
+        if lost and not self._excused(new):
             quoted = ", ".join(f"`{_short(c.text)}`" for c in lost[:_SHOWN])
             with_code = any(set(_WORD.findall(c.text)) & self.removed_code for c in lost)
             where = (new or old)[0]
@@ -389,6 +387,25 @@ class _Reading:
                                    f"lost {len(before) - len(after)} of its {len(before)} assertions: {quoted}",
                                    with_code))
         return found
+
+    def _lost(self, before: list[tuple[_Seen, Check]], after: list[tuple[_Seen, Check]], gone: list[tuple[_Seen, Check]],
+              emptied: bool) -> list[Check]:
+        """The assertions a test no longer makes, here or anywhere in the change."""
+        if emptied:
+            return [c for _, c in before]
+        if not gone:
+            return []
+        # the test still makes it (a duplicate dropped: `pytest.raises(X)` twice), by text or leaf by leaf
+        still = {_same(c) for _, c in after} | {(c.text,) for _, c in after}
+        return [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes
+                and _same(c) not in still and (c.text,) not in still]
+
+    def _excused(self, new: list[_Seen]) -> bool:
+        """Fewer assertions for a reason: a helper the change writes them into, a skip or todo mark it adds (said
+        already), an assertion moved up out of a helper, or a test made table-driven."""
+        delegated = any(seen.unit.names & self.helpers for seen in new)
+        marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
+        return delegated or marked or self._moved_up(new) or self._table_driven(new)
 
     def _table_driven(self, new: list[_Seen]) -> bool:
         """The change makes the test table-driven (`@pytest.mark.parametrize`, `it.each`): one assertion over rows now
@@ -414,8 +431,10 @@ class _Reading:
         """An assertion that pinned a value replaced by one that holds for other values too: the same subject now
         only checked to exist, be truthy, differ from something or have a type; or every new assertion weaker."""
         pinned = [c for _, c in gone if not (c.weak or c.tautology or c.swallowed) and c.text not in self.kept_checks]
+        if not pinned:
+            return []
         weaker = [(seen, c) for seen, c in came if c.weak and not c.tautology]
-        if not (pinned and weaker):
+        if not weaker:
             return []
         only_weaker = all(c.weak or c.tautology for _, c in came)
         for seen, check in weaker:
