@@ -286,12 +286,12 @@ def _is_check(path: list[str]) -> bool:
 
 def _chain_top(node: Node) -> Node:
     """The outermost call of an assertion chain: `expect(x).not.toBe(1)` for its `expect(x)`."""
-    while node.parent is not None:
-        parent = node.parent
-        if parent.type == "member_expression" and parent.child_by_field_name("object") == node:
-            node = parent
-        elif parent.type == "call_expression" and parent.child_by_field_name("function") == node:
-            node = parent
+    parent = node.parent
+    while parent is not None:
+        kind = parent.type
+        if kind == "member_expression" and parent.child_by_field_name("object") == node or \
+                kind == "call_expression" and parent.child_by_field_name("function") == node:
+            node, parent = parent, parent.parent
         else:
             break
     return node
@@ -319,8 +319,12 @@ def _check(top: Node, side: Side) -> Check:
     names: set[str] = set()
     _tokens(top, tokens, slots, literals, names)
     shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
-    weak, subject, truth = _meaning(top)
-    return Check(text, first, True, _tautology(top), tuple(tokens), frozenset(slots), shape, frozenset(names),
+    if top.type == "call_expression":  # its callee and arguments, read once for what it means and whether it holds
+        path, args = _path(top.child_by_field_name("function")) or [], _arguments(top)
+        (weak, subject, truth), tautology = _meaning(top, path, args), _tautology(top, path, args)
+    else:
+        (weak, subject, truth), tautology = (False, "", None), False
+    return Check(text, first, True, tautology, tuple(tokens), frozenset(slots), shape, frozenset(names),
                  weak, subject, truth, _swallowed(top, side))
 
 
@@ -341,13 +345,10 @@ _WEAK_OPERATORS = {"!=", "!==", "<", ">", "<=", ">="}
 _STRONG_OPERATORS = {"==", "==="}
 
 
-def _meaning(top: Node) -> tuple[bool, str, bool | None]:
-    """(weak, subject, truth) of an assertion: `expect(x).toBe(5)` pins x; `expect(x).toBeDefined()`,
-    `expect(x).not.toBe(-1)`, `t.truthy(x)`, `t.not(x, x + 1)` or `assert.ok(x)` don't."""
-    if top.type != "call_expression":
-        return False, "", None
-    path = _path(top.child_by_field_name("function")) or []
-    args = _arguments(top)
+def _meaning(top: Node, path: list[str], args: list[Node]) -> tuple[bool, str, bool | None]:
+    """(weak, subject, truth) of an assertion call, given its callee's path and its arguments: `expect(x).toBe(5)`
+    pins x; `expect(x).toBeDefined()`, `expect(x).not.toBe(-1)`, `t.truthy(x)`, `t.not(x, x + 1)` or `assert.ok(x)`
+    don't."""
     if path[:2] == ["expect", "()"]:
         subjects = _arguments(_expect_call(top))
         matcher, negated = path[-1], "not" in path
@@ -385,22 +386,21 @@ def _expect_call(top: Node) -> Node | None:
 
 def _squeezed(node: Node | None) -> str:
     """An expression written one way: no spaces, one kind of quote."""
-    return "" if node is None else re.sub(r"\s+", "", _text(node)).replace("'", '"').replace("`", '"')
+    return "" if node is None else "".join(_text(node).split()).replace("'", '"').replace("`", '"')
 
 
 def _swallowed(top: Node, side: Side) -> bool:
     """The assertion sits in the block of a `try` the change writes or edits whose `catch` neither throws nor
     asserts: its failure is swallowed."""
-    node = top
-    while node.parent is not None and node.type not in _FUNCTIONS:
-        parent = node.parent
+    node, parent = top, top.parent
+    while parent is not None and node.type not in _FUNCTIONS:
         if parent.type == "try_statement" and parent.child_by_field_name("body") == node:
             handler = parent.child_by_field_name("handler")
             if handler is None:
                 return False  # try/finally: the failure still propagates
             rows = (parent.start_point[0], handler.start_point[0])
             return any(_changed(side, row) for row in rows) and not _reacts(handler)
-        node = parent
+        node, parent = parent, parent.parent
     return False
 
 
@@ -433,15 +433,19 @@ def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], nam
             if node.child_count and (kind == "template_string" or node.has_error):
                 names.update(_text(n) for n in walk(node) if n.type in _IDENTIFIERS)
             continue
-        if node.child_count == 0:
-            text = _text(node)
-            out.append(text)
+        children = node.children
+        if not children:
+            text = node.text.decode("utf-8", "replace")  # type: ignore[union-attr]
             if kind in _IDENTIFIERS:
                 names.add(text)
+            out.append(text)
             continue
         out.append(kind)
-        passes = _passes_expected(node, kind, expected)  # the same for each of its children
-        stack.extend([(child, passes) for child in reversed(node.children)])
+        if kind == "arguments" or kind == "binary_expression":
+            passes = _passes_expected(node, kind, expected)  # the same for each of its children
+        else:
+            passes = expected and kind in _EXPECTED_INSIDE
+        stack.extend([(child, passes) for child in reversed(children)])
 
 
 _IDENTIFIERS = ("identifier", "property_identifier")
@@ -464,12 +468,9 @@ def _passes_expected(node: Node, kind: str, expected: bool) -> bool:
 _EXPECTED_INSIDE = frozenset({"array", "object", "pair", "unary_expression", "parenthesized_expression"})
 
 
-def _tautology(top: Node) -> bool:
-    """`expect(true).toBe(true)`, `expect(x).toBe(x)`, `assert.ok(true)`, `assert.strictEqual(1, 1)`, `t.pass()`..."""
-    if top.type != "call_expression":
-        return False
-    path = _path(top.child_by_field_name("function")) or []
-    args = _arguments(top)
+def _tautology(top: Node, path: list[str], args: list[Node]) -> bool:
+    """`expect(true).toBe(true)`, `expect(x).toBe(x)`, `assert.ok(true)`, `assert.strictEqual(1, 1)`, `t.pass()`...
+    of an assertion call, given its callee's path and its arguments."""
     if path == ["t", "pass"]:
         return True
     if path[-1] in _NEVER_THROWS or path[-2:] == ["not", "toThrow"]:  # `t.notThrows(() => {})`: nothing to throw
@@ -532,14 +533,15 @@ def _path(node: Node | None) -> list[str] | None:
     """`it.skip` -> [it, skip]; `test.each(rows)` -> [test, each, ()]; None for any other callee."""
     parts: list[str] = []
     while node is not None:
-        if node.type in ("identifier", "this"):
+        kind = node.type
+        if kind == "identifier" or kind == "this":
             parts.append(_text(node))
             return parts[::-1]
-        if node.type == "member_expression":
+        if kind == "member_expression":
             prop = node.child_by_field_name("property")
             parts.append(_text(prop) if prop is not None else "")
             node = node.child_by_field_name("object")
-        elif node.type == "call_expression":
+        elif kind == "call_expression":
             parts.append("()")
             node = node.child_by_field_name("function")
         else:
