@@ -32,6 +32,7 @@ from typing import Literal
 
 from judge.code.change import ChangeModel, FileView
 from judge.code.deadcode import disabled_blocks, unreachable_code
+from judge.code.sides import Side
 from judge.code.testpaths import is_test_data, is_test_path
 from judge.code.tests import Check, TestUnit, test_language
 from judge.lazy_pattern import lazy_compile
@@ -135,6 +136,7 @@ class _Reading:
         self.old: list[_Seen] = []
         self.new: list[_Seen] = []
         self.unreadable: list[Weakening] = []
+        self._new_sides: dict[tuple[int, int], Side] = {}
         added: list[FileView] = []
         for file in model.files:
             if not any(is_test_path(path) and not is_test_data(path) for path in file.change.paths):
@@ -174,7 +176,7 @@ class _Reading:
             for hunk in file.hunks:
                 if (file.index, hunk.number) not in checking:
                     continue
-                side = hunk.new
+                side = self._new_side(file.index, hunk.number)
                 offs = [*disabled_blocks(side, file.change.new_path),
                         *(d for d in unreachable_code(side, file.change.new_path) if not d.left)]
                 for off in offs:
@@ -183,6 +185,13 @@ class _Reading:
                         found.append(Weakening("disabled", seen.path, seen.label(off.line),
                                                f"no longer reaches its assertions: `{_short(off.text)}` comes first"))
         return found
+
+    def _new_side(self, change: int, hunk: int) -> Side:
+        """A hunk's new side, made once for this reading (a side is not kept by the model: see judge/code/change.py)."""
+        side = self._new_sides.get((change, hunk))
+        if side is None:
+            side = self._new_sides[(change, hunk)] = self.model.files[change].hunks[hunk].new
+        return side
 
     def _unit_around(self, change: int, hunk: int, line: int) -> _Seen | None:
         """The test (or the fragment of one) whose body holds the new side's ``line``."""
@@ -413,7 +422,7 @@ class _Reading:
         for seen in new:
             if seen.unit.kind != "test":
                 continue
-            side = self.model.files[seen.change].hunks[seen.hunk].new
+            side = self._new_side(seen.change, seen.hunk)
             if any(side.changed[i] and _TABLE.search(side.lines[i]) for i in _decorated(side.lines, seen.unit.line)):
                 return True
         return False
