@@ -62,32 +62,33 @@ def units(side: Side, context: str, aliases: dict[str, str] | None = None) -> tu
 def _parse(lines: tuple[str, ...]) -> tuple[list[_Segment], list[bool]]:
     segments: list[_Segment] = []
     covered = [False] * len(lines)
+    indents = [_indent(line) if line.strip() else None for line in lines]  # None: a blank line
     pending, budget = [(0, len(lines))], _PARSES
-    while pending and budget:
-        start, end = pending.pop()
-        while start < end and not lines[start].strip():
-            start += 1
-        if start >= end:
-            continue
-        budget -= 1
-        source, header = _wrapped(lines[start:end])
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        while pending and budget:
+            start, end = pending.pop()
+            while start < end and indents[start] is None:
+                start += 1
+            if start >= end:
+                continue
+            budget -= 1
+            source, header = _wrapped(lines[start:end], indents[start:end])
+            try:
                 tree = ast.parse("\n".join(source) + "\n")
-        except (MemoryError, RecursionError):  # nested past the parser's limits (hostile input): left to the lexer
-            continue
-        except (SyntaxError, ValueError) as error:
-            at = start + min(max((getattr(error, "lineno", None) or 1) - 1 - header, 0), end - start - 1)
-            if any(reason in str(error) for reason in _CUT_TO_END):
-                pending.append((start, at))
-                if "triple-quoted" in str(error) and _lone_quotes(lines[at]):
-                    pending.append((at + 1, end))  # it closes a docstring opened above the hunk: the code follows it
-            else:
-                pending += [(at + 1, end), (start, at)]
-            continue
-        segments.append(_Segment(tree, start, header, source))
-        covered[start:end] = [True] * (end - start)
+            except (MemoryError, RecursionError):  # nested past the parser's limits (hostile input): left to the lexer
+                continue
+            except (SyntaxError, ValueError) as error:
+                at = start + min(max((getattr(error, "lineno", None) or 1) - 1 - header, 0), end - start - 1)
+                if any(reason in str(error) for reason in _CUT_TO_END):
+                    pending.append((start, at))
+                    if "triple-quoted" in str(error) and _lone_quotes(lines[at]):
+                        pending.append((at + 1, end))  # it closes a docstring opened above the hunk: the code follows
+                else:
+                    pending += [(at + 1, end), (start, at)]
+                continue
+            segments.append(_Segment(tree, start, header, source))
+            covered[start:end] = [True] * (end - start)
     return sorted(segments, key=lambda s: s.start), covered
 
 
@@ -96,12 +97,13 @@ def _lone_quotes(line: str) -> bool:
     return line.strip() in ('"""', "'''")
 
 
-def _wrapped(lines: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
-    """The lines under one ``if 1:`` per indentation level they dedent to, when the first is indented."""
-    first = _indent(lines[0])
+def _wrapped(lines: tuple[str, ...], indents: list[int | None]) -> tuple[tuple[str, ...], int]:
+    """The lines under one ``if 1:`` per indentation level they dedent to, when the first is indented (``indents``:
+    each line's, None for a blank line)."""
+    first = indents[0]
     if not first:
         return lines, 0
-    prefixes = {line[:_indent(line)] for line in lines if line.strip() and _indent(line) < first}
+    prefixes = {line[:indent] for line, indent in zip(lines, indents) if indent is not None and indent < first}
     prefixes.add("")
     header = tuple(prefix + "if 1:" for prefix in sorted(prefixes, key=len))
     return header + lines, len(header)
