@@ -257,7 +257,8 @@ class _Reader:
                                                _assert_meaning))
             elif (kind is ast.Try or kind is ast.With) and id(node) not in self.swallowing \
                     and self._swallows(node):  # type: ignore[arg-type]
-                self.swallowing.update(id(inner) for part in node.body for inner in _walk(part))  # type: ignore[attr-defined]
+                body = node.body  # type: ignore[attr-defined]
+                self.swallowing.update(id(inner) for part in body for inner in _walk(part))
 
     # --- checks and marks
 

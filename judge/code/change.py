@@ -91,6 +91,10 @@ class FileView:
     def _tests(self) -> tuple[tuple[tuple[HunkView, TestUnit], ...], tuple[tuple[HunkView, TestUnit], ...]]:
         """The units of the old sides and of the new: the detector of weakened tests reads both, so each hunk's two
         sides are made together, in one pass over its body, and let go once read."""
+        from judge.code.tests import test_language
+
+        if not any(test_language(path) for path in (self.change.old_path, self.change.new_path) if path):
+            return (), ()  # no reader knows the file (a snapshot, a JSON fixture): no side is made
         sides = [_both_sides(hunk.hunk) for hunk in self.hunks]
         return self._read_tests("old", [old for old, _ in sides]), self._read_tests("new", [new for _, new in sides])
 

@@ -317,8 +317,8 @@ def skip_aliases(path: str, text: str) -> Aliases:
 
 
 def normalised(text: str) -> str:
-    """The text with each run of whitespace one space, none at either end (what `\\s+` -> " " and a strip make: str.split
-    splits on exactly the characters `\\s` matches)."""
+    """The text with each run of whitespace one space, none at either end: what `\\s+` -> " " and a strip make
+    (str.split splits on the characters `\\s` matches)."""
     return " ".join(text.split())
 
 

@@ -397,8 +397,8 @@ class _Reading:
                                    with_code))
         return found
 
-    def _lost(self, before: list[tuple[_Seen, Check]], after: list[tuple[_Seen, Check]], gone: list[tuple[_Seen, Check]],
-              emptied: bool) -> list[Check]:
+    def _lost(self, before: list[tuple[_Seen, Check]], after: list[tuple[_Seen, Check]],
+              gone: list[tuple[_Seen, Check]], emptied: bool) -> list[Check]:
         """The assertions a test no longer makes, here or anywhere in the change."""
         if emptied:
             return [c for _, c in before]
