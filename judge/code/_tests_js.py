@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Iterable
 
 from judge.code._tests_lexer import JS, mask
@@ -73,11 +74,14 @@ _ALIAS_LINE = lazy_compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\
 _DESTRUCTURED_ALIAS = lazy_compile(r"^\s*(?:const|let|var)\s*\{([^}=]*)\}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$")
 
 
-def file_aliases(lines: Iterable[str]) -> dict[str, list[str]]:
-    """Names a line anywhere in the lines given binds to a test function (`const t2 = test.skip`): a hunk may
-    register tests through a name another hunk of the file binds."""
+_DECLARING = lazy_compile(r"^.*?(?:const|let|var).*$", re.MULTILINE)  # the only lines that may bind an alias
+
+
+def file_aliases(text: str) -> dict[str, list[str]]:
+    """Names a line anywhere in ``text`` binds to a test function (`const t2 = test.skip`): a hunk may register tests
+    through a name another hunk of the file binds."""
     found: dict[str, list[str]] = {}
-    for line in lines:
+    for line in _DECLARING.findall(text):
         destructured = _DESTRUCTURED_ALIAS.match(line) if "{" in line and "=" in line else None
         if destructured is not None and destructured[2] in _TESTS | _GROUPS:  # `const {skip: later} = test`
             for key, _, name in (part.strip().partition(":") for part in destructured[1].split(",")):
@@ -97,8 +101,8 @@ def file_aliases(lines: Iterable[str]) -> dict[str, list[str]]:
 def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[str]] | None = None
           ) -> tuple[TestUnit, ...]:
     """``aliases``: the names the file's other hunks bind to test functions (see ``file_aliases``)."""
-    code = mask(side.lines, JS)
-    root = parse(_closed(side.lines, code), grammar)
+    source = _Source(_closed(side.lines), len(side.lines))
+    root = parse(source.text, grammar)
     named = _CONTEXT.match(context)  # git names the test a hunk starts in when its call is at column 0
     title = named["title"] if named else ""
     fragment = _Unit(title, "fragment", 0, label=f"{named['call']}({_quoted(title)})" if named else "", end=1 << 62)
@@ -108,17 +112,45 @@ def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[s
     for node in sorted(found_nodes.get("call", []), key=lambda n: (n.start_byte, -n.end_byte)):  # outer calls first
         while open_units[-1].end <= node.start_byte:
             open_units.pop()
-        unit = _call(node, open_units[-1], side, aliases)
+        unit = _call(node, open_units[-1], side, aliases, source)
         if unit is not open_units[-1]:
             groups = [u.name for u in open_units if u.kind == "group"]
             unit.owner = " > ".join(groups)  # `describe("a") > it("works")` is not `describe("b") > it("works")`
             found.append(unit)
             open_units.append(unit)
     for unit in found[1:]:  # the code it uses: its words outside strings and comments, object keys aside
-        text = "\n".join(code[unit.line:unit.last + 1])
-        unit.names.update(_WORD.findall(_KEY.sub(" ", text)))
-        unit.locals.update(_locals(text))
+        unit.words = partial(source.words, unit.line, unit.last)
     return tuple(u.freeze() for u in found if u.kind != "fragment" or u.checks or u.marks)
+
+
+class _Source:
+    """The text a side was parsed as, to read what few units are asked for later (their body, the names they use)
+    without keeping the side's lines, nor its tree, for as long as the units live."""
+
+    __slots__ = ("text", "count", "_data", "_code")
+
+    def __init__(self, text: str, count: int) -> None:
+        self.text, self.count = text, count  # the side's lines, then the closers
+        self._data: bytes | None = None
+        self._code: tuple[str, ...] | None = None
+
+    def between(self, start: int, end: int) -> str:
+        """The text between two byte offsets of the tree, as a node's own text."""
+        if self._data is None:
+            self._data = self.text.encode("utf-8", "surrogatepass")
+        return self._data[start:end].decode("utf-8", "replace")
+
+    def body(self, start: int, end: int) -> str:
+        """A callback's lines, whitespace-collapsed, blank and comment lines left out."""
+        return "\n".join(normalised(line) for line in self.between(start, end).splitlines()
+                         if line.strip() and not line.lstrip().startswith("//"))
+
+    def words(self, first: int, last: int) -> tuple[frozenset[str], frozenset[str]]:
+        """The names rows first..last use (their words outside strings and comments, object keys aside) and bind."""
+        if self._code is None:
+            self._code = mask(tuple(self.text.split("\n")[:self.count]), JS)
+        text = "\n".join(self._code[first:last + 1])
+        return frozenset(_WORD.findall(_KEY.sub(" ", text))), frozenset(_locals(text))
 
 
 def _locals(code: str) -> set[str]:
@@ -129,10 +161,10 @@ def _locals(code: str) -> set[str]:
     return bound
 
 
-def _closed(lines: tuple[str, ...], code: tuple[str, ...]) -> str:
+def _closed(lines: tuple[str, ...]) -> str:
     """The side's text with the brackets it leaves open (outside strings and comments) closed on a last line."""
     stack: list[str] = []
-    for char in _BRACKETS.findall("\n".join(code)):
+    for char in _BRACKETS.findall(JS.pattern.sub("", "\n".join(lines))):  # strings and comments taken out
         if char in _OPEN:
             stack.append(_OPEN[char])
         elif stack and char == stack[-1]:
@@ -164,7 +196,7 @@ def _aliases(found: dict[str, list[Node]], fragment: _Unit, side: Side) -> dict[
     return aliases
 
 
-def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]]) -> _Unit:
+def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]], source: _Source) -> _Unit:
     """Read one call; the unit the calls inside it belong to (a new test or group, or ``owner``)."""
     path = _path(node.child_by_field_name("function"))
     if not path:
@@ -173,7 +205,7 @@ def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]]) -
         path = aliases[path[0]] + path[1:]
     head = path[0]
     if head in _TESTS or head in _GROUPS:
-        unit = _test_call(node, path, side)
+        unit = _test_call(node, path, side, source)
         if unit is not None:
             return unit
     if _is_check(path):
@@ -190,7 +222,7 @@ def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]]) -
     return owner
 
 
-def _test_call(node: Node, path: list[str], side: Side) -> _Unit | None:
+def _test_call(node: Node, path: list[str], side: Side, source: _Source) -> _Unit | None:
     args = [c for c in node.child_by_field_name("arguments").named_children if c.type != "comment"]  # type: ignore[union-attr]
     if not args or args[0].type not in ("string", "template_string", "identifier", "binary_expression", "member_expression"):
         return None
@@ -204,9 +236,8 @@ def _test_call(node: Node, path: list[str], side: Side) -> _Unit | None:
     unit.callback = next((a for a in reversed(args) if a.type in _FUNCTIONS), None)
     if unit.callback is None and not {"todo", "skip"} & set(path[1:]):
         return None  # `test(value)` of some helper, not a test: a test has a body, or is a todo
-    if unit.callback is not None:
-        unit.body = "\n".join(normalised(line) for line in _text(unit.callback).splitlines()
-                              if line.strip() and not line.lstrip().startswith("//"))
+    if unit.callback is not None:  # read when the test is paired by its body, if ever
+        unit.body = partial(source.body, unit.callback.start_byte, unit.callback.end_byte)
     for mark in _marks(node, path, args):
         key, kind_of, text = mark
         unit.marks.append(Mark(kind_of, key, text, row, _changed(side, row)))  # type: ignore[arg-type]
@@ -255,12 +286,12 @@ def _is_check(path: list[str]) -> bool:
 
 def _chain_top(node: Node) -> Node:
     """The outermost call of an assertion chain: `expect(x).not.toBe(1)` for its `expect(x)`."""
-    while node.parent is not None:
-        parent = node.parent
-        if parent.type == "member_expression" and parent.child_by_field_name("object") == node:
-            node = parent
-        elif parent.type == "call_expression" and parent.child_by_field_name("function") == node:
-            node = parent
+    parent = node.parent
+    while parent is not None:
+        kind = parent.type
+        if kind == "member_expression" and parent.child_by_field_name("object") == node or \
+                kind == "call_expression" and parent.child_by_field_name("function") == node:
+            node, parent = parent, parent.parent
         else:
             break
     return node
@@ -279,16 +310,21 @@ def _is_direct(node: Node, owner: _Unit) -> bool:
 
 def _check(top: Node, side: Side) -> Check:
     first, last = top.start_point[0], top.end_point[0]
-    if not any(_changed(side, row) for row in range(first, last + 1)):  # only a changed check is compared leaf by leaf
-        return Check(normalised(_text(top)), first, False)
+    text = normalised(_text(top))
+    if not any(side.changed[first:last + 1]):  # only a changed check is compared leaf by leaf
+        return Check(text, first, False)
     tokens: list[str] = []
     slots: set[int] = set()
     literals: set[int] = set()
-    _tokens(top, False, tokens, slots, literals)
+    names: set[str] = set()
+    _tokens(top, tokens, slots, literals, names)
     shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
-    names = frozenset(_text(n) for n in walk(top) if n.type in ("identifier", "property_identifier"))
-    weak, subject, truth = _meaning(top)
-    return Check(normalised(_text(top)), first, True, _tautology(top), tuple(tokens), frozenset(slots), shape, names,
+    if top.type == "call_expression":  # its callee and arguments, read once for what it means and whether it holds
+        path, args = _path(top.child_by_field_name("function")) or [], _arguments(top)
+        (weak, subject, truth), tautology = _meaning(top, path, args), _tautology(top, path, args)
+    else:
+        (weak, subject, truth), tautology = (False, "", None), False
+    return Check(text, first, True, tautology, tuple(tokens), frozenset(slots), shape, frozenset(names),
                  weak, subject, truth, _swallowed(top, side))
 
 
@@ -309,13 +345,10 @@ _WEAK_OPERATORS = {"!=", "!==", "<", ">", "<=", ">="}
 _STRONG_OPERATORS = {"==", "==="}
 
 
-def _meaning(top: Node) -> tuple[bool, str, bool | None]:
-    """(weak, subject, truth) of an assertion: `expect(x).toBe(5)` pins x; `expect(x).toBeDefined()`,
-    `expect(x).not.toBe(-1)`, `t.truthy(x)`, `t.not(x, x + 1)` or `assert.ok(x)` don't."""
-    if top.type != "call_expression":
-        return False, "", None
-    path = _path(top.child_by_field_name("function")) or []
-    args = _arguments(top)
+def _meaning(top: Node, path: list[str], args: list[Node]) -> tuple[bool, str, bool | None]:
+    """(weak, subject, truth) of an assertion call, given its callee's path and its arguments: `expect(x).toBe(5)`
+    pins x; `expect(x).toBeDefined()`, `expect(x).not.toBe(-1)`, `t.truthy(x)`, `t.not(x, x + 1)` or `assert.ok(x)`
+    don't."""
     if path[:2] == ["expect", "()"]:
         subjects = _arguments(_expect_call(top))
         matcher, negated = path[-1], "not" in path
@@ -353,22 +386,21 @@ def _expect_call(top: Node) -> Node | None:
 
 def _squeezed(node: Node | None) -> str:
     """An expression written one way: no spaces, one kind of quote."""
-    return "" if node is None else re.sub(r"\s+", "", _text(node)).replace("'", '"').replace("`", '"')
+    return "" if node is None else "".join(_text(node).split()).replace("'", '"').replace("`", '"')
 
 
 def _swallowed(top: Node, side: Side) -> bool:
     """The assertion sits in the block of a `try` the change writes or edits whose `catch` neither throws nor
     asserts: its failure is swallowed."""
-    node = top
-    while node.parent is not None and node.type not in _FUNCTIONS:
-        parent = node.parent
+    node, parent = top, top.parent
+    while parent is not None and node.type not in _FUNCTIONS:
         if parent.type == "try_statement" and parent.child_by_field_name("body") == node:
             handler = parent.child_by_field_name("handler")
             if handler is None:
                 return False  # try/finally: the failure still propagates
             rows = (parent.start_point[0], handler.start_point[0])
             return any(_changed(side, row) for row in rows) and not _reacts(handler)
-        node = parent
+        node, parent = parent, parent.parent
     return False
 
 
@@ -383,43 +415,62 @@ def _reacts(handler: Node) -> bool:
     return False
 
 
-def _tokens(node: Node, expected: bool, out: list[str], slots: set[int], literals: set[int]) -> None:
+def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], names: set[str]) -> None:
     """The check leaf by leaf (a string by its content, whatever its quotes); literals passed to its matcher or
-    assertion (not to `expect(...)` itself, not inside another call) go into ``slots``. An explicit stack, not
-    recursion: a check nested thousands deep (hostile input) must not exhaust Python's."""
-    stack = [(node, expected)]
+    assertion (not to `expect(...)` itself, not inside another call) go into ``slots``; the identifiers it uses, in
+    literals too (a template's `${x}`), into ``names``. An explicit stack, not recursion: a check nested thousands
+    deep (hostile input) must not exhaust Python's."""
+    stack = [(node, False)]
     while stack:
         node, expected = stack.pop()
-        if node.type in _LITERALS:
+        kind = node.type
+        if kind in _LITERALS:
             if expected:
                 slots.add(len(out))
             literals.add(len(out))
-            out.append(_string(node) if node.type == "string" else _text(node))
+            out.append(_string(node) if kind == "string" else _text(node))
+            # the grammar puts identifiers in a literal only in a template's substitutions (or in an error)
+            if node.child_count and (kind == "template_string" or node.has_error):
+                names.update(_text(n) for n in walk(node) if n.type in _IDENTIFIERS)
             continue
-        if node.child_count == 0:
-            out.append(_text(node))
+        children = node.children
+        if not children:
+            text = node.text.decode("utf-8", "replace")  # type: ignore[union-attr]
+            if kind in _IDENTIFIERS:
+                names.add(text)
+            out.append(text)
             continue
-        out.append(node.type)
-        stack.extend((child, _passes_expected(node, child, expected)) for child in reversed(node.children))
+        out.append(kind)
+        if kind == "arguments" or kind == "binary_expression":
+            passes = _passes_expected(node, kind, expected)  # the same for each of its children
+        else:
+            passes = expected and kind in _EXPECTED_INSIDE
+        stack.extend([(child, passes) for child in reversed(children)])
 
 
-def _passes_expected(node: Node, child: Node, expected: bool) -> bool:
-    if node.type == "arguments":
+_IDENTIFIERS = ("identifier", "property_identifier")
+
+
+def _passes_expected(node: Node, kind: str, expected: bool) -> bool:
+    """Whether the children of ``node`` (of type ``kind``) are on the expected side of the check."""
+    if kind == "arguments":
         call = node.parent
         path = _path(call.child_by_field_name("function")) if call is not None else None
         return bool(path) and path != ["expect"] and _is_check(path)  # type: ignore[arg-type]
-    if node.type == "binary_expression":
+    if kind == "binary_expression":
+        if not expected:
+            return False
         operator = node.child_by_field_name("operator")
-        return expected and operator is not None and operator.type in _COMPARISONS
-    return expected and node.type in ("array", "object", "pair", "unary_expression", "parenthesized_expression")
+        return operator is not None and operator.type in _COMPARISONS
+    return expected and kind in _EXPECTED_INSIDE
 
 
-def _tautology(top: Node) -> bool:
-    """`expect(true).toBe(true)`, `expect(x).toBe(x)`, `assert.ok(true)`, `assert.strictEqual(1, 1)`, `t.pass()`..."""
-    if top.type != "call_expression":
-        return False
-    path = _path(top.child_by_field_name("function")) or []
-    args = _arguments(top)
+_EXPECTED_INSIDE = frozenset({"array", "object", "pair", "unary_expression", "parenthesized_expression"})
+
+
+def _tautology(top: Node, path: list[str], args: list[Node]) -> bool:
+    """`expect(true).toBe(true)`, `expect(x).toBe(x)`, `assert.ok(true)`, `assert.strictEqual(1, 1)`, `t.pass()`...
+    of an assertion call, given its callee's path and its arguments."""
     if path == ["t", "pass"]:
         return True
     if path[-1] in _NEVER_THROWS or path[-2:] == ["not", "toThrow"]:  # `t.notThrows(() => {})`: nothing to throw
@@ -482,14 +533,15 @@ def _path(node: Node | None) -> list[str] | None:
     """`it.skip` -> [it, skip]; `test.each(rows)` -> [test, each, ()]; None for any other callee."""
     parts: list[str] = []
     while node is not None:
-        if node.type in ("identifier", "this"):
+        kind = node.type
+        if kind == "identifier" or kind == "this":
             parts.append(_text(node))
             return parts[::-1]
-        if node.type == "member_expression":
+        if kind == "member_expression":
             prop = node.child_by_field_name("property")
             parts.append(_text(prop) if prop is not None else "")
             node = node.child_by_field_name("object")
-        elif node.type == "call_expression":
+        elif kind == "call_expression":
             parts.append("()")
             node = node.child_by_field_name("function")
         else:

@@ -29,12 +29,20 @@ class CLike:
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
-        """Comments and strings, leftmost first: a `//` inside a string is string, a quote inside a comment is comment."""
-        parts = [r"/\*[\s\S]*?(?:\*/|\Z)", r"//[^\n]*"]
+        """Comments and strings, leftmost first: a `//` inside a string is string, a quote inside a comment is comment.
+
+        Each is written as a run of plain characters broken only by what may end it or be escaped (a string as quote,
+        run, then escape and run again and again; a block comment as runs broken by a star not before a slash): the
+        same matches as one character at a time, found a run at a time (tests/code/test_tests_lexer.py)."""
+        parts = [r"/\*[^*]*(?:\*(?!/)[^*]*)*(?:\*/|\Z)", r"//[^\n]*"]
         if self.text_blocks:
-            parts.append(r'"""[\s\S]*?(?:"""|\Z)')
-        parts += [rf"{re.escape(q)}(?:\\.|[^{re.escape(q)}\\\n])*{re.escape(q)}?" for q in self.quotes]
-        parts += [rf"{re.escape(q)}(?:\\[\s\S]|[^{re.escape(q)}\\])*{re.escape(q)}?" for q in self.multiline]
+            parts.append(r'"""[^"]*(?:"(?!"")[^"]*)*(?:"""|\Z)')
+        for quote in map(re.escape, self.quotes):  # closes on its line
+            plain = rf"[^{quote}\\\n]*"
+            parts.append(rf"{quote}{plain}(?:\\.{plain})*{quote}?")
+        for quote in map(re.escape, self.multiline):
+            plain = rf"[^{quote}\\]*"
+            parts.append(rf"{quote}{plain}(?:\\[\s\S]{plain})*{quote}?")
         return re.compile("|".join(parts))
 
 

@@ -14,11 +14,12 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable, Iterable
 
 from judge.code._constant_truth import condition_truth, truth
 from judge.code.sides import Side
-from judge.code.tests import Check, Mark, TestUnit, UnitDraft, normalised
+from judge.code.tests import Check, Detail, Mark, TestUnit, UnitDraft, normalised
 from judge.lazy_pattern import lazy_compile
 
 __all__ = ["units"]
@@ -47,7 +48,7 @@ def units(side: Side, context: str, aliases: dict[str, str] | None = None) -> tu
     """``aliases``: the skip marks the file's other hunks bind to a name (see ``file_aliases``)."""
     segments, covered = _parse(side.lines)
     complete = all(covered[i] for i, changed in enumerate(side.changed) if changed)
-    reader = _Reader(side, context, complete)
+    reader = _Reader(side, context, complete, _Lines("\n".join(side.lines)))
     reader.aliases.update(aliases or {})
     for segment in segments:
         reader.segment(segment)
@@ -61,32 +62,33 @@ def units(side: Side, context: str, aliases: dict[str, str] | None = None) -> tu
 def _parse(lines: tuple[str, ...]) -> tuple[list[_Segment], list[bool]]:
     segments: list[_Segment] = []
     covered = [False] * len(lines)
+    indents = [_indent(line) if line.strip() else None for line in lines]  # None: a blank line
     pending, budget = [(0, len(lines))], _PARSES
-    while pending and budget:
-        start, end = pending.pop()
-        while start < end and not lines[start].strip():
-            start += 1
-        if start >= end:
-            continue
-        budget -= 1
-        source, header = _wrapped(lines[start:end])
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        while pending and budget:
+            start, end = pending.pop()
+            while start < end and indents[start] is None:
+                start += 1
+            if start >= end:
+                continue
+            budget -= 1
+            source, header = _wrapped(lines[start:end], indents[start:end])
+            try:
                 tree = ast.parse("\n".join(source) + "\n")
-        except (MemoryError, RecursionError):  # nested past the parser's limits (hostile input): left to the lexer
-            continue
-        except (SyntaxError, ValueError) as error:
-            at = start + min(max((getattr(error, "lineno", None) or 1) - 1 - header, 0), end - start - 1)
-            if any(reason in str(error) for reason in _CUT_TO_END):
-                pending.append((start, at))
-                if "triple-quoted" in str(error) and _lone_quotes(lines[at]):
-                    pending.append((at + 1, end))  # it closes a docstring opened above the hunk: the code follows it
-            else:
-                pending += [(at + 1, end), (start, at)]
-            continue
-        segments.append(_Segment(tree, start, header, source))
-        covered[start:end] = [True] * (end - start)
+            except (MemoryError, RecursionError):  # nested past the parser's limits (hostile input): left to the lexer
+                continue
+            except (SyntaxError, ValueError) as error:
+                at = start + min(max((getattr(error, "lineno", None) or 1) - 1 - header, 0), end - start - 1)
+                if any(reason in str(error) for reason in _CUT_TO_END):
+                    pending.append((start, at))
+                    if "triple-quoted" in str(error) and _lone_quotes(lines[at]):
+                        pending.append((at + 1, end))  # it closes a docstring opened above the hunk: the code follows
+                else:
+                    pending += [(at + 1, end), (start, at)]
+                continue
+            segments.append(_Segment(tree, start, header, source))
+            covered[start:end] = [True] * (end - start)
     return sorted(segments, key=lambda s: s.start), covered
 
 
@@ -95,12 +97,13 @@ def _lone_quotes(line: str) -> bool:
     return line.strip() in ('"""', "'''")
 
 
-def _wrapped(lines: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
-    """The lines under one ``if 1:`` per indentation level they dedent to, when the first is indented."""
-    first = _indent(lines[0])
+def _wrapped(lines: tuple[str, ...], indents: list[int | None]) -> tuple[tuple[str, ...], int]:
+    """The lines under one ``if 1:`` per indentation level they dedent to, when the first is indented (``indents``:
+    each line's, None for a blank line)."""
+    first = indents[0]
     if not first:
         return lines, 0
-    prefixes = {line[:_indent(line)] for line in lines if line.strip() and _indent(line) < first}
+    prefixes = {line[:indent] for line, indent in zip(lines, indents) if indent is not None and indent < first}
     prefixes.add("")
     header = tuple(prefix + "if 1:" for prefix in sorted(prefixes, key=len))
     return header + lines, len(header)
@@ -121,9 +124,24 @@ def _context(context: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------- reading the trees
 
 
+class _Lines:
+    """A side's text, to read the bodies of the few units paired by their body without keeping the side's lines for
+    as long as the units live."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def body(self, first: int, last: int) -> str:
+        """Lines first..last, whitespace-collapsed, blank and comment lines left out."""
+        return "\n".join(normalised(text) for text in self.text.split("\n")[first:last + 1]
+                         if text.strip() and not text.lstrip().startswith("#"))
+
+
 class _Reader:
-    def __init__(self, side: Side, context: str, complete: bool) -> None:
-        self.side, self.complete = side, complete
+    def __init__(self, side: Side, context: str, complete: bool, source: _Lines) -> None:
+        self.side, self.complete, self.source = side, complete, source
         self.units: list[UnitDraft] = []
         test, group = _context(context)
         self.context_class = group.removeprefix("class ")  # the class a side that starts inside one is in
@@ -204,8 +222,7 @@ class _Reader:
         for stmt in node.body:
             self._content(stmt, unit, direct=True)
         last = self._line(node.end_lineno or node.lineno)
-        unit.body = "\n".join(normalised(text) for text in self.side.lines[line + 1:last + 1]
-                              if text.strip() and not text.lstrip().startswith("#"))
+        unit.body = partial(self.source.body, line + 1, last)  # read when the test is paired by its body, if ever
         self.units.append(unit)
 
     def _class(self, node: ast.ClassDef) -> None:
@@ -213,8 +230,7 @@ class _Reader:
         group = UnitDraft(node.name, "group", line, self.side.changed[line], collected=_collects_class(node))
         self._marks_of(group, node.decorator_list)
         last = self._line(node.end_lineno or node.lineno)
-        group.body = "\n".join(normalised(text) for text in self.side.lines[line + 1:last + 1]
-                               if text.strip() and not text.lstrip().startswith("#"))
+        group.body = partial(self.source.body, line + 1, last)
         self.units.append(group)
         self._statements(node.body, group)
 
@@ -223,40 +239,38 @@ class _Reader:
             skip = _skip_statement(stmt)
             if skip:
                 self._mark(unit, skip, normalised(self._text(stmt)), stmt)
-        for node in ast.walk(stmt):  # breadth first: a `try` is seen before the assertions inside it
-            if isinstance(node, (ast.Try, ast.With)) and id(node) not in self.swallowing and self._swallows(node):
-                self.swallowing.update(id(inner) for part in node.body for inner in ast.walk(part))
-            if isinstance(node, ast.Name):
-                unit.names.add(node.id)
-                if isinstance(node.ctx, ast.Store):
-                    unit.locals.add(node.id)
-            elif isinstance(node, ast.Attribute):
-                unit.names.add(node.attr)
-            elif isinstance(node, ast.Assert):
-                unit.checks.append(self._check(node, node.test, _assert_tautology, [], _assert_meaning))
-            elif isinstance(node, ast.Call) and _is_check_call(node):
-                unit.checks.append(self._check(node, node, _call_tautology, node.args, _call_meaning))
+        names, bound = unit.names, unit.locals
+        for node in _walk(stmt):  # breadth first: a `try` is seen before the assertions inside it
+            kind = type(node)
+            if kind is ast.Name:
+                names.add(node.id)  # type: ignore[attr-defined]
+                if type(node.ctx) is ast.Store:  # type: ignore[attr-defined]
+                    bound.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                names.add(node.attr)  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                if _is_check_call(node):  # type: ignore[arg-type]
+                    unit.checks.append(self._check(node, node, _call_tautology, node.args,  # type: ignore[attr-defined]
+                                                   _call_meaning))
+            elif kind is ast.Assert:
+                unit.checks.append(self._check(node, node.test, _assert_tautology, [],  # type: ignore[attr-defined]
+                                               _assert_meaning))
+            elif (kind is ast.Try or kind is ast.With) and id(node) not in self.swallowing \
+                    and self._swallows(node):  # type: ignore[arg-type]
+                body = node.body  # type: ignore[attr-defined]
+                self.swallowing.update(id(inner) for part in body for inner in _walk(part))
 
     # --- checks and marks
 
     def _check(self, node: ast.AST, compared: Any, tautology: Callable[[Any], bool], expected: list[ast.expr],
                meaning: Callable[[Any], _Meaning]) -> Check:
         first, last = self._line(node.lineno), self._line(node.end_lineno or node.lineno)  # type: ignore[attr-defined]
+        text = normalised(self._text(node))
         if not any(self.side.changed[first:last + 1]):  # only a changed check is ever compared leaf by leaf
-            return Check(normalised(self._text(node)), first, False)
-        tokens: list[str] = []
-        slots: set[int] = set()
-        literals: set[int] = set()
-        _tokens(compared, False, set(map(id, expected)), tokens, slots, literals)
-        shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
-        names = frozenset(n.id if isinstance(n, ast.Name) else n.attr  # type: ignore[attr-defined]
-                          for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)))
-        try:
-            always, (weak, subject, truth_of) = tautology(compared), meaning(compared)
-        except RecursionError:  # an expression nested past what ast.dump can walk (hostile input): compared by text
-            always, (weak, subject, truth_of) = False, (False, "", None)
-        return Check(normalised(self._text(node)), first, True, always, tuple(tokens), frozenset(slots),
-                     shape, names, weak, subject, truth_of, id(node) in self.swallowing)
+            return Check(text, first, False)
+        # what it pins down is read from its own subtree when first asked for: most changed checks never are
+        return Check(text, first, True, swallowed=id(node) in self.swallowing,
+                     detail=partial(_detail, node, compared, tautology, expected, meaning))
 
     def _swallows(self, node: ast.Try | ast.With) -> bool:
         """A `try` (or `with suppress(...)`) the change writes or edits whose handler lets any failure pass."""
@@ -388,22 +402,22 @@ def _uncollects(stmt: ast.stmt) -> bool:
         and truth(stmt.value) is False
 
 
-_ALIAS_LINE = lazy_compile(r"^[A-Za-z_]\w*\s*=\s*(?:pytest|unittest|skip|xfail|mark)\b")
+# A line that may bind a skip mark to a name; `[^\S\n]`: the spaces of one line (\s without the newline).
+_ALIAS_LINE = lazy_compile(r"^[A-Za-z_]\w*[^\S\n]*=[^\S\n]*(?:pytest|unittest|skip|xfail|mark)\b.*$", re.MULTILINE)
 
 
-def file_aliases(lines: Iterable[str]) -> dict[str, str]:
+def file_aliases(text: str) -> dict[str, str]:
     """Module-level names bound to a skip mark (`flaky = pytest.mark.skip(...)`) on one-line statements anywhere in
-    the lines given: a hunk may decorate a test with a name another hunk of the file binds."""
+    ``text``: a hunk may decorate a test with a name another hunk of the file binds."""
     found: dict[str, str] = {}
-    for line in lines:
-        if _ALIAS_LINE.match(line):
-            try:
-                stmt = ast.parse(line).body[0]
-            except (SyntaxError, ValueError, MemoryError, RecursionError, IndexError):
-                continue
-            key = _skip_alias(stmt)
-            if key:
-                found[stmt.targets[0].id] = key  # type: ignore[attr-defined]
+    for line in _ALIAS_LINE.findall(text):
+        try:
+            stmt = ast.parse(line).body[0]
+        except (SyntaxError, ValueError, MemoryError, RecursionError, IndexError):
+            continue
+        key = _skip_alias(stmt)
+        if key:
+            found[stmt.targets[0].id] = key  # type: ignore[attr-defined]
     return found
 
 
@@ -426,6 +440,38 @@ def _collects_class(node: ast.ClassDef) -> bool:
     return node.name.startswith("Test") and not constructor
 
 
+def _detail(node: ast.AST, compared: Any, tautology: Callable[[Any], bool], expected: list[ast.expr],
+            meaning: Callable[[Any], _Meaning]) -> Detail:
+    """What a changed check pins down (judge.code.tests.Check): its leaves, its expected slots, its shape, the names it
+    uses, and whether it is a tautology or a weak check, of what subject."""
+    tokens: list[str] = []
+    slots: set[int] = set()
+    literals: set[int] = set()
+    _tokens(compared, False, set(map(id, expected)), tokens, slots, literals)
+    shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
+    names = frozenset(n.id if type(n) is ast.Name else n.attr  # type: ignore[attr-defined]
+                      for n in _walk(node) if type(n) is ast.Name or type(n) is ast.Attribute)
+    try:
+        always, (weak, subject, truth_of) = tautology(compared), meaning(compared)
+    except RecursionError:  # an expression nested past what ast.dump can walk (hostile input): compared by text
+        always, (weak, subject, truth_of) = False, (False, "", None)
+    return always, tuple(tokens), frozenset(slots), shape, names, weak, subject, truth_of
+
+
+def _walk(node: ast.AST) -> list[ast.AST]:
+    """Every node under ``node`` (itself first) in ``ast.walk``'s order, breadth first, as a list: the same walk
+    without a generator per node."""
+    found = [node]
+    for current in found:  # the list grows as it is read
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, ast.AST):
+                found.append(value)
+            elif type(value) is list:
+                found.extend([item for item in value if isinstance(item, ast.AST)])
+    return found
+
+
 _FAILURES = {"Exception", "BaseException", "AssertionError", "builtins.Exception", "builtins.BaseException"}
 
 
@@ -440,7 +486,7 @@ def _catches_failures(handler_type: ast.expr | None) -> bool:
 
 def _reacts(body: list[ast.stmt]) -> bool:
     """A handler body that raises, fails or asserts: the failure is not swallowed."""
-    for node in (inner for stmt in body for inner in ast.walk(stmt)):
+    for node in (inner for stmt in body for inner in _walk(stmt)):
         if isinstance(node, (ast.Raise, ast.Assert)) or (isinstance(node, ast.Call) and _is_check_call(node)):
             return True
     return False
@@ -494,7 +540,7 @@ def _negation(value: ast.expr) -> str:
 
 def _same_value(a: ast.expr, b: ast.expr) -> bool:
     """The same expression on both sides that calls nothing: `x == x` holds, `cls(1) == cls(1)` tests `__eq__`."""
-    return ast.dump(a) == ast.dump(b) and not any(isinstance(n, (ast.Call, ast.Await)) for n in ast.walk(a))
+    return ast.dump(a) == ast.dump(b) and not any(isinstance(n, (ast.Call, ast.Await)) for n in _walk(a))
 
 
 # --------------------------------------------------------------------------- what a check pins down

@@ -72,7 +72,7 @@ class FileView:
 
     def tests(self, which: Which) -> tuple[tuple[HunkView, TestUnit], ...]:
         """The test units each hunk's side holds, with their hunk, in order."""
-        return self._tests_old if which == "old" else self._tests_new
+        return self._tests[0 if which == "old" else 1]
 
     def functions(self, which: Which, hunk: HunkView) -> tuple[Function, ...]:
         """The functions a hunk's side defines (a whole new or deleted file read as one)."""
@@ -88,23 +88,50 @@ class FileView:
         return {}
 
     @fact
-    def _tests_old(self) -> tuple[tuple[HunkView, TestUnit], ...]:
-        return self._read_tests("old")
+    def _tests(self) -> tuple[tuple[tuple[HunkView, TestUnit], ...], tuple[tuple[HunkView, TestUnit], ...]]:
+        """The units of the old sides and of the new: the detector of weakened tests reads both, so each hunk's two
+        sides are made together, in one pass over its body, and let go once read."""
+        from judge.code.tests import test_language
 
-    @fact
-    def _tests_new(self) -> tuple[tuple[HunkView, TestUnit], ...]:
-        return self._read_tests("new")
+        if not any(test_language(path) for path in (self.change.old_path, self.change.new_path) if path):
+            return (), ()  # no reader knows the file (a snapshot, a JSON fixture): no side is made
+        sides = [_both_sides(hunk.hunk) for hunk in self.hunks]
+        return self._read_tests("old", [old for old, _ in sides]), self._read_tests("new", [new for _, new in sides])
 
-    def _read_tests(self, which: Which) -> tuple[tuple[HunkView, TestUnit], ...]:
+    def _read_tests(self, which: Which, sides: list[Side]) -> tuple[tuple[HunkView, TestUnit], ...]:
         path = self.path_on(which)
         if path is None or which == "old" and self.change.is_added:
             return ()
         from judge.code.tests import skip_aliases, test_units  # here: only a change to a test file is read for tests
 
         # a name one hunk binds to a skip (`flaky = pytest.mark.skip`) marks the tests another hunk decorates with it
-        aliases = skip_aliases(path, (line for hunk in self.hunks for line in hunk.side(which).lines))
-        return tuple((hunk, unit) for hunk in self.hunks
-                     for unit in test_units(hunk.side(which), path, hunk.hunk.section, aliases))
+        aliases = skip_aliases(path, "\n".join(line for side in sides for line in side.lines))
+        return tuple((hunk, unit) for hunk, side in zip(self.hunks, sides)
+                     for unit in test_units(side, path, hunk.hunk.section, aliases))
+
+
+def _both_sides(hunk: Hunk) -> tuple[Side, Side]:
+    """side_of(hunk, "old") and side_of(hunk, "new") (judge/code/sides.py), made in one pass over the body."""
+    old_lines: list[str] = []
+    old_changed: list[bool] = []
+    new_lines: list[str] = []
+    new_changed: list[bool] = []
+    for line in hunk.body:  # a line that is none of these (`\ No newline at end of file`) is on no side
+        sign = line[:1]
+        if sign == " ":
+            text = line[1:]
+            old_lines.append(text)
+            old_changed.append(False)
+            new_lines.append(text)
+            new_changed.append(False)
+        elif sign == "-":
+            old_lines.append(line[1:])
+            old_changed.append(True)
+        elif sign == "+":
+            new_lines.append(line[1:])
+            new_changed.append(True)
+    at_end = hunk.reaches_end
+    return Side(tuple(old_lines), tuple(old_changed), at_end), Side(tuple(new_lines), tuple(new_changed), at_end)
 
 
 class ChangeModel:

@@ -20,7 +20,7 @@ Strings and comments are never code: ``# pytest.skip(`` or ``"it.only("`` marks 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Literal
+from typing import Callable, Iterable, Literal
 
 from judge.code.sides import Side
 from judge.lazy_pattern import lazy_compile
@@ -31,24 +31,108 @@ __all__ = ["Check", "Mark", "TestUnit", "UnitDraft", "normalised", "skip_aliases
 Kind = Literal["test", "group", "helper", "fragment", "module"]
 
 
-@dataclass(frozen=True)
 class Check:
-    """One assertion: ``assert x == 1``, ``self.assertEqual(...)``, ``expect(x).toBe(1)``, ``t.is(...)``, ``t.Errorf(...)``."""
+    """One assertion: ``assert x == 1``, ``self.assertEqual(...)``, ``expect(x).toBe(1)``, ``t.is(...)``, ``t.Errorf(...)``.
+
+    What a changed check pins down (``tautology`` to ``truth``) may be given as ``detail``, a function that reads all of
+    it at once, called the first time one of them is asked for: a reader that can keep what it needs for that (a
+    Python expression's own subtree) leaves the reading of the checks nobody compares undone."""
+
+    __slots__ = ("text", "line", "changed", "swallowed", "_detail", "_tautology", "_tokens", "_slots", "_shape",
+                 "_names", "_weak", "_subject", "_truth")
 
     text: str  # its source, whitespace collapsed
     line: int  # index of its first line in the side
     changed: bool  # it touches a changed line of the side
-    tautology: bool = False  # true whatever the code does: `assert True`, `expect(x).toBe(x)`, `t.pass()`
-    tokens: tuple[str, ...] = ()  # its syntax leaf by leaf, literals by value
-    slots: frozenset[int] = frozenset()  # indexes in ``tokens`` of the literals on its expected side
-    shape: str = ""  # its syntax with every literal masked: the same check with other values has the same shape
-    names: frozenset[str] = frozenset()  # the identifiers it uses (not its literals), for a changed check
+    swallowed: bool  # it runs inside a `try` whose changed handler swallows its failure (`except: pass`)
+
+    def __init__(self, text: str, line: int, changed: bool, tautology: bool = False, tokens: tuple[str, ...] = (),
+                 slots: frozenset[int] = frozenset(), shape: str = "", names: frozenset[str] = frozenset(),
+                 weak: bool = False, subject: str = "", truth: bool | None = None, swallowed: bool = False, *,
+                 detail: Callable[[], Detail] | None = None) -> None:
+        self.text, self.line, self.changed, self.swallowed = text, line, changed, swallowed
+        self._detail = detail
+        self._tautology, self._tokens, self._slots, self._shape = tautology, tokens, slots, shape
+        self._names, self._weak, self._subject, self._truth = names, weak, subject, truth
+
+    def _read(self) -> None:
+        detail, self._detail = self._detail, None
+        (self._tautology, self._tokens, self._slots, self._shape, self._names, self._weak, self._subject,
+         self._truth) = detail()  # type: ignore[misc]
+
+    @property
+    def tautology(self) -> bool:
+        """True whatever the code does: `assert True`, `expect(x).toBe(x)`, `t.pass()`."""
+        if self._detail is not None:
+            self._read()
+        return self._tautology
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """Its syntax leaf by leaf, literals by value."""
+        if self._detail is not None:
+            self._read()
+        return self._tokens
+
+    @property
+    def slots(self) -> frozenset[int]:
+        """Indexes in ``tokens`` of the literals on its expected side."""
+        if self._detail is not None:
+            self._read()
+        return self._slots
+
+    @property
+    def shape(self) -> str:
+        """Its syntax with every literal masked: the same check with other values has the same shape."""
+        if self._detail is not None:
+            self._read()
+        return self._shape
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The identifiers it uses (not its literals), for a changed check."""
+        if self._detail is not None:
+            self._read()
+        return self._names
+
     # What a changed check pins down, to tell an assertion replaced by a weaker one:
-    weak: bool = False  # holds for many values: existence, truthiness, inequality, a type (`is not None`, `t.not`)
-    subject: str = ""  # the value it checks, spaces removed: `parse_port("80")` of `assert parse_port("80") == 80`
-    truth: bool | None = None  # what truthiness alone would say of it: `== True`, `assert x` True; `is None`, `== 0`,
-    # `assert not x` False; None when it pins more (an `assert x == True` written `assert x` says as much)
-    swallowed: bool = False  # it runs inside a `try` whose changed handler swallows its failure (`except: pass`)
+    @property
+    def weak(self) -> bool:
+        """Holds for many values: existence, truthiness, inequality, a type (`is not None`, `t.not`)."""
+        if self._detail is not None:
+            self._read()
+        return self._weak
+
+    @property
+    def subject(self) -> str:
+        """The value it checks, spaces removed: `parse_port("80")` of `assert parse_port("80") == 80`."""
+        if self._detail is not None:
+            self._read()
+        return self._subject
+
+    @property
+    def truth(self) -> bool | None:
+        """What truthiness alone would say of it: `== True`, `assert x` True; `is None`, `== 0`, `assert not x` False;
+        None when it pins more (an `assert x == True` written `assert x` says as much)."""
+        if self._detail is not None:
+            self._read()
+        return self._truth
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.text, self.line, self.changed, self.tautology, self.tokens, self.slots, self.shape, self.names,
+                self.weak, self.subject, self.truth, self.swallowed)
+
+    def __eq__(self, other: object) -> bool:
+        return other is self or isinstance(other, Check) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Check{self._values()!r}"
+
+
+Detail = tuple[bool, tuple[str, ...], frozenset[int], str, frozenset[str], bool, str, "bool | None"]
 
 
 @dataclass(frozen=True)
@@ -62,28 +146,75 @@ class Mark:
     changed: bool
 
 
-@dataclass(frozen=True)
 class TestUnit:
+    """A test, test class, describe block, helper, the fragment of a test above the hunk, or the module's own marks.
+
+    ``body``, ``names`` and ``locals`` may each be given as a function of no argument, called the first time the
+    field is read: only a definition the change renames or removes is paired by its body, and only a few are asked
+    what code they use, while reading those out of every unit cost more than finding the units."""
+
     __test__ = False  # pytest: not a test class
+    __slots__ = ("name", "kind", "line", "header_changed", "label", "_body", "checks", "marks", "_names", "complete",
+                 "_locals", "collected", "owner")
 
     name: str  # the test function's name, the test's title; for a fragment, the hunk's function context or ""
     kind: Kind  # helper: another function in a test file; module: the file's own marks (pytestmark)
     line: int  # index in the side of its header
     header_changed: bool  # the header line itself is a changed line of the side
-    label: str = ""  # how a reason names it: `test_login`, `it("logs in")`, `describe("api")`
-    body: str = ""  # its body, each line whitespace-collapsed, for telling a renamed or moved test
-    checks: tuple[Check, ...] = ()
-    marks: tuple[Mark, ...] = ()
-    names: frozenset[str] = frozenset()  # identifiers it uses: the code it tests
-    complete: bool = True  # every changed line of the side was read by the parser
-    locals: frozenset[str] = frozenset()  # names it binds itself (variables, parameters): not code under test
-    collected: bool = True  # the runner collects it by its name and place (pytest: `test*` in a `Test*` class)
-    owner: str = ""  # the class it is a method of, where the side or git's hunk header shows one
+    label: str  # how a reason names it: `test_login`, `it("logs in")`, `describe("api")`
+    checks: tuple[Check, ...]
+    marks: tuple[Mark, ...]
+    complete: bool  # every changed line of the side was read by the parser
+    collected: bool  # the runner collects it by its name and place (pytest: `test*` in a `Test*` class)
+    owner: str  # the class it is a method of, where the side or git's hunk header shows one
+
+    def __init__(self, name: str, kind: Kind, line: int, header_changed: bool, label: str = "",
+                 body: str | Callable[[], str] = "", checks: tuple[Check, ...] = (), marks: tuple[Mark, ...] = (),
+                 names: frozenset[str] | Callable[[], frozenset[str]] = frozenset(), complete: bool = True,
+                 locals: frozenset[str] | Callable[[], frozenset[str]] = frozenset(), collected: bool = True,
+                 owner: str = "") -> None:
+        self.name, self.kind, self.line, self.header_changed, self.label = name, kind, line, header_changed, label
+        self._body, self.checks, self.marks, self._names, self.complete = body, checks, marks, names, complete
+        self._locals, self.collected, self.owner = locals, collected, owner
+
+    @property
+    def body(self) -> str:
+        """Its body, each line whitespace-collapsed, for telling a renamed or moved test."""
+        if callable(self._body):
+            self._body = self._body()
+        return self._body
+
+    @property
+    def names(self) -> frozenset[str]:
+        """Identifiers it uses: the code it tests."""
+        if callable(self._names):
+            self._names = self._names()
+        return self._names
+
+    @property
+    def locals(self) -> frozenset[str]:
+        """Names it binds itself (variables, parameters): not code under test."""
+        if callable(self._locals):
+            self._locals = self._locals()
+        return self._locals
 
     @property
     def qualname(self) -> str:
         """Its name in its file: `FirstTests.test_empty` and `LastTests.test_empty` are two tests."""
         return f"{self.owner}.{self.name}" if self.owner else self.name
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.name, self.kind, self.line, self.header_changed, self.label, self.body, self.checks, self.marks,
+                self.names, self.complete, self.locals, self.collected, self.owner)
+
+    def __eq__(self, other: object) -> bool:
+        return other is self or isinstance(other, TestUnit) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"TestUnit{self._values()!r}"
 
 
 @dataclass
@@ -95,19 +226,44 @@ class UnitDraft:
     line: int
     header_changed: bool = False
     label: str = ""
-    body: str = ""
+    body: str | Callable[[], str] = ""
     checks: list[Check] = field(default_factory=list)
     marks: list[Mark] = field(default_factory=list)
     names: set[str] = field(default_factory=set)
     locals: set[str] = field(default_factory=set)
     collected: bool = True
     owner: str = ""
+    words: Callable[[], tuple[frozenset[str], frozenset[str]]] | None = None  # names and locals, read when asked for
 
     def freeze(self, complete: bool = True) -> TestUnit:
+        names: frozenset[str] | Callable[[], frozenset[str]] = frozenset(self.names)
+        bound: frozenset[str] | Callable[[], frozenset[str]] = frozenset(self.locals)
+        if self.words is not None:
+            later = _Words(self.words)
+            names, bound = later.names, later.locals
         return TestUnit(self.name, self.kind, self.line, self.header_changed,  # type: ignore[arg-type]
                         self.label or self.name, self.body, tuple(self.checks), tuple(self.marks),
-                        frozenset(self.names), complete, frozenset(self.locals), self.collected,
-                        self.owner)
+                        names, complete, bound, self.collected, self.owner)
+
+
+class _Words:
+    """A unit's names and locals, read together the first time either is asked for."""
+
+    __slots__ = ("_read", "_found")
+
+    def __init__(self, read: Callable[[], tuple[frozenset[str], frozenset[str]]]) -> None:
+        self._read = read
+        self._found: tuple[frozenset[str], frozenset[str]] | None = None
+
+    def names(self) -> frozenset[str]:
+        if self._found is None:
+            self._found = self._read()
+        return self._found[0]
+
+    def locals(self) -> frozenset[str]:
+        if self._found is None:
+            self._found = self._read()
+        return self._found[1]
 
 
 _LANGUAGES = {
@@ -116,7 +272,6 @@ _LANGUAGES = {
     **dict.fromkeys((".ts", ".mts", ".cts"), "typescript"),
     ".tsx": "tsx",
 }
-_WHITESPACE = lazy_compile(r"\s+")
 
 
 def test_language(path: str) -> str | None:
@@ -146,23 +301,25 @@ def test_units(side: Side, path: str, context: str = "", aliases: Aliases = None
 Aliases = "dict[str, str] | dict[str, list[str]] | None"
 
 
-def skip_aliases(path: str, lines: Iterable[str]) -> Aliases:
-    """The names lines of ``path`` bind to a skip mark or a test function (`flaky = pytest.mark.skip`,
+def skip_aliases(path: str, text: str) -> Aliases:
+    """The names the lines of ``path`` in ``text`` bind to a skip mark or a test function (`flaky = pytest.mark.skip`,
     `const t2 = test.skip`), for reading the file's hunks with what its other hunks bind."""
     language = test_language(path)
     if language == "python":
         from judge.code import _tests_python
 
-        return _tests_python.file_aliases(line for line in lines if "=" in line) or None
+        return _tests_python.file_aliases(text) or None
     if language in ("javascript", "typescript", "tsx"):
         from judge.code import _tests_js
 
-        return _tests_js.file_aliases(lines) or None
+        return _tests_js.file_aliases(text) or None
     return None
 
 
 def normalised(text: str) -> str:
-    return _WHITESPACE.sub(" ", text).strip()
+    """The text with each run of whitespace one space, none at either end: what `\\s+` -> " " and a strip make
+    (str.split splits on the characters `\\s` matches)."""
+    return " ".join(text.split())
 
 
 _CONTEXT = {"go": lazy_compile(r"^func\s+((?:Test|Fuzz|Example)\w*)\s*\(")}

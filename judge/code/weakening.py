@@ -32,6 +32,7 @@ from typing import Literal
 
 from judge.code.change import ChangeModel, FileView
 from judge.code.deadcode import disabled_blocks, unreachable_code
+from judge.code.sides import Side
 from judge.code.testpaths import is_test_data, is_test_path
 from judge.code.tests import Check, TestUnit, test_language
 from judge.lazy_pattern import lazy_compile
@@ -135,6 +136,7 @@ class _Reading:
         self.old: list[_Seen] = []
         self.new: list[_Seen] = []
         self.unreadable: list[Weakening] = []
+        self._new_sides: dict[tuple[int, int], Side] = {}
         added: list[FileView] = []
         for file in model.files:
             if not any(is_test_path(path) and not is_test_data(path) for path in file.change.paths):
@@ -165,11 +167,16 @@ class _Reading:
         """Assertions a test keeps but no longer reaches: a `return` the change writes above them (code cut off, not
         a leftover copy: judge/code/deadcode.py), or a block it puts under a condition that is never true."""
         found = []
+        # The hunks where some test (or fragment of one) has an assertion: a `return` or a never-true condition
+        # anywhere else keeps no assertion from running, and looking for them there would read the side again.
+        checking = {(s.change, s.hunk) for s in self.new if s.unit.kind in ("test", "fragment") and s.unit.checks}
         for file in self.model.files:
             if file.change.new_path is None or not any(s.change == file.index for s in self.new):
                 continue
             for hunk in file.hunks:
-                side = hunk.new
+                if (file.index, hunk.number) not in checking:
+                    continue
+                side = self._new_side(file.index, hunk.number)
                 offs = [*disabled_blocks(side, file.change.new_path),
                         *(d for d in unreachable_code(side, file.change.new_path) if not d.left)]
                 for off in offs:
@@ -178,6 +185,13 @@ class _Reading:
                         found.append(Weakening("disabled", seen.path, seen.label(off.line),
                                                f"no longer reaches its assertions: `{_short(off.text)}` comes first"))
         return found
+
+    def _new_side(self, change: int, hunk: int) -> Side:
+        """A hunk's new side, made once for this reading (a side is not kept by the model: see judge/code/change.py)."""
+        side = self._new_sides.get((change, hunk))
+        if side is None:
+            side = self._new_sides[(change, hunk)] = self.model.files[change].hunks[hunk].new
+        return side
 
     def _unit_around(self, change: int, hunk: int, line: int) -> _Seen | None:
         """The test (or the fragment of one) whose body holds the new side's ``line``."""
@@ -373,15 +387,8 @@ class _Reading:
         # the test itself is still there and left with none: a test pasted into it took its assertions, unchanged
         # lines below the new `def` (what the hunk shows of the test on one side it shows on the other).
         emptied = bool(new) and not after and all(seen.unit.kind == "test" for seen in new)
-        # the test still makes it (a duplicate dropped: `pytest.raises(X)` twice), by text or leaf by leaf
-        still = {_same(c) for _, c in after} | {(c.text,) for _, c in after}
-        lost = [c for _, c in before] if emptied else \
-            [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes
-             and _same(c) not in still and (c.text,) not in still]
-        delegated = any(seen.unit.names & self.helpers for seen in new)
-        marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
-        excused = delegated or marked or self._moved_up(new) or self._table_driven(new)
-        if len(after) < len(before) and not came and lost and not excused:
+        lost = self._lost(before, after, gone, emptied) if len(after) < len(before) and not came else []
+        if lost and not self._excused(new):
             quoted = ", ".join(f"`{_short(c.text)}`" for c in lost[:_SHOWN])
             with_code = any(set(_WORD.findall(c.text)) & self.removed_code for c in lost)
             where = (new or old)[0]
@@ -390,13 +397,32 @@ class _Reading:
                                    with_code))
         return found
 
+    def _lost(self, before: list[tuple[_Seen, Check]], after: list[tuple[_Seen, Check]],
+              gone: list[tuple[_Seen, Check]], emptied: bool) -> list[Check]:
+        """The assertions a test no longer makes, here or anywhere in the change."""
+        if emptied:
+            return [c for _, c in before]
+        if not gone:
+            return []
+        # the test still makes it (a duplicate dropped: `pytest.raises(X)` twice), by text or leaf by leaf
+        still = {_same(c) for _, c in after} | {(c.text,) for _, c in after}
+        return [c for _, c in gone if c.text not in self.kept_checks and c.shape not in self.kept_shapes
+                and _same(c) not in still and (c.text,) not in still]
+
+    def _excused(self, new: list[_Seen]) -> bool:
+        """Fewer assertions for a reason: a helper the change writes them into, a skip or todo mark it adds (said
+        already), an assertion moved up out of a helper, or a test made table-driven."""
+        delegated = any(seen.unit.names & self.helpers for seen in new)
+        marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
+        return delegated or marked or self._moved_up(new) or self._table_driven(new)
+
     def _table_driven(self, new: list[_Seen]) -> bool:
         """The change makes the test table-driven (`@pytest.mark.parametrize`, `it.each`): one assertion over rows now
         does what several did."""
         for seen in new:
             if seen.unit.kind != "test":
                 continue
-            side = self.model.files[seen.change].hunks[seen.hunk].new
+            side = self._new_side(seen.change, seen.hunk)
             if any(side.changed[i] and _TABLE.search(side.lines[i]) for i in _decorated(side.lines, seen.unit.line)):
                 return True
         return False
@@ -414,8 +440,10 @@ class _Reading:
         """An assertion that pinned a value replaced by one that holds for other values too: the same subject now
         only checked to exist, be truthy, differ from something or have a type; or every new assertion weaker."""
         pinned = [c for _, c in gone if not (c.weak or c.tautology or c.swallowed) and c.text not in self.kept_checks]
+        if not pinned:
+            return []
         weaker = [(seen, c) for seen, c in came if c.weak and not c.tautology]
-        if not (pinned and weaker):
+        if not weaker:
             return []
         only_weaker = all(c.weak or c.tautology for _, c in came)
         for seen, check in weaker:
