@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, Iterable
 
+from judge.code import pyast
 from judge.code._constant_truth import condition_truth, truth
 from judge.code.sides import Side
 from judge.code.tests import Check, Detail, Mark, TestUnit, UnitDraft, normalised
@@ -75,7 +76,7 @@ def _parse(lines: tuple[str, ...]) -> tuple[list[_Segment], list[bool]]:
             budget -= 1
             source, header = _wrapped(lines[start:end], indents[start:end])
             try:
-                tree = ast.parse("\n".join(source) + "\n")
+                tree = pyast.parse("\n".join(source) + "\n")
             except (MemoryError, RecursionError):  # nested past the parser's limits (hostile input): left to the lexer
                 continue
             except (SyntaxError, ValueError) as error:
@@ -373,7 +374,7 @@ def _decorator_skip(line: str) -> str | None:
     its name when it runs on past the line."""
     text = line.strip()[1:]
     try:
-        expression = ast.parse(text, mode="eval").body if len(text) < _DECORATOR_CHARS else None
+        expression = pyast.parse(text, mode="eval").body if len(text) < _DECORATOR_CHARS else None
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         expression = None
     if expression is not None:
@@ -412,7 +413,7 @@ def file_aliases(text: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for line in _ALIAS_LINE.findall(text):
         try:
-            stmt = ast.parse(line).body[0]
+            stmt = pyast.parse(line).body[0]
         except (SyntaxError, ValueError, MemoryError, RecursionError, IndexError):
             continue
         key = _skip_alias(stmt)

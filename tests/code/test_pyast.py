@@ -46,3 +46,12 @@ def test_a_parse_inside_a_parse_on_the_same_thread_does_not_wait_for_itself(monk
     done = threading.Event()
     threading.Thread(target=lambda: (pyast.parse("outer"), done.set()), daemon=True).start()
     assert done.wait(10)
+
+
+def test_every_reader_of_python_parses_through_it():
+    from pathlib import Path
+
+    package = Path(pyast.__file__).resolve().parents[1]
+    direct = [str(path.relative_to(package)) for path in package.rglob("*.py")
+              if path.name != "pyast.py" and "ast.parse(" in path.read_text(encoding="utf-8").replace("pyast.parse(", "")]
+    assert direct == []
