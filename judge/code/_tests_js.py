@@ -27,6 +27,7 @@ __all__ = ["units"]
 
 _TESTS = {"it", "test", "specify", "xit", "xtest", "xspecify", "fit"}
 _GROUPS = {"describe", "context", "suite", "xdescribe", "xcontext", "fdescribe"}
+_REGISTERING = _TESTS | _GROUPS  # a call of one of these registers a test or a group
 _SKIPPING = {"skip": "skip", "todo": "skip", "failing": "skip", "fails": "skip", "only": "only"}
 _PREFIXED = {"xit": "skip", "xtest": "skip", "xspecify": "skip", "xdescribe": "skip", "xcontext": "skip",
              "fit": "only", "fdescribe": "only"}
@@ -201,10 +202,10 @@ def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]], s
     path = _path(node.child_by_field_name("function"))
     if not path:
         return owner
-    if path[0] in aliases and path[0] not in _TESTS | _GROUPS:
+    if path[0] in aliases and path[0] not in _REGISTERING:
         path = aliases[path[0]] + path[1:]
     head = path[0]
-    if head in _TESTS or head in _GROUPS:
+    if head in _REGISTERING:
         unit = _test_call(node, path, side, source)
         if unit is not None:
             return unit
