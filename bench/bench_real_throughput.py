@@ -64,7 +64,9 @@ callgrind, one steady pass of the 764 cases (a run of two passes minus a run of 
     base (ac656b0)   13,749 M instructions
     after             9,429 M instructions   (x1.46 fewer)
 
-and the same command in alternation, load 2.5: base steady medians 423 and 375 cases/s, after 561 and 553 cases/s.
+and the two code bases in turn, twice each, over the same cases in-process (a first pass, then the median of three
+steady ones): at load 2.5 base 423 and 375 cases/s, after 561 and 553; at load 1.0 base 446 and 481, after 722 and
+724 cases/s.
 The target of 2,500 cases/s is still far: what is left is Python work on every line of every side, spread over
 the detectors (the patch's three readings, the lexer, the sides, test units, the JS token reader).
 """
