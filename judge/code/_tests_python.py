@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 from judge.code import pyast
 from judge.code._constant_truth import condition_truth, truth
 from judge.code.sides import Side
-from judge.code.tests import Check, Detail, Mark, TestUnit, UnitDraft, normalised
+from judge.code.tests import Check, Leaves, Mark, Meaning, TestUnit, UnitDraft, normalised
 from judge.lazy_pattern import lazy_compile
 
 __all__ = ["units"]
@@ -269,9 +269,11 @@ class _Reader:
         text = normalised(self._text(node))
         if not any(self.side.changed[first:last + 1]):  # only a changed check is ever compared leaf by leaf
             return Check(text, first, False)
-        # what it pins down is read from its own subtree when first asked for: most changed checks never are
+        # what it is made of and what it pins down are read from its own subtree when first asked for: most changed
+        # checks are compared leaf by leaf, few asked what they pin down
         return Check(text, first, True, swallowed=id(node) in self.swallowing,
-                     detail=partial(_detail, node, compared, tautology, expected, meaning))
+                     leaves=partial(_leaves, node, compared, expected),
+                     meaning=partial(_meaning_of, compared, tautology, meaning))
 
     def _swallows(self, node: ast.Try | ast.With) -> bool:
         """A `try` (or `with suppress(...)`) the change writes or edits whose handler lets any failure pass."""
@@ -441,10 +443,9 @@ def _collects_class(node: ast.ClassDef) -> bool:
     return node.name.startswith("Test") and not constructor
 
 
-def _detail(node: ast.AST, compared: Any, tautology: Callable[[Any], bool], expected: list[ast.expr],
-            meaning: Callable[[Any], _Meaning]) -> Detail:
-    """What a changed check pins down (judge.code.tests.Check): its leaves, its expected slots, its shape, the names it
-    uses, and whether it is a tautology or a weak check, of what subject."""
+def _leaves(node: ast.AST, compared: Any, expected: list[ast.expr]) -> Leaves:
+    """What a changed check is made of (judge.code.tests.Check): its leaves, its expected slots, its shape, the names it
+    uses."""
     tokens: list[str] = []
     slots: set[int] = set()
     literals: set[int] = set()
@@ -452,11 +453,17 @@ def _detail(node: ast.AST, compared: Any, tautology: Callable[[Any], bool], expe
     shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
     names = frozenset(n.id if type(n) is ast.Name else n.attr  # type: ignore[attr-defined]
                       for n in _walk(node) if type(n) is ast.Name or type(n) is ast.Attribute)
+    return tuple(tokens), frozenset(slots), shape, names
+
+
+def _meaning_of(compared: Any, tautology: Callable[[Any], bool], meaning: Callable[[Any], _Meaning]) -> Meaning:
+    """What a changed check pins down (judge.code.tests.Check): whether it is a tautology or a weak check, of what
+    subject, and what truthiness alone says of it."""
     try:
         always, (weak, subject, truth_of) = tautology(compared), meaning(compared)
     except RecursionError:  # an expression nested past what ast.dump can walk (hostile input): compared by text
         always, (weak, subject, truth_of) = False, (False, "", None)
-    return always, tuple(tokens), frozenset(slots), shape, names, weak, subject, truth_of
+    return always, weak, subject, truth_of
 
 
 def _walk(node: ast.AST) -> list[ast.AST]:

@@ -34,12 +34,14 @@ Kind = Literal["test", "group", "helper", "fragment", "module"]
 class Check:
     """One assertion: ``assert x == 1``, ``self.assertEqual(...)``, ``expect(x).toBe(1)``, ``t.is(...)``, ``t.Errorf(...)``.
 
-    What a changed check pins down (``tautology`` to ``truth``) may be given as ``detail``, a function that reads all of
-    it at once, called the first time one of them is asked for: a reader that can keep what it needs for that (a
-    Python expression's own subtree) leaves the reading of the checks nobody compares undone."""
+    What a changed check is made of (``tokens`` to ``names``) and what it pins down (``tautology``, ``weak``,
+    ``subject``, ``truth``) may each be given as a function that reads all of it at once (``leaves``, ``meaning``),
+    called the first time one of its fields is asked for: a reader that can keep what it needs for that (a Python
+    expression's own subtree) leaves undone the reading of the checks nobody compares, and what a check pins down is
+    asked for only when an assertion went."""
 
-    __slots__ = ("text", "line", "changed", "swallowed", "_detail", "_tautology", "_tokens", "_slots", "_shape",
-                 "_names", "_weak", "_subject", "_truth")
+    __slots__ = ("text", "line", "changed", "swallowed", "_leaves", "_tokens", "_slots", "_shape", "_names",
+                 "_meaning", "_tautology", "_weak", "_subject", "_truth")
 
     text: str  # its source, whitespace collapsed
     line: int  # index of its first line in the side
@@ -49,73 +51,75 @@ class Check:
     def __init__(self, text: str, line: int, changed: bool, tautology: bool = False, tokens: tuple[str, ...] = (),
                  slots: frozenset[int] = frozenset(), shape: str = "", names: frozenset[str] = frozenset(),
                  weak: bool = False, subject: str = "", truth: bool | None = None, swallowed: bool = False, *,
-                 detail: Callable[[], Detail] | None = None) -> None:
+                 leaves: Callable[[], Leaves] | None = None, meaning: Callable[[], Meaning] | None = None) -> None:
         self.text, self.line, self.changed, self.swallowed = text, line, changed, swallowed
-        self._detail = detail
-        self._tautology, self._tokens, self._slots, self._shape = tautology, tokens, slots, shape
-        self._names, self._weak, self._subject, self._truth = names, weak, subject, truth
+        self._leaves, self._tokens, self._slots, self._shape, self._names = leaves, tokens, slots, shape, names
+        self._meaning, self._tautology, self._weak, self._subject, self._truth = meaning, tautology, weak, subject, truth
 
-    def _read(self) -> None:
-        detail, self._detail = self._detail, None
-        (self._tautology, self._tokens, self._slots, self._shape, self._names, self._weak, self._subject,
-         self._truth) = detail()  # type: ignore[misc]
+    def _read_leaves(self) -> None:
+        read, self._leaves = self._leaves, None
+        self._tokens, self._slots, self._shape, self._names = read()  # type: ignore[misc]
 
-    @property
-    def tautology(self) -> bool:
-        """True whatever the code does: `assert True`, `expect(x).toBe(x)`, `t.pass()`."""
-        if self._detail is not None:
-            self._read()
-        return self._tautology
+    def _read_meaning(self) -> None:
+        read, self._meaning = self._meaning, None
+        self._tautology, self._weak, self._subject, self._truth = read()  # type: ignore[misc]
 
     @property
     def tokens(self) -> tuple[str, ...]:
         """Its syntax leaf by leaf, literals by value."""
-        if self._detail is not None:
-            self._read()
+        if self._leaves is not None:
+            self._read_leaves()
         return self._tokens
 
     @property
     def slots(self) -> frozenset[int]:
         """Indexes in ``tokens`` of the literals on its expected side."""
-        if self._detail is not None:
-            self._read()
+        if self._leaves is not None:
+            self._read_leaves()
         return self._slots
 
     @property
     def shape(self) -> str:
         """Its syntax with every literal masked: the same check with other values has the same shape."""
-        if self._detail is not None:
-            self._read()
+        if self._leaves is not None:
+            self._read_leaves()
         return self._shape
 
     @property
     def names(self) -> frozenset[str]:
         """The identifiers it uses (not its literals), for a changed check."""
-        if self._detail is not None:
-            self._read()
+        if self._leaves is not None:
+            self._read_leaves()
         return self._names
+
+    @property
+    def tautology(self) -> bool:
+        """True whatever the code does: `assert True`, `expect(x).toBe(x)`, `t.pass()`."""
+        if self._meaning is not None:
+            self._read_meaning()
+        return self._tautology
 
     # What a changed check pins down, to tell an assertion replaced by a weaker one:
     @property
     def weak(self) -> bool:
         """Holds for many values: existence, truthiness, inequality, a type (`is not None`, `t.not`)."""
-        if self._detail is not None:
-            self._read()
+        if self._meaning is not None:
+            self._read_meaning()
         return self._weak
 
     @property
     def subject(self) -> str:
         """The value it checks, spaces removed: `parse_port("80")` of `assert parse_port("80") == 80`."""
-        if self._detail is not None:
-            self._read()
+        if self._meaning is not None:
+            self._read_meaning()
         return self._subject
 
     @property
     def truth(self) -> bool | None:
         """What truthiness alone would say of it: `== True`, `assert x` True; `is None`, `== 0`, `assert not x` False;
         None when it pins more (an `assert x == True` written `assert x` says as much)."""
-        if self._detail is not None:
-            self._read()
+        if self._meaning is not None:
+            self._read_meaning()
         return self._truth
 
     def _values(self) -> tuple[object, ...]:
@@ -132,7 +136,8 @@ class Check:
         return f"Check{self._values()!r}"
 
 
-Detail = tuple[bool, tuple[str, ...], frozenset[int], str, frozenset[str], bool, str, "bool | None"]
+Leaves = tuple[tuple[str, ...], frozenset[int], str, frozenset[str]]  # tokens, slots, shape, names
+Meaning = tuple[bool, bool, str, "bool | None"]  # tautology, weak, subject, truth
 
 
 @dataclass(frozen=True)
