@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from judge.code.collection import Texts
 from judge.code.functions import Function, functions_in
-from judge.code.sides import Side, side_of
+from judge.code.sides import Side, side_of, sides_of
 from judge.patch.model import FileChange, Hunk, PatchFacts, fact
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ class FileView:
 
         if not any(test_language(path) for path in (self.change.old_path, self.change.new_path) if path):
             return (), ()  # no reader knows the file (a snapshot, a JSON fixture): no side is made
-        sides = [_both_sides(hunk.hunk) for hunk in self.hunks]
+        sides = [sides_of(hunk.hunk) for hunk in self.hunks]
         return self._read_tests("old", [old for old, _ in sides]), self._read_tests("new", [new for _, new in sides])
 
     def _read_tests(self, which: Which, sides: list[Side]) -> tuple[tuple[HunkView, TestUnit], ...]:
@@ -108,30 +108,6 @@ class FileView:
         aliases = skip_aliases(path, "\n".join(line for side in sides for line in side.lines))
         return tuple((hunk, unit) for hunk, side in zip(self.hunks, sides)
                      for unit in test_units(side, path, hunk.hunk.section, aliases))
-
-
-def _both_sides(hunk: Hunk) -> tuple[Side, Side]:
-    """side_of(hunk, "old") and side_of(hunk, "new") (judge/code/sides.py), made in one pass over the body."""
-    old_lines: list[str] = []
-    old_changed: list[bool] = []
-    new_lines: list[str] = []
-    new_changed: list[bool] = []
-    for line in hunk.body:  # a line that is none of these (`\ No newline at end of file`) is on no side
-        sign = line[:1]
-        if sign == " ":
-            text = line[1:]
-            old_lines.append(text)
-            old_changed.append(False)
-            new_lines.append(text)
-            new_changed.append(False)
-        elif sign == "-":
-            old_lines.append(line[1:])
-            old_changed.append(True)
-        elif sign == "+":
-            new_lines.append(line[1:])
-            new_changed.append(True)
-    at_end = hunk.reaches_end
-    return Side(tuple(old_lines), tuple(old_changed), at_end), Side(tuple(new_lines), tuple(new_changed), at_end)
 
 
 class ChangeModel:

@@ -15,7 +15,7 @@ from judge.lazy_pattern import lazy_compile
 from judge.patch.model import Hunk, fact
 from judge.patch.lexer import iter_logical_lines, syntax_for
 
-__all__ = ["Side", "opening_of", "side_of", "writes_code"]
+__all__ = ["Side", "opening_of", "side_of", "sides_of", "writes_code"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,12 @@ class Side:
 def side_of(hunk: Hunk, which: Literal["old", "new"]) -> Side:
     lines, changed = hunk.old_side if which == "old" else hunk.new_side
     return Side(lines, changed, hunk.reaches_end)
+
+
+def sides_of(hunk: Hunk) -> tuple[Side, Side]:
+    """``(side_of(hunk, "old"), side_of(hunk, "new"))``, made in one pass over the body."""
+    (old, old_changed), (new, new_changed) = hunk.sides
+    return Side(old, old_changed, hunk.reaches_end), Side(new, new_changed, hunk.reaches_end)
 
 
 def opening_of(hunk: Hunk, which: Literal["old", "new"], lines: int) -> Side:

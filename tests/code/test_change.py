@@ -1,8 +1,8 @@
 """The change model's reading of test units (judge/code/change.py): both sides of each hunk made in one pass, the same
 sides judge/code/sides.py makes one at a time."""
 
-from judge.code.change import ChangeModel, _both_sides
-from judge.code.sides import side_of
+from judge.code.change import ChangeModel
+from judge.code.sides import side_of, sides_of
 from judge.patch.parse import parse_patch
 
 PATCH = """\
@@ -29,7 +29,7 @@ diff --git a/tests/test_m.py b/tests/test_m.py
 
 def test_both_sides_are_the_sides_made_one_at_a_time():
     for hunk in parse_patch(PATCH).files[0].hunks:
-        assert _both_sides(hunk) == (side_of(hunk, "old"), side_of(hunk, "new"))
+        assert sides_of(hunk) == (side_of(hunk, "old"), side_of(hunk, "new"))
 
 
 def test_the_units_of_each_side_are_read_with_their_hunk():

@@ -114,7 +114,7 @@ diff --git a/tests/data/cases.json b/tests/data/cases.json
 def test_a_file_no_reader_knows_has_no_side_made(monkeypatch):
     import judge.code.change as change
 
-    monkeypatch.setattr(change, "_both_sides", lambda hunk: pytest.fail("a side was made"))
+    monkeypatch.setattr(change, "sides_of", lambda hunk: pytest.fail("a side was made"))
     file = ChangeModel(parse_patch(_JSON)).files[0]
     assert file.tests("old") == () and file.tests("new") == ()
 
