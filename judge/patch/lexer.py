@@ -119,7 +119,8 @@ _BY_NAME = {
 DIRECTIVE = Caseless(
     r"noqa|type:\s*ignore|pragma|pylint|mypy:|fmt:\s*(off|on|skip)|isort:|eslint|prettier-ignore|@ts-|"
     r"tslint|istanbul|c8 ignore|jshint|nolint|go:(build|generate|embed|linkname)|\+build|rubocop|"
-    r"nosonar|clang-format|coding[:=]|^\s*#!|@license|@flow|@jsx|sourcemappingurl|spdx"
+    r"nosonar|clang-format|coding[:=]|^\s*#!|@license|@flow|@jsx|sourcemappingurl|spdx",
+    long=200,
 )
 
 
@@ -143,9 +144,12 @@ def superficial_kinds(change: FileChange) -> frozenset[str] | None:
     if change.changes_without_lines or not change.hunks:
         return None
     syntax = syntax_for(change.path)
+    # Every hunk's look first: one hunk that surely changes code settles the file before any hunk is lexed.
+    if not all(_may_be_superficial(hunk, syntax) for hunk in change.hunks):
+        return None
     kinds = set()
     for hunk in change.hunks:
-        if not is_superficial_hunk(hunk, syntax):
+        if not _shapes_agree(hunk, syntax):
             return None
         kinds.add("whitespace" if _without_space(hunk, "-") == _without_space(hunk, "+") else "comment")
     return frozenset(kinds)
@@ -159,14 +163,24 @@ def adds_trailing_whitespace(change: FileChange) -> bool:
 
 
 def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
+    return _may_be_superficial(hunk, syntax) and _shapes_agree(hunk, syntax)
+
+
+def _may_be_superficial(hunk: Hunk, syntax: Syntax) -> bool:
+    """False when the hunk surely changes what the lexer keeps (a directive, a line not judged, other code),
+    found without lexing it."""
     if DIRECTIVE.search(_changed_text(hunk)):
         return False
     if syntax.not_judged is not None and any(syntax.not_judged.search(line, 1) for line in hunk.body):
         return False
-    if not _same_code_unless_commented(hunk, syntax):
-        return False
-    # A side that ends inside a string may have started inside one (a docstring whose opening quotes are
-    # above the hunk): read both sides from each start, and judge by the first that leaves no string open.
+    return _same_code_unless_commented(hunk, syntax)
+
+
+def _shapes_agree(hunk: Hunk, syntax: Syntax) -> bool:
+    """The lexer's verdict: both sides keep the same code once comments and spacing are dropped.
+
+    A side that ends inside a string may have started inside one (a docstring whose opening quotes are above the
+    hunk): both sides are read from each start, and the first that leaves no string open judges."""
     for opening in ("",) + tuple(q for q in syntax.multiline_quotes if len(q) == 3):
         old, new = _side_shapes(hunk, syntax, opening)
         if old is not None and new is not None:
