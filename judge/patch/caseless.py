@@ -49,6 +49,11 @@ class Caseless:
         self._lowered = lazy_compile(pattern, flags)
         self._look = FirstLook(pattern, long) if long is not None and not flags else None
 
+    @property
+    def folded(self) -> re.Pattern[str]:
+        """The pattern to search in ``fold(text)`` itself: for a text searched in parts, folded once."""
+        return self._lowered  # type: ignore[return-value]
+
     def search(self, text: str, pos: int = 0) -> bool:
         if self._look is not None and not pos:
             return self._look.search(fold(text))

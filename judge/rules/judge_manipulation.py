@@ -27,6 +27,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
+from judge.patch.caseless import Caseless, fold
 from judge.patch.first_look import FirstLook
 from judge.patch.model import Hunk
 from judge.rules.phrasing import names
@@ -37,8 +38,9 @@ __all__ = ["aimed_at_judge", "judge_manipulation"]
 _JUDGE = (r"(?:(?:automated|ai|llm|code|human|final|patch|step)\s+)?"
           r"(?:validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|(?:language\s+)?models?|"
           r"assistants?|gpt|chatgpt|claude|gemini)")
-# Forms that address the judge: a note to it, a greeting, a vocative at the start of a line or sentence.
-_ADDRESS = lazy_compile(
+# Forms that address the judge: a note to it, a greeting, a vocative at the start of a line or sentence. Any case:
+# searched in the folded text, where it answers as IGNORECASE would, several times faster.
+_ADDRESS = Caseless(
     rf"\b(?:notes?|messages?|instructions?|reminders?|hints?|comments?|memo|request|attention|attn)\s+"
     rf"(?:to|for)\s+(?:the\s+|all\s+|any\s+|our\s+|my\s+)?{_JUDGE}\b"
     rf"|\b(?:dear|hey|hi|hello)\s+(?:the\s+)?{_JUDGE}\b"
@@ -48,7 +50,7 @@ _ADDRESS = lazy_compile(
     rf"|(?:^|(?<=[.!?;]))[\s#/*>(\[-]*(?:to\s+)?(?:the\s+)?(?:{_JUDGE}|system)(?:\s+(?:notes?|instructions?))?\s*:"
     rf"|\b{_JUDGE},\s+(?:please\s+)?(?=mark|approve|accept|answer|return|respond|reply|ignore|disregard|do\s+not|"
     rf"don'?t|treat|consider|rate|grade|score)",
-    re.IGNORECASE | re.MULTILINE,
+    re.MULTILINE,
 )
 _WORK = (r"(?:step|change|changes|patch|task|result|work|submission|diff|implementation|pr|pull\s+request|solution|"
          r"commit)")
@@ -198,7 +200,7 @@ def aimed_at_judge(text: str) -> tuple[str, str] | None:
         found = _search_near(pattern, text, maybe.finditer(low)) if near else maybe.search(low) and pattern.search(text)
         if found:
             return kind, found.group(0)
-    addressed = _search_near(_ADDRESS, text, _MAYBE_ADDRESSED.finditer(low)) if near \
+    addressed = _search_near(_ADDRESS.folded, fold(text), _MAYBE_ADDRESSED.finditer(low)) if near \
         else _MAYBE_ADDRESSED.search(low) and _ADDRESS.search(text)
     if addressed:
         order = _ORDER.search(text)
