@@ -19,9 +19,9 @@ from judge.lazy_pattern import lazy_compile
 
 __all__ = ["is_test_data", "is_test_path"]
 
-_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "__snapshots__"})
-_TEST_NAME = lazy_compile(
-    r"^(?:test_.+\.py|.+_test\.py|conftest\.py"
+_IN_TEST_DIR = lazy_compile(r"(?:^|/)(?:tests?|__tests__|specs?|__snapshots__)/")  # a folder of the path, not its name
+_TEST_NAME = lazy_compile(  # matched from the name's first character (a `^` would not hold there)
+    r"(?:test_.+\.py|.+_test\.py|conftest\.py"
     r"|.+\.(?:test|spec)\.[cm]?[jt]sx?"
     r"|.+_test\.go|.+_spec\.rb|.+Tests?\.(?:java|kt|cs|swift|scala)|test_.+\.(?:c|cc|cpp|rs))$"
 )
@@ -37,9 +37,5 @@ def is_test_data(path: str) -> bool:
 
 
 def is_test_path(path: str) -> bool:
-    *folders, name = path.split("/")
-    if any(folder in _TEST_DIRS for folder in folders):
-        return True
-    if len(folders) >= 2 and any(a == "src" and b == "test" for a, b in zip(folders, folders[1:])):
-        return True
-    return bool(_TEST_NAME.match(name))
+    # Java's src/test/ needs no look of its own: a folder named test is enough.
+    return _IN_TEST_DIR.search(path) is not None or _TEST_NAME.match(path, path.rfind("/") + 1) is not None
