@@ -18,7 +18,7 @@ from unidiff.constants import (RE_DIFF_GIT_DELETED_FILE, RE_DIFF_GIT_HEADER, RE_
 
 from judge.errors import MalformedPatch
 from judge.patch.git_apply import FRAGMENT, GitEntry, check_kind_against_hunks, count_hunk, read_git_header
-from judge.patch.grammar import DEV_NULL, HUNK_HEADER
+from judge.patch.grammar import DEV_NULL
 from judge.patch.model import Hunk
 
 __all__ = ["NO_NEWLINE", "read_git_diff"]
@@ -93,33 +93,38 @@ def _read_hunk(lines: list[str], kinds: str, start: int) -> tuple[Hunk, int, int
     """The hunk whose header is at ``start``, read whole; the index after it; its header's two line counts.
     Its counts must match its lines exactly (no reader refuses it, and all stop at its last line) and it
     must change a line."""
-    header = lines[start]
-    ours, gits = HUNK_HEADER.match(header), FRAGMENT.match(header)
-    if ours is None or gits is None or ours.group(1, 2, 3, 4) != gits.group(1, 2, 3, 4):
+    header = FRAGMENT.match(lines[start])
+    if header is None:
         raise _NotPlain
-    old = 1 if ours.group(2) is None else int(ours.group(2))
-    new = 1 if ours.group(4) is None else int(ours.group(4))
+    old = 1 if header.group(2) is None else int(header.group(2))
+    new = 1 if header.group(4) is None else int(header.group(4))
     first = end = start + 1
     old_left, new_left = old, new
+    context = added = 0
     while old_left > 0 or new_left > 0:
         # Each line counts against one side or both, so the hunk runs on at least this far: no reader stops
-        # before ``stop``, and the counts of the lines up to it say where they do.
-        stop = end + max(old_left, new_left)
-        context, added, removed = kinds.count(" ", end, stop), kinds.count("+", end, stop), kinds.count("-", end, stop)
-        if context + added + removed != stop - end:  # a `\` line, another kind, or the patch ends
-            return _read_hunk_by_line(lines, start, ours, old, new)
-        old_left -= context + removed
-        new_left -= context + added
+        # before ``stop``, and the counts of the lines up to it say where they do (the lines neither context
+        # nor added are taken to be removed lines here, and checked to be below).
+        stop = end + (old_left if old_left > new_left else new_left)
+        if stop > len(kinds):  # the patch ends first, or a `\` line inside makes it look so
+            return _read_hunk_by_line(lines, start, header, old, new)
+        step_context, step_added = kinds.count(" ", end, stop), kinds.count("+", end, stop)
+        old_left -= stop - end - step_added
+        new_left -= step_context + step_added
+        if old_left < 0 or new_left < 0:  # a side ran past its count, or a `\` line inside makes it look so
+            return _read_hunk_by_line(lines, start, header, old, new)
+        context += step_context
+        added += step_added
         end = stop
-    if old_left or new_left:  # a side ran past its count: git refuses, unidiff says the hunk is longer
-        raise _NotPlain
-    added, removed = kinds.count("+", first, end), kinds.count("-", first, end)
+    removed = end - first - context - added
+    if kinds.count("-", first, end) != removed:  # a `\` line or another kind is inside
+        return _read_hunk_by_line(lines, start, header, old, new)
     if not (added or removed):  # git: a hunk that changes nothing is corrupt
         raise _NotPlain
-    return _hunk(lines, start, ours, tuple(lines[first:end]), added, removed), end, old, new
+    return _hunk(lines, start, header, tuple(lines[first:end]), added, removed), end, old, new
 
 
-def _read_hunk_by_line(lines: list[str], start: int, ours: re.Match[str], old: int,
+def _read_hunk_by_line(lines: list[str], start: int, header: re.Match[str], old: int,
                        new: int) -> tuple[Hunk, int, int, int]:
     """The same reading for a hunk with `\\ No newline at end of file` lines inside it, which no side counts."""
     body: list[str] = []
@@ -146,9 +151,14 @@ def _read_hunk_by_line(lines: list[str], start: int, ours: re.Match[str], old: i
         index += 1
     if not (added or removed):
         raise _NotPlain
-    return _hunk(lines, start, ours, tuple(body), added, removed), index, old, new
+    return _hunk(lines, start, header, tuple(body), added, removed), index, old, new
 
 
 def _hunk(lines: list[str], start: int, header: re.Match[str], body: tuple[str, ...], added: int, removed: int) -> Hunk:
-    return Hunk(start + 1, lines[start].rstrip("\r"), body, added, removed, int(header.group(1)),
-                int(header.group(3)), (header.group(5) or "").rstrip("\r"))
+    # Where git's fragment pattern matches, unidiff's HUNK_HEADER matches with the same numbers (its \d is
+    # [0-9] here: a digit of another script ends neither number); its section is what follows the
+    # second `@@` and one space.
+    line = lines[start]
+    section = line[header.end() :]
+    return Hunk(start + 1, line.rstrip("\r"), body, added, removed, int(header.group(1)), int(header.group(3)),
+                (section[1:] if section[:1] == " " else section).rstrip("\r"))
