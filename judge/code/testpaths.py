@@ -37,9 +37,7 @@ def is_test_data(path: str) -> bool:
 
 
 def is_test_path(path: str) -> bool:
-    *folders, name = path.split("/")
-    if any(folder in _TEST_DIRS for folder in folders):
-        return True
-    if len(folders) >= 2 and any(a == "src" and b == "test" for a, b in zip(folders, folders[1:])):
-        return True
-    return bool(_TEST_NAME.match(name))
+    folders = path.split("/")
+    name = folders.pop()
+    # Java's and Kotlin's src/test/ needs no check of its own: a `test` folder is one of _TEST_DIRS.
+    return not _TEST_DIRS.isdisjoint(folders) or _TEST_NAME.match(name) is not None

@@ -160,5 +160,5 @@ def _hunk(lines: list[str], start: int, header: re.Match[str], body: tuple[str, 
     # second `@@` and one space.
     line = lines[start]
     section = line[header.end() :]
-    return Hunk(start + 1, line.rstrip("\r"), body, added, removed, int(header.group(1)), int(header.group(3)),
-                (section[1:] if section[:1] == " " else section).rstrip("\r"))
+    return Hunk.made(start + 1, line.rstrip("\r"), body, added, removed, int(header.group(1)), int(header.group(3)),
+                     (section[1:] if section[:1] == " " else section).rstrip("\r"))

@@ -139,3 +139,18 @@ def test_unidiff_samples_read_alike():
     for path in sorted(CORPUS.glob("*.diff")):
         with open(path, encoding="utf-8", newline="") as handle:
             _assert_same(handle.read())
+
+
+def test_hunk_made_is_the_hunk_its_fields_make():
+    import dataclasses
+    import inspect
+
+    from judge.patch.model import Hunk
+
+    fields = [field.name for field in dataclasses.fields(Hunk)]
+    assert list(inspect.signature(Hunk.made).parameters) == fields  # a new field must be set by made() too
+    values = (4, "@@ -1 +1 @@ f", ("-a", "+b"), 1, 1, 1, 1, "f")
+    made = Hunk.made(*values)
+    assert made == Hunk(*values) and hash(made) == hash(Hunk(*values)) and made.added == ("b",)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.line = 5
