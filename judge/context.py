@@ -35,7 +35,8 @@ class StepContext:
 
     @property
     def has_patch(self) -> bool:
-        return bool(self.result.patch and self.result.patch.strip())
+        patch = self.result.patch  # more than white space: isspace() stops at the first other character, strip() copies
+        return bool(patch) and not patch.isspace()  # type: ignore[union-attr]
 
     @fact
     def _parsed(self) -> tuple[PatchFacts | None, MalformedPatch | None]:

@@ -168,19 +168,21 @@ class Judgement(NamedTuple):
     def verdict(self) -> Verdict:
         from judge import verdict as full
 
-        return full.Verdict(
-            valid=self.valid,
-            reason=self.reason,
-            rule=self.deciding.rule if self.deciding else None,
-            findings=tuple(full.Finding(**finding.fields()) for finding in self.findings),
-            stages=tuple(full.StageReport(**stage.fields()) for stage in self.stages),
-            judge_version=__version__,
-            semantic_review=self.report,
-            evidence_method=self.ctx.evidence_method if self.ctx else None,
-            execution_evidence=self.records,
-            gates=self.gates,
-            outcome=full.Outcome(**self.outcome().fields()),
-        )
+        # One validation of the whole verdict, its findings, stage reports and outcome given as their fields: pydantic
+        # builds the nested models in the same call, where a model built apiece costs a call of its own.
+        return full.Verdict.model_validate({
+            "valid": self.valid,
+            "reason": self.reason,
+            "rule": self.deciding.rule if self.deciding else None,
+            "findings": tuple(finding.fields() for finding in self.findings),
+            "stages": tuple(stage.fields() for stage in self.stages),
+            "judge_version": __version__,
+            "semantic_review": self.report,
+            "evidence_method": self.ctx.evidence_method if self.ctx else None,
+            "execution_evidence": self.records,
+            "gates": self.gates,
+            "outcome": self.outcome().fields(),
+        })
 
     def outcome(self) -> Outcome:
         """What the orchestrator does next: accepted, what is missing, every rejection, the next action."""

@@ -85,3 +85,13 @@ def test_avalidate_gives_the_same_verdict():
 
 def test_contract_output_is_exactly_valid_and_reason():
     assert set(judge.validate(*make_case()).contract()) == {"valid", "reason"}
+
+
+def test_a_patch_of_white_space_alone_is_no_patch():
+    from judge.context import StepContext
+    from judge.contract.schema import parse_result, parse_step
+
+    step = parse_step({"id": "s", "description": "d", "mode": "apply"})
+    for patch, has in (("", False), (" \n\t", False), ("\u00a0\u2003\x1c\n", False), ("\n x\n", True), ("x", True)):
+        result = parse_result({"mode": "apply", "success": True, "patch": patch, "summary": "s."})
+        assert StepContext(step, result).has_patch is has, repr(patch)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import compress
 from typing import Literal
 
 from judge.lazy_pattern import lazy_compile
@@ -26,11 +27,11 @@ class Side:
 
     @fact
     def text(self) -> str:
-        return "".join(line + "\n" for line in self.lines)
+        return "\n".join((*self.lines, ""))  # each line and its "\n", in one join
 
     @fact
     def changed_lines(self) -> tuple[str, ...]:
-        return tuple(line for line, changed in zip(self.lines, self.changed) if changed)
+        return tuple(compress(self.lines, self.changed))
 
 
 def side_of(hunk: Hunk, which: Literal["old", "new"]) -> Side:

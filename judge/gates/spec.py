@@ -59,6 +59,9 @@ def gate_spec(step: Step | PlainStep, evidence: EvidenceDoc | None, template: St
               overrides: PolicyLayer | None = None) -> GateSpec:
     """The effective requirements of ``step``; ``policy_layers`` sit below the template's and the step's policies,
     ``overrides`` (flags) above them."""
+    if template is None and evidence is None and overrides is None and not step.gates and step.policies is None \
+            and step.evidence_schema is None and all(layer is None for _, layer in policy_layers):
+        return GateSpec((), None, (), Policies(), step.template)  # the common step: it asks nothing, no policy is set
     policies = resolve_policies((*policy_layers, ("template", template.policies if template else None),
                                  ("step", step.policies), ("command line", overrides)))
     listed: list[tuple[Gate, Source]] = [(g, "template") for g in (template.gates if template else ())]

@@ -18,13 +18,15 @@ from judge.lazy_pattern import lazy_compile
 from judge.patch.binary import BinaryBudget, read_binary_patch
 from judge.patch.git_names import (C_SPACE, find_name, find_name_traditional, git_header_name, has_epoch_timestamp,
                                    is_dev_null)
+from judge.patch.model import fact
 
-__all__ = ["GitEntry", "canonical_mode", "read_as_git"]
+__all__ = ["FRAGMENT", "GitEntry", "canonical_mode", "check_kind_against_hunks", "count_hunk", "read_as_git",
+           "read_git_header"]
 
 DEV_NULL = "/dev/null"
 
 # `@@ -12,7 +12,8 @@ anything`: git's parse_fragment_header (the counts default to 1).
-_FRAGMENT = lazy_compile(r"@@ -([0-9]+)(?:,([0-9]+))? \+([0-9]+)(?:,([0-9]+))? @@")
+FRAGMENT = lazy_compile(r"@@ -([0-9]+)(?:,([0-9]+))? \+([0-9]+)(?:,([0-9]+))? @@")
 # strtoul(line, &end, 8) as git reads a mode: white space, a sign, octal digits, then white space.
 _MODE = lazy_compile(r"[ \t\n\v\f\r]*([+-]?)([0-7]+)(?=[ \t\n\v\f\r])")
 _HEXSZ = 40  # git outside a repository reads SHA-1 object names
@@ -61,6 +63,35 @@ def read_as_git(lines: list[str], complete: bool) -> tuple[GitEntry, ...]:
     return _GitReader(lines, complete).read()
 
 
+def read_git_header(lines: list[str], index: int, complete: bool) -> tuple[GitEntry, int]:
+    """The `diff --git` header at ``index`` as git reads it, and the index of the line that ends it (its first
+    hunk's header, or a line git does not know). Read at -p1: git keeps that value until a plain diff's
+    `---`/`+++` pair, so this is how git reads every header of a patch that has no plain-diff entry."""
+    return _GitReader(lines, complete)._git_header(index)
+
+
+def count_hunk(entry: GitEntry, old_lines: int, new_lines: int) -> None:
+    """Add one hunk git read whole (`@@ -a,OLD +c,NEW @@`) to ``entry``."""
+    entry.hunk_count += 1
+    entry.old_lines += old_lines
+    entry.new_lines += new_lines
+
+
+def check_kind_against_hunks(entry: GitEntry) -> None:
+    """After an entry's hunks: what they remove and keep must fit a created or deleted file (git's
+    checks once it read the fragments); settles an unknown kind as git does."""
+    if entry.is_new < 0 and (entry.old_lines or entry.hunk_count > 1):
+        entry.is_new = 0
+    if entry.is_delete < 0 and (entry.new_lines or entry.hunk_count > 1):
+        entry.is_delete = 0
+    if entry.is_new > 0 and entry.old_lines:
+        raise MalformedPatch(f"the file {entry.new_name} is created by the entry at line {entry.line} but its "
+                             "hunks remove lines from it (git: new file depends on old contents)", entry.line)
+    if entry.is_delete > 0 and entry.new_lines:
+        raise MalformedPatch(f"the file {entry.old_name} is deleted by the entry at line {entry.line} but its "
+                             "hunks leave lines in it (git: deleted file still has contents)", entry.line)
+
+
 def canonical_mode(mode: int) -> int:
     """git's canon_mode: a regular file is 100644 or 100755; a symlink, directory or anything else one value."""
     kind = mode & 0o170000
@@ -80,14 +111,23 @@ class _GitReader:
         self.p_value = 1
         self.p_known = False
         self.budget = BinaryBudget()
-        # each line's bytes with its line end (an ASCII line's length is its size: no need to encode it)
-        sizes = [(len(line) if line.isascii() else len(line.encode("utf-8", "surrogateescape"))) + 1 for line in lines]
-        if lines and not complete:
+
+    @fact
+    def sizes(self) -> list[int]:
+        """Each line's bytes with its line end (an ASCII line's length is its size: no need to encode it).
+        Made on first use: reading one `diff --git` header (read_git_header) needs none."""
+        sizes = [(len(line) if line.isascii() else len(line.encode("utf-8", "surrogateescape"))) + 1
+                 for line in self.lines]
+        if sizes and not self.complete:
             sizes[-1] -= 1
-        # bytes from the start of each line to the end of the patch
-        self.remaining = list(accumulate(reversed(sizes), initial=0))
-        self.remaining.reverse()
-        self.sizes = sizes
+        return sizes
+
+    @fact
+    def remaining(self) -> list[int]:
+        """Bytes from the start of each line to the end of the patch."""
+        remaining = list(accumulate(reversed(self.sizes), initial=0))
+        remaining.reverse()
+        return remaining
 
     def read(self) -> tuple[GitEntry, ...]:
         entries: list[GitEntry] = []
@@ -218,7 +258,7 @@ class _GitReader:
         while index < len(self.lines) and self.remaining[index] > 4 and self.lines[index].startswith("@@ -"):
             index = self._fragment(entry, index)
         if entry.hunk_count:
-            self._check_kind_against_hunks(entry)
+            check_kind_against_hunks(entry)
             return index
         line = self.lines[index] if index < len(self.lines) else ""
         if line == "GIT binary patch" and self._ends_line(index):
@@ -229,20 +269,8 @@ class _GitReader:
             return index + 1
         return index
 
-    def _check_kind_against_hunks(self, entry: GitEntry) -> None:
-        if entry.is_new < 0 and (entry.old_lines or entry.hunk_count > 1):
-            entry.is_new = 0
-        if entry.is_delete < 0 and (entry.new_lines or entry.hunk_count > 1):
-            entry.is_delete = 0
-        if entry.is_new > 0 and entry.old_lines:
-            raise MalformedPatch(f"the file {entry.new_name} is created by the entry at line {entry.line} but its "
-                                 "hunks remove lines from it (git: new file depends on old contents)", entry.line)
-        if entry.is_delete > 0 and entry.new_lines:
-            raise MalformedPatch(f"the file {entry.old_name} is deleted by the entry at line {entry.line} but its "
-                                 "hunks leave lines in it (git: deleted file still has contents)", entry.line)
-
     def _fragment_counts(self, index: int) -> tuple[int, int] | None:
-        match = _FRAGMENT.match(self.lines[index]) if self._ends_line(index) else None
+        match = FRAGMENT.match(self.lines[index]) if self._ends_line(index) else None
         if match is None:
             return None
         return int(match.group(2) or 1), int(match.group(4) or 1)
@@ -279,9 +307,7 @@ class _GitReader:
             raise _corrupt(start, "changes nothing: a hunk needs at least one + or - line", self.lines[start])
         if index < len(self.lines) and self.remaining[index] > 12 and self.lines[index].startswith("\\ "):
             index += 1
-        entry.hunk_count += 1
-        entry.old_lines += counts[0]
-        entry.new_lines += counts[1]
+        count_hunk(entry, *counts)
         return index
 
 

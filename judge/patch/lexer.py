@@ -299,6 +299,9 @@ def _line_shape(line: str, syntax: Syntax, state: _State, continuation: bool = F
     return shape, after
 
 
+# Kept for the validation: the detectors read the same lines of a change again and again (a side's logical lines,
+# its opening, both sides' shapes), in the same state: close to half of one validation's lines are read before.
+@text_cache(maxsize=4096)
 def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple[str, _State, int]:
     """``_line_shape``, and where a line comment starts on the line (-1: none)."""
     in_block, quote, depth = state.in_block, state.quote, state.depth

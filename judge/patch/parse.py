@@ -1,11 +1,12 @@
 """Parsing a unified diff into PatchFacts, or MalformedPatch naming the problem, the file and the line.
 
-Three passes over the same lines. unidiff parses the structure (git, hg, svn, bzr and plain
-``diff -u`` headers, binary markers, hunk counts) in its cheap ``metadata_only`` mode and words
-most refusals; a lighter pass collects the added and removed lines of each hunk, so a
-multi-megabyte patch never becomes one Python object per line; then git's own reading
-(judge/patch/git_apply.py) refuses what ``git apply`` refuses and decides each entry's names,
-modes and kind, so judge reports the files git writes.
+Plain `git diff` output, the common patch, is read in one pass (judge/patch/one_pass.py) to what the
+full reading makes of it. The full reading, for every other patch, is three passes over the same lines.
+unidiff parses the structure (git, hg, svn, bzr and plain ``diff -u`` headers, binary markers, hunk
+counts) in its cheap ``metadata_only`` mode and words most refusals; a lighter pass collects the added
+and removed lines of each hunk, so a multi-megabyte patch never becomes one Python object per line;
+then git's own reading (judge/patch/git_apply.py) refuses what ``git apply`` refuses and decides each
+entry's names, modes and kind, so judge reports the files git writes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from judge.patch.git_apply import GitEntry, read_as_git
 from judge.patch.grammar import DEV_NULL, HUNK_HEADER
 from judge.patch.model import FileChange, Hunk, PatchFacts
 from judge.patch.names import check_entry_names, entry_start, has_unsafe_written_name, plain_diff_creation, strip_prefixes
+from judge.patch.one_pass import read_git_diff
 from judge.patch.paths import normalize_path, unquote_git_path
 from judge.patch.transport import blank_email_prose, split_lines, undo_transport_crlf
 
@@ -30,6 +32,18 @@ def parse_patch(text: str) -> PatchFacts:
     """Parse ``text`` as a unified diff, or raise MalformedPatch naming the problem and the line."""
     undone = undo_transport_crlf(text)
     lines = blank_email_prose(split_lines(undone))
+    complete = undone.endswith("\n")
+    entries = read_git_diff(lines, complete)  # plain `git diff` output, read once; None leaves it to the three readings
+    if entries is not None:
+        try:
+            return PatchFacts(tuple(_file_change(entry.line, hunks, entry, lines) for entry, hunks in entries))
+        except MalformedPatch:
+            pass  # the full reading refuses it, with whatever it finds first
+    return _read_thrice(lines, complete)
+
+
+def _read_thrice(lines: list[str], complete: bool) -> PatchFacts:
+    """The full reading: unidiff, judge's hunk walk, then git's reading (see the module's docstring)."""
     reader = iter([line + "\n" for line in lines])  # how far unidiff read is what the iterator has left
     try:
         patch_set = PatchSet(reader, metadata_only=True)
@@ -49,7 +63,7 @@ def parse_patch(text: str) -> PatchFacts:
         if not file_hunks and not _declares_change_without_lines(pf):
             _refuse_without_hunks(_unidiff_path(pf), start, lines)
     # What git reads decides the names, modes and kinds: judge must see the files git writes.
-    entries = _owned_entries(read_as_git(lines, complete=undone.endswith("\n")), starts, lines)
+    entries = _owned_entries(read_as_git(lines, complete=complete), starts, lines)
     files = tuple(_file_change(start, file_hunks, entry, lines)
                   for start, file_hunks, entry in zip(starts, hunks, entries))
     for change in files:

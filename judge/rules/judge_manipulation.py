@@ -179,8 +179,8 @@ _MAYBE_ADDRESSED = _Words(r"validators?|judges?|reviewers?|graders?|evaluators?|
                           r"assistants?|gpt|chatgpt|claude|gemini|system")
 
 _ORDER_KIND = "an order about the verdict"
-# A long text first gets one look for every first look's words at once: nearly every long text (a file's added
-# lines) holds none of them.
+# A text first gets one look for every first look's words at once: nearly every text (a summary, a file's added
+# lines) holds none of them, and one look costs less than the five.
 _ANY_FIRST_LOOK = FirstLook("|".join(f"(?:{look.source})" for look in (
     _MAYBE_SELF_ADDRESSED, _MAYBE_VERDICT, _MAYBE_TOKEN, _MAYBE_FENCE, _MAYBE_ADDRESSED)))
 
@@ -193,7 +193,7 @@ def aimed_at_judge(text: str) -> tuple[str, str] | None:
               (_MAYBE_TOKEN, _TEMPLATE_TOKEN, "chat-template tokens"),
               (_MAYBE_FENCE, _PROMPT_IMITATION, "an imitation of judge's prompt (a data fence or section header)"))
     low = text.lower()
-    if len(low) >= _ANY_FIRST_LOOK.long and not _ANY_FIRST_LOOK.search(low):
+    if not _ANY_FIRST_LOOK.search(low):
         return None
     near = len(text) > 4 * _REACH and len(low) == len(text)  # a long text, its positions the same lower-cased
     for maybe, pattern, kind in checks:

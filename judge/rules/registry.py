@@ -92,7 +92,8 @@ def run_rules(ctx: StepContext, rules: tuple[Rule, ...] = RULES) -> tuple[Findin
     findings: list[Finding] = []
     for rule in rules:
         try:
-            findings.extend(rule(ctx))
+            # a registered rule's function once imported, called without the frame of _Rule.__call__
+            findings.extend((getattr(rule, "_function", None) or rule)(ctx))
         except Exception as exc:
             module = getattr(rule, "module", rule.__module__).rpartition(".")[2]  # two may share an id: say which
             raise CheckFailed("rule", rule.__name__ if module == rule.__name__ else f"{rule.__name__} ({module})") \

@@ -478,3 +478,13 @@ def test_a_gate_command_gets_a_clean_environment(proj, monkeypatch):
     seen = json.loads(verdict.execution_evidence[-1].stdout)
     assert "OPENAI_API_KEY" not in seen and "JUDGE_API_KEY" not in seen
     assert "PATH" in seen and "PYTHONDONTWRITEBYTECODE" in seen
+
+
+def test_a_step_that_asks_nothing_has_the_spec_the_full_reading_gives():
+    from judge.contract.plain import plain_step
+
+    data = {"id": "s", "description": "d", "mode": "apply"}
+    for step in (plain_step(data), parse_step(data)):
+        spec = gate_spec(step, None, None, (("judge.toml", None),), None)
+        assert spec == gate_spec(step, None, None, (("judge.toml", PolicyLayer()),), None)  # a layer: the full reading
+        assert (spec.gates, spec.required_fields, spec.policies, spec.evidence_schema) == ((), (), Policies(), None)
