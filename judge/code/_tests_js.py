@@ -225,7 +225,7 @@ def _aliases(found: dict[str, list[Node]], fragment: _Unit, side: Side) -> dict[
 
 def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]], source: _Source) -> _Unit:
     """Read one call; the unit the calls inside it belong to (a new test or group, or ``owner``)."""
-    path = _path(node.child_by_field_name("function"))
+    path = written = _path(node.child_by_field_name("function"))
     if not path:
         return owner
     if path[0] in aliases and path[0] not in _REGISTERING:
@@ -242,7 +242,7 @@ def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]], s
             return owner  # `expect(x)` with no matcher asserts nothing
         if where not in owner.tops:
             owner.tops.add(where)
-            owner.checks.append(_check(top, side, source.data))
+            owner.checks.append(_check(top, side, source.data, written if top == node else None))
     elif tuple(path) in _SELF_SKIP and _is_direct(node, owner):
         row = node.start_point[0]
         owner.marks.append(Mark("skip", ".".join(path), normalised(_text(node)), row, _changed(side, row)))
@@ -335,7 +335,8 @@ def _is_direct(node: Node, owner: _Unit) -> bool:
     return owner.kind == "fragment" and block.type in ("program", "ERROR")
 
 
-def _check(top: Node, side: Side, data: bytes) -> Check:
+def _check(top: Node, side: Side, data: bytes, path: list[str] | None = None) -> Check:
+    """The assertion whose outermost call (or member) is ``top``; ``path``: its callee's, where the caller read it."""
     first, last = top.start_point[0], top.end_point[0]
     text = normalised(_text(top))
     if not any(side.changed[first:last + 1]):  # only a changed check is compared leaf by leaf
@@ -344,11 +345,14 @@ def _check(top: Node, side: Side, data: bytes) -> Check:
     slots: set[int] = set()
     literals: set[int] = set()
     names: set[str] = set()
-    _tokens(top, tokens, slots, literals, names, data)
+    call = top.type == "call_expression"
+    if call and path is None:
+        path = _path(top.child_by_field_name("function")) or []
+    _tokens(top, tokens, slots, literals, names, data, _passes_path(path) if call else None)
     shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
-    if top.type == "call_expression":  # its callee and arguments, read once for what it means and whether it holds
-        path, args = _path(top.child_by_field_name("function")) or [], _arguments(top)
-        (weak, subject, truth), tautology = _meaning(top, path, args), _tautology(top, path, args)
+    if call:  # its callee and arguments, read once for what it means and whether it holds
+        args = _arguments(top)
+        (weak, subject, truth), tautology = _meaning(top, path, args), _tautology(top, path, args)  # type: ignore[arg-type]
     else:
         (weak, subject, truth), tautology = (False, "", None), False
     return Check(text, first, True, tautology, tuple(tokens), frozenset(slots), shape, frozenset(names),
@@ -442,12 +446,15 @@ def _reacts(handler: Node) -> bool:
     return False
 
 
-def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], names: set[str], data: bytes) -> None:
+def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], names: set[str], data: bytes,
+            top_passes: bool | None = None) -> None:
     """The check leaf by leaf (a string by its content, whatever its quotes); literals passed to its matcher or
     assertion (not to `expect(...)` itself, not inside another call) go into ``slots``; the identifiers it uses, in
     literals too (a template's `${x}`), into ``names``. ``data``: the bytes the tree was parsed from, where a leaf's
-    text is read (cheaper than its node's). An explicit stack, not recursion: a check nested thousands deep (hostile
+    text is read (cheaper than its node's); ``top_passes``: what ``_passes_arguments(node)`` is, where the caller
+    knows. An explicit stack, not recursion: a check nested thousands deep (hostile
     input) must not exhaust Python's."""
+    stack_root = node
     stack: list[tuple[Node, bool, Node | None]] = [(node, False, None)]  # with its parent, once known
     while stack:
         node, expected, parent = stack.pop()
@@ -470,7 +477,12 @@ def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], nam
             continue
         out.append(kind)
         if kind == "arguments":  # the same for each of its children
-            passes = _passes_arguments(node.parent if parent is None else parent)
+            if parent is None:
+                passes = _passes_arguments(node.parent)
+            elif top_passes is not None and parent is stack_root:
+                passes = top_passes
+            else:
+                passes = _passes_arguments(parent)
         elif kind == "binary_expression":
             passes = _passes_expected(node, kind, expected)
         else:
@@ -496,7 +508,11 @@ def _passes_expected(node: Node, kind: str, expected: bool) -> bool:
 def _passes_arguments(call: Node | None) -> bool:
     """Whether the arguments of ``call`` (an `arguments` node's parent) are on the expected side: those of an
     assertion or a matcher, not of `expect(...)` itself."""
-    path = _path(call.child_by_field_name("function")) if call is not None else None
+    return _passes_path(_path(call.child_by_field_name("function")) if call is not None else None)
+
+
+def _passes_path(path: list[str] | None) -> bool:
+    """``_passes_arguments`` of a call whose callee's path is ``path``."""
     return bool(path) and path != ["expect"] and _is_check(path)  # type: ignore[arg-type]
 
 

@@ -63,7 +63,7 @@ def units(side: Side, context: str, aliases: dict[str, str] | None = None) -> tu
 def _parse(lines: tuple[str, ...]) -> tuple[list[_Segment], list[bool]]:
     segments: list[_Segment] = []
     covered = [False] * len(lines)
-    indents = [_indent(line) if line.strip() else None for line in lines]  # None: a blank line
+    indents = [len(line) - len(text) if (text := line.lstrip()) else None for line in lines]  # None: a blank line
     pending, budget = [(0, len(lines))], _PARSES
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
