@@ -102,6 +102,8 @@ def file_aliases(text: str) -> dict[str, list[str]]:
 def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[str]] | None = None
           ) -> tuple[TestUnit, ...]:
     """``aliases``: the names the file's other hunks bind to test functions (see ``file_aliases``)."""
+    if not _may_read(side.text, aliases):
+        return ()  # every call would be passed over and nothing bound to a test function: nothing to parse
     source = _Source(_closed(side.lines), len(side.lines))
     root = parse(source.text, grammar)
     named = _CONTEXT.match(context)  # git names the test a hunk starts in when its call is at column 0
@@ -134,6 +136,21 @@ def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[s
 # (`assert.equal`, `x.should.equal`), reads as nothing.
 _READ_HEADS = frozenset(_REGISTERING | {"expect", "t", "this", "ctx", "context"})
 _HEAD = lazy_compile(rb"[A-Za-z_$][\w$]*(?![\w$\x80-\xff])")  # a whole ASCII name: a longer one may be an alias
+
+
+# A name of _READ_HEADS where the text may hold it as an identifier: not inside a longer run of ASCII name characters
+# (an identifier is read as long as it goes, so `mytest(` calls `mytest`), unless that run starts with a digit (a
+# number may end where a name starts: `1ntest` is `1n` then `test`); or `assert`, `should` anywhere.
+_HEADS = "|".join(sorted(_READ_HEADS, key=len, reverse=True))
+_READ_WORD = lazy_compile(rf"(?<![A-Za-z0-9_$])(?:{_HEADS})(?![A-Za-z0-9_$])|(?<![A-Za-z0-9_$])[0-9][A-Za-z0-9_$]*"
+                          rf"(?:{_HEADS})|assert|should")
+
+
+def _may_read(text: str, aliases: dict[str, list[str]] | None) -> bool:
+    """The first look of ``units``: the side's text may hold a call ``_passed_over`` does not pass over, or a name
+    bound to a test function. Without one, every call's first name is another name (`_passed_over`), the side binds
+    no name to a test or group function (that takes one of their names), and ``units`` finds nothing."""
+    return _READ_WORD.search(text) is not None or any(alias in text for alias in aliases or ())
 
 
 def _passed_over(data: bytes, start: int, end: int, heads: frozenset[str]) -> bool:

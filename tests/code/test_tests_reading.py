@@ -148,7 +148,8 @@ _JS_PIECES = st.sampled_from([
     ")", "(", "{", "expect(x)", ".toBe(1)", ".not.toEqual([1, 2])", "assert.equal(a, 2)", "assert(ok)", "foo(", "bar(1)",
     "x.should.equal(3)", "const t2 = test.skip", "t2('d', () => {", "later(", "this.skip()", "ctx.skip()", "t.is(a, 1)",
     "t.pass()", "/* c */", "// c", "'s'", "`${x}`", "ñame(", "itñ(", "(x)(", "super.run()", "new Foo().bar()", ";",
-    "try {", "} catch (e) {", "await ", "return", ", ", " "])
+    "try {", "} catch (e) {", "await ", "return", ", ", " ", "1n", "0xAB", "²", "my", "x", "_", "$", "test", "it",
+    "(", "should", "assert", "\\u0074", "=", "const ", "t2", "later"])
 _JS_LINE = st.lists(_JS_PIECES, max_size=6).map("".join)
 
 
@@ -163,6 +164,32 @@ def test_the_js_reader_reads_the_same_units_without_the_calls_it_passes_over(lin
         patched.setattr(tests_js, "_passed_over", lambda *args: False)
         slow = units_of(side, path, "", aliases)
     assert fast == slow  # every field, the lazy ones read
+
+
+@FUZZ
+@given(lines=st.lists(st.tuples(st.booleans(), _JS_LINE), min_size=1, max_size=8),
+       path=st.sampled_from(["t.test.ts", "t.test.js"]), aliased=st.booleans())
+def test_a_js_side_the_first_look_passes_has_no_units(lines, path, aliased):
+    side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
+    aliases = {"later": ["it", "skip"]} if aliased else None
+    if not tests_js._may_read(side.text, aliases):
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr(tests_js, "_may_read", lambda *args: True)
+            assert units_of(side, path, "", aliases) == ()
+
+
+@pytest.mark.parametrize("text, may_read", [
+    ("foo(x);\nconst y = bar.baz(1)", False), ("mytest(1); itself(2); tests(3)", False),
+    ("test('a', f)", True), ("x.it(1)", True), ("1ntest(f)", True), ("0xABit(f)", True), ("²test(f)", True),
+    ("testñ(f)", True), ("later(f)", True), ("foo.should.equal(1)", True), ("assertX(1)", True), ("this.skip()", True),
+])
+def test_the_js_first_look_passes_no_side_with_a_name_that_may_matter(text, may_read):
+    assert tests_js._may_read(text, {"later": ["it", "skip"]}) is may_read
+
+
+@pytest.mark.parametrize("head", sorted(tests_js._READ_HEADS))
+def test_the_js_first_look_reads_a_side_that_calls_any_name_the_reader_knows(head):
+    assert tests_js._may_read(f"{head}(1)", None) and tests_js._may_read(f"x = 1;\n{head}.skip()", None)
 
 
 @pytest.mark.parametrize("text, passed_over", [
