@@ -661,7 +661,7 @@ def may_switch_off(body: tuple[str, ...]) -> bool:
     `return` on any line, or an added line that may open a block no run enters. judge/code/deadcode.py finds no
     return after which code is cut off in a new side without the word `return` (both its readers look for it in the
     side's text first), and no never-true block but one opened on a changed line matching ``NEVER_HINT``."""
-    return any("return" in line or line.startswith("+") and NEVER_HINT.search(line[1:]) is not None for line in body)
+    return "return" in "\n".join(body) or any(NEVER_HINT.search(line[1:]) for line in body if line.startswith("+"))
 
 
 def _definitions(lines: tuple[str, ...]) -> set[str]:
