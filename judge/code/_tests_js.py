@@ -207,13 +207,24 @@ def _locals(code: str) -> set[str]:
 
 def _closed(lines: tuple[str, ...]) -> str:
     """The side's text with the brackets it leaves open (outside strings and comments) closed on a last line."""
+    text = "\n".join(lines)
+    brackets = "".join(_BRACKETS.findall(JS.pattern.sub("", text)))  # strings and comments taken out
+    for _ in range(_PAIR_PASSES):  # a pair that closes at once leaves the stack below as it was
+        inner = _PAIR.sub("", brackets)
+        if len(inner) == len(brackets):
+            break
+        brackets = inner
     stack: list[str] = []
-    for char in _BRACKETS.findall(JS.pattern.sub("", "\n".join(lines))):  # strings and comments taken out
+    for char in brackets:
         if char in _OPEN:
             stack.append(_OPEN[char])
         elif stack and char == stack[-1]:
             stack.pop()
-    return "".join(line + "\n" for line in lines) + "".join(reversed(stack)) + "\n"
+    return (text + "\n" if lines else "") + "".join(reversed(stack)) + "\n"
+
+
+_PAIR = lazy_compile(r"\(\)|\[\]|\{\}")
+_PAIR_PASSES = 8  # as deep as brackets usually nest; what deeper pairs are left the loop reads one by one
 
 
 def _aliases(found: dict[str, list[Node]], fragment: _Unit, side: Side) -> dict[str, list[str]]:

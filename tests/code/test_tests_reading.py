@@ -226,3 +226,26 @@ def test_a_hunk_the_first_look_of_disabled_passes_has_no_switched_off_code(body,
 ])
 def test_the_first_look_of_disabled_passes_no_hunk_that_may_switch_off_code(body):
     assert weakening.may_switch_off(body)
+
+
+def _closed_one_by_one(lines: tuple[str, ...]) -> str:
+    """_closed as it read every bracket in turn (before pairs that close at once were taken out first)."""
+    stack: list[str] = []
+    for char in tests_js._BRACKETS.findall(tests_js.JS.pattern.sub("", "\n".join(lines))):
+        if char in tests_js._OPEN:
+            stack.append(tests_js._OPEN[char])
+        elif stack and char == stack[-1]:
+            stack.pop()
+    return "".join(line + "\n" for line in lines) + "".join(reversed(stack)) + "\n"
+
+
+@FUZZ
+@given(lines=st.lists(st.lists(st.sampled_from(list("()[]{}") + ["'", '"', "`", "//", "/*", "*/", "\\", "x", " "]),
+                               max_size=30).map("".join), max_size=6))
+def test_a_js_side_is_closed_as_reading_its_brackets_one_by_one_closes_it(lines):
+    assert tests_js._closed(tuple(lines)) == _closed_one_by_one(tuple(lines))
+
+
+def test_brackets_nested_deeper_than_the_pair_passes_are_closed_all_the_same():
+    deep = ("(" * 20 + "[" + ")" * 20, "{" * 12 + "}" * 11)
+    assert tests_js._closed(deep) == _closed_one_by_one(deep) == "\n".join(deep) + "\n}]" + ")" * 20 + "\n"
