@@ -174,7 +174,7 @@ class _Reading:
             if file.change.new_path is None or not any(s.change == file.index for s in self.new):
                 continue
             for hunk in file.hunks:
-                if (file.index, hunk.number) not in checking or not may_switch_off(hunk.hunk.body):
+                if (file.index, hunk.number) not in checking or not _may_switch_off(hunk.hunk.body):
                     continue
                 side = self._new_side(file.index, hunk.number)
                 offs = [*disabled_blocks(side, file.change.new_path),
@@ -656,7 +656,7 @@ def _is_vocabulary(name: str) -> bool:
     return name in _VOCABULARY or name.startswith("assert") or re.match(r"to[A-Z]", name) is not None
 
 
-def may_switch_off(body: tuple[str, ...]) -> bool:
+def _may_switch_off(body: tuple[str, ...]) -> bool:
     """The first look of ``_Reading.disabled``, on a hunk's body (its new side is not made unless this holds): a
     `return` on any line, or an added line that may open a block no run enters. judge/code/deadcode.py finds no
     return after which code is cut off in a new side without the word `return` (both its readers look for it in the

@@ -215,7 +215,7 @@ _BODY_LINE = st.tuples(st.sampled_from(" -+"), st.lists(_BODY_PIECES, max_size=7
 def test_a_hunk_the_first_look_of_disabled_passes_has_no_switched_off_code(body, path):
     lines = tuple(sign + text for sign, text in body)
     hunk = Hunk(1, "@@ -1 +1 @@", lines, sum(s == "+" for s, _ in body), sum(s == "-" for s, _ in body))
-    if not weakening.may_switch_off(hunk.body):
+    if not weakening._may_switch_off(hunk.body):
         side = side_of(hunk, "new")
         assert disabled_blocks(side, path) == [] and unreachable_code(side, path) == []
 
@@ -225,7 +225,7 @@ def test_a_hunk_the_first_look_of_disabled_passes_has_no_switched_off_code(body,
     ("     return", "+    assert x"), ("-    x = 1", "+    while 0:", "         assert y"),
 ])
 def test_the_first_look_of_disabled_passes_no_hunk_that_may_switch_off_code(body):
-    assert weakening.may_switch_off(body)
+    assert weakening._may_switch_off(body)
 
 
 def _closed_one_by_one(lines: tuple[str, ...]) -> str:
