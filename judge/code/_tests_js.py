@@ -135,7 +135,8 @@ def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[s
 # skips of `this.skip()`): a call whose callee starts with another name, and that holds neither `assert` nor `should`
 # (`assert.equal`, `x.should.equal`), reads as nothing.
 _READ_HEADS = frozenset(_REGISTERING | {"expect", "t", "this", "ctx", "context"})
-_HEAD = lazy_compile(rb"[A-Za-z_$][\w$]*(?![\w$\x80-\xff])")  # a whole ASCII name: a longer one may be an alias
+# A whole ASCII name: one that goes on (in other letters, or in an escape: `foo\u0074`) may be an alias.
+_HEAD = lazy_compile(rb"[A-Za-z_$][\w$]*(?![\w$\x80-\xff\\])")
 
 
 # A name of _READ_HEADS where the text may hold it as an identifier: not inside a longer run of ASCII name characters
