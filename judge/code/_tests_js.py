@@ -102,6 +102,8 @@ def file_aliases(text: str) -> dict[str, list[str]]:
 def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[str]] | None = None
           ) -> tuple[TestUnit, ...]:
     """``aliases``: the names the file's other hunks bind to test functions (see ``file_aliases``)."""
+    if not _may_read(side.text, aliases):
+        return ()  # every call would be passed over and nothing bound to a test function: nothing to parse
     source = _Source(_closed(side.lines), len(side.lines))
     root = parse(source.text, grammar)
     named = _CONTEXT.match(context)  # git names the test a hunk starts in when its call is at column 0
@@ -110,8 +112,13 @@ def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[s
     found, open_units = [fragment], [fragment]
     found_nodes = captures(root, grammar, _QUERY)
     aliases = {**(aliases or {}), **_aliases(found_nodes, fragment, side)}
+    data = source.data
+    heads = _READ_HEADS.union(aliases)
     for node in sorted(found_nodes.get("call", []), key=lambda n: (n.start_byte, -n.end_byte)):  # outer calls first
-        while open_units[-1].end <= node.start_byte:
+        start = node.start_byte
+        if _passed_over(data, start, node.end_byte, heads):
+            continue
+        while open_units[-1].end <= start:
             open_units.pop()
         unit = _call(node, open_units[-1], side, aliases, source)
         if unit is not open_units[-1]:
@@ -122,6 +129,38 @@ def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[s
     for unit in found[1:]:  # the code it uses: its words outside strings and comments, object keys aside
         unit.words = partial(source.words, unit.line, unit.last)
     return tuple(u.freeze() for u in found if u.kind != "fragment" or u.checks or u.marks)
+
+
+# The first names of the calls ``_call`` may read something from (the tests, groups and assertions it knows, the
+# skips of `this.skip()`): a call whose callee starts with another name, and that holds neither `assert` nor `should`
+# (`assert.equal`, `x.should.equal`), reads as nothing.
+_READ_HEADS = frozenset(_REGISTERING | {"expect", "t", "this", "ctx", "context"})
+# A whole ASCII name: one that goes on (in other letters, or in an escape: `foo\u0074`) may be an alias.
+_HEAD = lazy_compile(rb"[A-Za-z_$][\w$]*(?![\w$\x80-\xff\\])")
+
+
+# A name of _READ_HEADS where the text may hold it as an identifier: not inside a longer run of ASCII name characters
+# (an identifier is read as long as it goes, so `mytest(` calls `mytest`), unless that run starts with a digit (a
+# number may end where a name starts: `1ntest` is `1n` then `test`); or `assert`, `should` anywhere.
+_HEADS = "|".join(sorted(_READ_HEADS, key=len, reverse=True))
+_READ_WORD = lazy_compile(rf"(?<![A-Za-z0-9_$])(?:{_HEADS})(?![A-Za-z0-9_$])|(?<![A-Za-z0-9_$])[0-9][A-Za-z0-9_$]*"
+                          rf"(?:{_HEADS})|assert|should")
+
+
+def _may_read(text: str, aliases: dict[str, list[str]] | None) -> bool:
+    """The first look of ``units``: the side's text may hold a call ``_passed_over`` does not pass over, or a name
+    bound to a test function. Without one, every call's first name is another name (`_passed_over`), the side binds
+    no name to a test or group function (that takes one of their names), and ``units`` finds nothing."""
+    return _READ_WORD.search(text) is not None or any(alias in text for alias in aliases or ())
+
+
+def _passed_over(data: bytes, start: int, end: int, heads: frozenset[str]) -> bool:
+    """The call at ``data[start:end]`` is none ``_call`` reads: its callee's first name (where the call's text starts)
+    is not among ``heads`` and its text holds neither `assert` nor `should`, so no name of its callee's path makes it a
+    test, a group, an assertion or a skip. Read from the bytes, without the nodes ``_path`` would walk."""
+    head = _HEAD.match(data, start)
+    return head is not None and head[0].decode() not in heads and data.find(b"assert", start, end) < 0 \
+        and data.find(b"should", start, end) < 0
 
 
 class _Source:
@@ -135,11 +174,16 @@ class _Source:
         self._data: bytes | None = None
         self._code: tuple[str, ...] | None = None
 
-    def between(self, start: int, end: int) -> str:
-        """The text between two byte offsets of the tree, as a node's own text."""
+    @property
+    def data(self) -> bytes:
+        """The text as the tree was parsed from: a node's text is ``data[node.start_byte:node.end_byte]``."""
         if self._data is None:
             self._data = self.text.encode("utf-8", "surrogatepass")
-        return self._data[start:end].decode("utf-8", "replace")
+        return self._data
+
+    def between(self, start: int, end: int) -> str:
+        """The text between two byte offsets of the tree, as a node's own text."""
+        return self.data[start:end].decode("utf-8", "replace")
 
     def body(self, start: int, end: int) -> str:
         """A callback's lines, whitespace-collapsed, blank and comment lines left out."""
@@ -164,13 +208,24 @@ def _locals(code: str) -> set[str]:
 
 def _closed(lines: tuple[str, ...]) -> str:
     """The side's text with the brackets it leaves open (outside strings and comments) closed on a last line."""
+    text = "\n".join(lines)
+    brackets = "".join(_BRACKETS.findall(JS.pattern.sub("", text)))  # strings and comments taken out
+    for _ in range(_PAIR_PASSES):  # a pair that closes at once leaves the stack below as it was
+        inner = _PAIR.sub("", brackets)
+        if len(inner) == len(brackets):
+            break
+        brackets = inner
     stack: list[str] = []
-    for char in _BRACKETS.findall(JS.pattern.sub("", "\n".join(lines))):  # strings and comments taken out
+    for char in brackets:
         if char in _OPEN:
             stack.append(_OPEN[char])
         elif stack and char == stack[-1]:
             stack.pop()
-    return "".join(line + "\n" for line in lines) + "".join(reversed(stack)) + "\n"
+    return (text + "\n" if lines else "") + "".join(reversed(stack)) + "\n"
+
+
+_PAIR = lazy_compile(r"\(\)|\[\]|\{\}")
+_PAIR_PASSES = 8  # as deep as brackets usually nest; what deeper pairs are left the loop reads one by one
 
 
 def _aliases(found: dict[str, list[Node]], fragment: _Unit, side: Side) -> dict[str, list[str]]:
@@ -199,7 +254,7 @@ def _aliases(found: dict[str, list[Node]], fragment: _Unit, side: Side) -> dict[
 
 def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]], source: _Source) -> _Unit:
     """Read one call; the unit the calls inside it belong to (a new test or group, or ``owner``)."""
-    path = _path(node.child_by_field_name("function"))
+    path = written = _path(node.child_by_field_name("function"))
     if not path:
         return owner
     if path[0] in aliases and path[0] not in _REGISTERING:
@@ -216,7 +271,7 @@ def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]], s
             return owner  # `expect(x)` with no matcher asserts nothing
         if where not in owner.tops:
             owner.tops.add(where)
-            owner.checks.append(_check(top, side))
+            owner.checks.append(_check(top, side, source.data, written if top == node else None))
     elif tuple(path) in _SELF_SKIP and _is_direct(node, owner):
         row = node.start_point[0]
         owner.marks.append(Mark("skip", ".".join(path), normalised(_text(node)), row, _changed(side, row)))
@@ -309,7 +364,8 @@ def _is_direct(node: Node, owner: _Unit) -> bool:
     return owner.kind == "fragment" and block.type in ("program", "ERROR")
 
 
-def _check(top: Node, side: Side) -> Check:
+def _check(top: Node, side: Side, data: bytes, path: list[str] | None = None) -> Check:
+    """The assertion whose outermost call (or member) is ``top``; ``path``: its callee's, where the caller read it."""
     first, last = top.start_point[0], top.end_point[0]
     text = normalised(_text(top))
     if not any(side.changed[first:last + 1]):  # only a changed check is compared leaf by leaf
@@ -318,11 +374,14 @@ def _check(top: Node, side: Side) -> Check:
     slots: set[int] = set()
     literals: set[int] = set()
     names: set[str] = set()
-    _tokens(top, tokens, slots, literals, names)
+    call = top.type == "call_expression"
+    if call and path is None:
+        path = _path(top.child_by_field_name("function")) or []
+    _tokens(top, tokens, slots, literals, names, data, _passes_path(path) if call else None)
     shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
-    if top.type == "call_expression":  # its callee and arguments, read once for what it means and whether it holds
-        path, args = _path(top.child_by_field_name("function")) or [], _arguments(top)
-        (weak, subject, truth), tautology = _meaning(top, path, args), _tautology(top, path, args)
+    if call:  # its callee and arguments, read once for what it means and whether it holds
+        args = _arguments(top)
+        (weak, subject, truth), tautology = _meaning(top, path, args), _tautology(top, path, args)  # type: ignore[arg-type]
     else:
         (weak, subject, truth), tautology = (False, "", None), False
     return Check(text, first, True, tautology, tuple(tokens), frozenset(slots), shape, frozenset(names),
@@ -416,14 +475,18 @@ def _reacts(handler: Node) -> bool:
     return False
 
 
-def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], names: set[str]) -> None:
+def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], names: set[str], data: bytes,
+            top_passes: bool | None = None) -> None:
     """The check leaf by leaf (a string by its content, whatever its quotes); literals passed to its matcher or
     assertion (not to `expect(...)` itself, not inside another call) go into ``slots``; the identifiers it uses, in
-    literals too (a template's `${x}`), into ``names``. An explicit stack, not recursion: a check nested thousands
-    deep (hostile input) must not exhaust Python's."""
-    stack = [(node, False)]
+    literals too (a template's `${x}`), into ``names``. ``data``: the bytes the tree was parsed from, where a leaf's
+    text is read (cheaper than its node's); ``top_passes``: what ``_passes_arguments(node)`` is, where the caller
+    knows. An explicit stack, not recursion: a check nested thousands deep (hostile
+    input) must not exhaust Python's."""
+    stack_root = node
+    stack: list[tuple[Node, bool, Node | None]] = [(node, False, None)]  # with its parent, once known
     while stack:
-        node, expected = stack.pop()
+        node, expected, parent = stack.pop()
         kind = node.type
         if kind in _LITERALS:
             if expected:
@@ -436,17 +499,24 @@ def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], nam
             continue
         children = node.children
         if not children:
-            text = node.text.decode("utf-8", "replace")  # type: ignore[union-attr]
+            text = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
             if kind in _IDENTIFIERS:
                 names.add(text)
             out.append(text)
             continue
         out.append(kind)
-        if kind == "arguments" or kind == "binary_expression":
-            passes = _passes_expected(node, kind, expected)  # the same for each of its children
+        if kind == "arguments":  # the same for each of its children
+            if parent is None:
+                passes = _passes_arguments(node.parent)
+            elif top_passes is not None and parent is stack_root:
+                passes = top_passes
+            else:
+                passes = _passes_arguments(parent)
+        elif kind == "binary_expression":
+            passes = _passes_expected(node, kind, expected)
         else:
             passes = expected and kind in _EXPECTED_INSIDE
-        stack.extend([(child, passes) for child in reversed(children)])
+        stack.extend([(child, passes, node) for child in reversed(children)])
 
 
 _IDENTIFIERS = ("identifier", "property_identifier")
@@ -455,15 +525,24 @@ _IDENTIFIERS = ("identifier", "property_identifier")
 def _passes_expected(node: Node, kind: str, expected: bool) -> bool:
     """Whether the children of ``node`` (of type ``kind``) are on the expected side of the check."""
     if kind == "arguments":
-        call = node.parent
-        path = _path(call.child_by_field_name("function")) if call is not None else None
-        return bool(path) and path != ["expect"] and _is_check(path)  # type: ignore[arg-type]
+        return _passes_arguments(node.parent)
     if kind == "binary_expression":
         if not expected:
             return False
         operator = node.child_by_field_name("operator")
         return operator is not None and operator.type in _COMPARISONS
     return expected and kind in _EXPECTED_INSIDE
+
+
+def _passes_arguments(call: Node | None) -> bool:
+    """Whether the arguments of ``call`` (an `arguments` node's parent) are on the expected side: those of an
+    assertion or a matcher, not of `expect(...)` itself."""
+    return _passes_path(_path(call.child_by_field_name("function")) if call is not None else None)
+
+
+def _passes_path(path: list[str] | None) -> bool:
+    """``_passes_arguments`` of a call whose callee's path is ``path``."""
+    return bool(path) and path != ["expect"] and _is_check(path)  # type: ignore[arg-type]
 
 
 _EXPECTED_INSIDE = frozenset({"array", "object", "pair", "unary_expression", "parenthesized_expression"})

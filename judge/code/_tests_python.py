@@ -63,7 +63,7 @@ def units(side: Side, context: str, aliases: dict[str, str] | None = None) -> tu
 def _parse(lines: tuple[str, ...]) -> tuple[list[_Segment], list[bool]]:
     segments: list[_Segment] = []
     covered = [False] * len(lines)
-    indents = [_indent(line) if line.strip() else None for line in lines]  # None: a blank line
+    indents = [len(line) - len(text) if (text := line.lstrip()) else None for line in lines]  # None: a blank line
     pending, budget = [(0, len(lines))], _PARSES
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -467,17 +467,37 @@ def _meaning_of(compared: Any, tautology: Callable[[Any], bool], meaning: Callab
 
 
 def _walk(node: ast.AST) -> list[ast.AST]:
-    """Every node under ``node`` (itself first) in ``ast.walk``'s order, breadth first, as a list: the same walk
-    without a generator per node."""
+    """Every node under ``node`` (itself first) in ``ast.walk``'s order, breadth first, as a list, but the leaves no
+    reader here asks for (a name's Load or Store, an operator): the same walk without a generator per node, and
+    without reading the fields that hold a name or a value rather than nodes."""
     found = [node]
+    fields = _CHILD_FIELDS
     for current in found:  # the list grows as it is read
-        for name in current._fields:
+        kind = type(current)
+        names = fields.get(kind)
+        if names is None:
+            names = fields[kind] = _child_fields(kind)
+        for name in names:
             value = getattr(current, name, None)
-            if isinstance(value, ast.AST):
-                found.append(value)
-            elif type(value) is list:
+            if type(value) is list:
                 found.extend([item for item in value if isinstance(item, ast.AST)])
+            elif isinstance(value, ast.AST):
+                found.append(value)
     return found
+
+
+# Fields that hold no node the readers look at: identifiers, numbers and constants, a name's context (Load, Store,
+# Del) and operators (Add, Eq...), which are leaves. A Constant's (or MatchSingleton's) `value` is a constant too.
+_LEAF_FIELDS = frozenset({"id", "attr", "name", "arg", "module", "level", "kind", "conversion", "type_comment",
+                          "is_async", "ctx", "op", "ops"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold the nodes ``_walk`` visits."""
+    constant = kind is ast.Constant or kind is ast.MatchSingleton
+    return tuple(name for name in getattr(kind, "_fields", ()) if name not in _LEAF_FIELDS
+                 and not (constant and name == "value"))
 
 
 _FAILURES = {"Exception", "BaseException", "AssertionError", "builtins.Exception", "builtins.BaseException"}

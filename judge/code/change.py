@@ -105,7 +105,7 @@ class FileView:
         from judge.code.tests import skip_aliases, test_units  # here: only a change to a test file is read for tests
 
         # a name one hunk binds to a skip (`flaky = pytest.mark.skip`) marks the tests another hunk decorates with it
-        aliases = skip_aliases(path, "\n".join(line for side in sides for line in side.lines))
+        aliases = skip_aliases(path, "\n".join(["\n".join(side.lines) for side in sides if side.lines]))
         return tuple((hunk, unit) for hunk, side in zip(self.hunks, sides)
                      for unit in test_units(side, path, hunk.hunk.section, aliases))
 

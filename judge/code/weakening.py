@@ -31,7 +31,7 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from judge.code.change import ChangeModel, FileView
-from judge.code.deadcode import disabled_blocks, unreachable_code
+from judge.code.deadcode import NEVER_HINT, disabled_blocks, unreachable_code
 from judge.code.sides import Side
 from judge.code.testpaths import is_test_data, is_test_path
 from judge.code.tests import Check, TestUnit, test_language
@@ -174,7 +174,7 @@ class _Reading:
             if file.change.new_path is None or not any(s.change == file.index for s in self.new):
                 continue
             for hunk in file.hunks:
-                if (file.index, hunk.number) not in checking:
+                if (file.index, hunk.number) not in checking or not _may_switch_off(hunk.hunk.body):
                     continue
                 side = self._new_side(file.index, hunk.number)
                 offs = [*disabled_blocks(side, file.change.new_path),
@@ -654,6 +654,14 @@ _VOCABULARY = frozenset(dir(builtins)) | frozenset(keyword.kwlist) | frozenset({
 def _is_vocabulary(name: str) -> bool:
     """A name of the language or of the assertion (`assertEqual`, `toBe`, `t.is`), not of the code under test."""
     return name in _VOCABULARY or name.startswith("assert") or re.match(r"to[A-Z]", name) is not None
+
+
+def _may_switch_off(body: tuple[str, ...]) -> bool:
+    """The first look of ``_Reading.disabled``, on a hunk's body (its new side is not made unless this holds): a
+    `return` on any line, or an added line that may open a block no run enters. judge/code/deadcode.py finds no
+    return after which code is cut off in a new side without the word `return` (both its readers look for it in the
+    side's text first), and no never-true block but one opened on a changed line matching ``NEVER_HINT``."""
+    return "return" in "\n".join(body) or any(NEVER_HINT.search(line[1:]) for line in body if line.startswith("+"))
 
 
 def _definitions(lines: tuple[str, ...]) -> set[str]:

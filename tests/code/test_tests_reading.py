@@ -4,14 +4,19 @@ same as what reading it at once gave, and what can weaken nothing is not read at
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import judge.code._tests_js as tests_js
 import judge.code._tests_python as tests_python
 import judge.code.weakening as weakening
+from helpers.fuzzing import FUZZ
 from judge.code.change import ChangeModel
-from judge.code.sides import Side
+from judge.code.deadcode import disabled_blocks, unreachable_code
+from judge.code.sides import Side, side_of
 from judge.code.tests import Check, TestUnit, skip_aliases
 from judge.code.tests import test_units as units_of
+from judge.patch.model import Hunk
 from judge.patch.parse import parse_patch
 
 
@@ -134,3 +139,114 @@ def test_dead_code_is_looked_for_only_where_a_test_has_an_assertion(monkeypatch)
     with_assertion = _patch("tests/test_a.py", "def test_a():\n    assert f()", "def test_a():\n    return\n    assert f()")
     weakening.weakenings(ChangeModel(parse_patch(with_assertion)))
     assert looked == ["tests/test_a.py", "tests/test_a.py"]
+
+
+# --- what the JS reader passes over, and the first look of disabled() ------------------------------------------------
+
+_JS_PIECES = st.sampled_from([
+    'it("a", () => {', 'test.skip("b", () => {', "describe('g', function () {", "xit('c', () => {", "});", "})", "}",
+    ")", "(", "{", "expect(x)", ".toBe(1)", ".not.toEqual([1, 2])", "assert.equal(a, 2)", "assert(ok)", "foo(", "bar(1)",
+    "x.should.equal(3)", "const t2 = test.skip", "t2('d', () => {", "later(", "this.skip()", "ctx.skip()", "t.is(a, 1)",
+    "t.pass()", "/* c */", "// c", "'s'", "`${x}`", "ñame(", "itñ(", "(x)(", "super.run()", "new Foo().bar()", ";",
+    "try {", "} catch (e) {", "await ", "return", ", ", " ", "1n", "0xAB", "²", "my", "x", "_", "$", "test", "it",
+    "(", "should", "assert", "\\u0074", "=", "const ", "t2", "later", "const fo\\u006F = it.skip;", "fo\\u006F('e', f)"])
+_JS_LINE = st.lists(_JS_PIECES, max_size=6).map("".join)
+
+
+@FUZZ
+@given(lines=st.lists(st.tuples(st.booleans(), _JS_LINE), min_size=1, max_size=8),
+       path=st.sampled_from(["t.test.ts", "t.test.js", "t.test.tsx"]), aliased=st.booleans())
+def test_the_js_reader_reads_the_same_units_without_the_calls_it_passes_over(lines, path, aliased):
+    side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
+    aliases = {"later": ["it", "skip"]} if aliased else None
+    fast = units_of(side, path, "", aliases)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(tests_js, "_passed_over", lambda *args: False)
+        slow = units_of(side, path, "", aliases)
+    assert fast == slow  # every field, the lazy ones read
+
+
+@FUZZ
+@given(lines=st.lists(st.tuples(st.booleans(), _JS_LINE), min_size=1, max_size=8),
+       path=st.sampled_from(["t.test.ts", "t.test.js"]), aliased=st.booleans())
+def test_a_js_side_the_first_look_passes_has_no_units(lines, path, aliased):
+    side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
+    aliases = {"later": ["it", "skip"]} if aliased else None
+    if not tests_js._may_read(side.text, aliases):
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr(tests_js, "_may_read", lambda *args: True)
+            assert units_of(side, path, "", aliases) == ()
+
+
+@pytest.mark.parametrize("text, may_read", [
+    ("foo(x);\nconst y = bar.baz(1)", False), ("mytest(1); itself(2); tests(3)", False),
+    ("test('a', f)", True), ("x.it(1)", True), ("1ntest(f)", True), ("0xABit(f)", True), ("²test(f)", True),
+    ("testñ(f)", True), ("later(f)", True), ("foo.should.equal(1)", True), ("assertX(1)", True), ("this.skip()", True),
+])
+def test_the_js_first_look_passes_no_side_with_a_name_that_may_matter(text, may_read):
+    assert tests_js._may_read(text, {"later": ["it", "skip"]}) is may_read
+
+
+@pytest.mark.parametrize("head", sorted(tests_js._READ_HEADS))
+def test_the_js_first_look_reads_a_side_that_calls_any_name_the_reader_knows(head):
+    assert tests_js._may_read(f"{head}(1)", None) and tests_js._may_read(f"x = 1;\n{head}.skip()", None)
+
+
+@pytest.mark.parametrize("text, passed_over", [
+    ("foo(x)", True), ("a.b.c(1)", True), ("super.run()", True),
+    ("it('a', f)", False), ("later(1)", False),  # a name another hunk binds to a test function
+    ("expect(x)", False), ("this.skip()", False), ("chai.assert.ok(x)", False), ("x.should.equal(1)", False),
+    ("assertEqual(a, b)", False), ("itñ(1)", False), ("(it)('a', f)", False), ("/* it */ foo()", False),
+    ("fo\\u006F(1)", False),  # a name written with an escape: it may be an alias bound with the same escape
+])
+def test_a_call_is_passed_over_only_when_no_name_of_its_callee_can_matter(text, passed_over):
+    data = text.encode()
+    heads = tests_js._READ_HEADS | {"later", "fo\\u006F"}
+    assert tests_js._passed_over(data, 0, len(data), heads) is passed_over
+
+
+_BODY_PIECES = st.sampled_from(["if", "elif", "while", " ", "  ", "(", ")", "False", "false", "0", "None", "null",
+                                "undefined", "!", "1", "true", "return", "raise", "throw", "x", "=", ":", "{", "}", ";",
+                                "f()", "assert x", "expect(x).toBe(1)", "#", "//", "\\"])
+_BODY_LINE = st.tuples(st.sampled_from(" -+"), st.lists(_BODY_PIECES, max_size=7).map("".join))
+
+
+@FUZZ
+@given(body=st.lists(_BODY_LINE, min_size=1, max_size=8), path=st.sampled_from(["t_x.py", "x.test.ts", "x.test.js"]))
+def test_a_hunk_the_first_look_of_disabled_passes_has_no_switched_off_code(body, path):
+    lines = tuple(sign + text for sign, text in body)
+    hunk = Hunk(1, "@@ -1 +1 @@", lines, sum(s == "+" for s, _ in body), sum(s == "-" for s, _ in body))
+    if not weakening._may_switch_off(hunk.body):
+        side = side_of(hunk, "new")
+        assert disabled_blocks(side, path) == [] and unreachable_code(side, path) == []
+
+
+@pytest.mark.parametrize("body", [
+    ("+    if False:", "     assert x"), ("+if (false) {", " expect(x).toBe(1)", "+}"), ("+    return", "     assert x"),
+    ("     return", "+    assert x"), ("-    x = 1", "+    while 0:", "         assert y"),
+])
+def test_the_first_look_of_disabled_passes_no_hunk_that_may_switch_off_code(body):
+    assert weakening._may_switch_off(body)
+
+
+def _closed_one_by_one(lines: tuple[str, ...]) -> str:
+    """_closed as it read every bracket in turn (before pairs that close at once were taken out first)."""
+    stack: list[str] = []
+    for char in tests_js._BRACKETS.findall(tests_js.JS.pattern.sub("", "\n".join(lines))):
+        if char in tests_js._OPEN:
+            stack.append(tests_js._OPEN[char])
+        elif stack and char == stack[-1]:
+            stack.pop()
+    return "".join(line + "\n" for line in lines) + "".join(reversed(stack)) + "\n"
+
+
+@FUZZ
+@given(lines=st.lists(st.lists(st.sampled_from(list("()[]{}") + ["'", '"', "`", "//", "/*", "*/", "\\", "x", " "]),
+                               max_size=30).map("".join), max_size=6))
+def test_a_js_side_is_closed_as_reading_its_brackets_one_by_one_closes_it(lines):
+    assert tests_js._closed(tuple(lines)) == _closed_one_by_one(tuple(lines))
+
+
+def test_brackets_nested_deeper_than_the_pair_passes_are_closed_all_the_same():
+    deep = ("(" * 20 + "[" + ")" * 20, "{" * 12 + "}" * 11)
+    assert tests_js._closed(deep) == _closed_one_by_one(deep) == "\n".join(deep) + "\n}]" + ")" * 20 + "\n"
