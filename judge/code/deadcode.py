@@ -164,7 +164,9 @@ def _code_may_follow(side: Side, row: int, python: bool) -> bool:
     if sum(map(line.count, "([{")) > sum(map(line.count, ")]}")) or line.rstrip().endswith("\\"):
         return True  # the return goes on below
     indent = len(line) - len(line.lstrip())
-    for after in side.lines[row + 1 :]:
+    lines = side.lines
+    for below in range(row + 1, len(lines)):  # not a slice: a side of many returns would copy its rest for each
+        after = lines[below]
         stripped = after.lstrip()
         if not stripped or stripped.startswith(("#",) if python else ("//", "/*", "*")):
             continue
@@ -178,8 +180,8 @@ def _code_may_follow(side: Side, row: int, python: bool) -> bool:
 
 def _under_if(side: Side, row: int, python: bool) -> bool:
     """The code line above ``row`` opens an ``if`` branch."""
-    for line in reversed(side.lines[:row]):
-        stripped = line.strip()
+    for above in range(row - 1, -1, -1):
+        stripped = side.lines[above].strip()
         if stripped and not stripped.startswith(("#",) if python else ("//", "/*", "*")):
             return stripped.startswith(("if", "elif", "else if", "} else if"))
     return False

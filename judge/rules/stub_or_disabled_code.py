@@ -114,12 +114,10 @@ def _file_facts(file: FileView, description: str) -> tuple[list[str], list[str]]
         # Code turned into comments counts only in a hunk that gains no other code: developers leave old or
         # unused lines as comments beside real work (zod 3.25.20's errors.ts, more-itertools 10.2.0's
         # docs/conf.py); an agent that fakes the step has nothing else.
-        if not look.comments:
-            continue
-        commented = [f"`{code}` is commented out" for code in commented_out(view.old, new, change.path)]
-        commented += [f"`{code}` is written as a comment" for code in commented_code(new, change.path)]
-        if commented and not writes_code(new, change.path):
-            facts += commented
+        if not look.comments or writes_code(new, change.path):
+            continue  # asked first: reading up to the first line of code is cheaper than finding the comments
+        facts += [f"`{code}` is commented out" for code in commented_out(view.old, new, change.path)]
+        facts += [f"`{code}` is written as a comment" for code in commented_code(new, change.path)]
     return list(dict.fromkeys(facts)), list(dict.fromkeys(dead))
 
 
@@ -138,17 +136,24 @@ class _Look:
 
     def __init__(self, hunk: Hunk, language: str, configuration: bool) -> None:
         body = "\n".join(hunk.body)  # every line of both sides: a word it lacks, no side holds
-        words = _PY_STUB_WORDS if language == "python" else _JS_STUB_WORDS
-        marker = "#" if language == "python" else "//"
+        python = language == "python"
         adds = hunk.added_count > 0
-        self.stubs = any(word in body for word in words)
+        self.stubs = ("pass" in body or "..." in body or "return" in body or "raise" in body) if python else \
+            ("return" in body or "throw" in body or "{" in body)
         self.returns = adds and "return" in body
-        never = adds and _may_switch_off(body)
-        comments = adds and not configuration and marker in body
-        added = [line[1:] for line in hunk.body if line[0] == "+"] if never or comments else []
-        self.never = never and _may_switch_off("\n".join(added))
-        self.comments = comments and any(line.lstrip().startswith(marker) for line in added)
+        self.never = adds and _may_switch_off(body) and \
+            _may_switch_off("\n".join([line[1:] for line in hunk.body if line[0] == "+"]))
+        marker = "#" if python else "//"
+        self.comments = adds and not configuration and marker in body and (
+            (_ADDED_PY_COMMENT if python else _ADDED_JS_COMMENT).search(body) is not None
+            or hunk.body[0][0] == "+" and hunk.body[0][1:].lstrip().startswith(marker))
         self.anything = self.stubs or self.never or self.returns or self.comments
+
+
+# An added line after the first that starts with the comment marker, after white space (\s is str.lstrip's): a
+# literal first, where `^` in MULTILINE would have the engine try every position.
+_ADDED_PY_COMMENT = lazy_compile(r"\n\+[^\S\n]*#")
+_ADDED_JS_COMMENT = lazy_compile(r"\n\+[^\S\n]*//")
 
 
 def _may_switch_off(text: str) -> bool:
@@ -163,8 +168,6 @@ _NEVER_LOOK = WideLook(NEVER_HINT.pattern)
 
 
 _NEVER_WORDS = ("0", "!", "alse", "None", "null", "undefined")
-_PY_STUB_WORDS = ("pass", "...", "return", "raise")
-_JS_STUB_WORDS = ("return", "throw", "{")
 
 
 def _language(path: str) -> str | None:

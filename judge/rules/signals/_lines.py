@@ -36,12 +36,18 @@ def hunk_side(hunk: Hunk, sign: str, syntax: Syntax) -> tuple[Line, ...]:
 
 
 def changed_holding(change: FileChange, sign: str, look: FirstLook) -> Iterator[Line]:
-    """The changed lines of a side where ``look`` finds something; only hunks with such a line are lexed."""
+    """The changed lines of a side where ``look`` finds something; only hunks with such a line are lexed, up to the
+    last of them (the lexer reads forward: a line's shape depends on the lines above it only)."""
     syntax = syntax_for(change.path)
     for hunk in change.hunks:
         if look.search("\n".join(hunk.added if sign == "+" else hunk.removed).lower()):
-            yield from (line for line in hunk_side(hunk, sign, syntax)
-                        if line.changed and look.search(line.text.lower()))
+            texts, changed = hunk.new_side if sign == "+" else hunk.old_side
+            rows = [row for row, text in enumerate(texts) if changed[row] and look.search(text.lower())]
+            if not rows:
+                continue
+            codes = line_shapes(texts[: rows[-1] + 1], syntax) if syntax.knows_tokens else texts
+            number = hunk.new_start if sign == "+" else hunk.old_start
+            yield from (Line(number + row, texts[row], codes[row], True) for row in rows)
 
 
 def added_text(change: FileChange) -> str:

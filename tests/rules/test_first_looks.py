@@ -1,0 +1,85 @@
+"""The first looks of stub_or_disabled_code, placeholder_only and the signals' changed lines never skip what the full
+reading would report: on random hunks made of the pieces each detector starts from (and the characters that make a
+line or a side read otherwise), the look lets through every hunk whose sides a detector finds something in, and the
+lines it reads are the lines the whole side's reading gives."""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from helpers.fuzzing import FUZZ
+from judge.code.change import FileView
+from judge.code.deadcode import commented_code, commented_out, disabled_blocks, unreachable_code
+from judge.code.functions import stub_functions_in
+from judge.code.sides import side_of
+from judge.patch.lexer import syntax_for
+from judge.patch.model import FileChange, Hunk
+from judge.rules import placeholder_only as placeholder
+from judge.rules.signals._lines import changed_holding, hunk_side
+from judge.rules.signals.checks_suppressed import _MAYBE_SUPPRESSION
+from judge.rules.stub_or_disabled_code import _Look
+
+_MORE = settings(FUZZ, max_examples=FUZZ.max_examples * 5)
+_PIECES = st.sampled_from([
+    "pass", "...", "return", "return None", "raise NotImplementedError", "throw new Error('not implemented')",
+    "if False:", "if (0) {", "while None:", "if True: return", "if (true) return;", "def f():", "def close(self):",
+    "function f() {", "f() {", "() => {", "{", "}", "{}", "(", ")", ":", ";", "#", "//", "/*", "*/", " ", "    ", "\t",
+    "\x0c", "\r", "\u2028", "\x85", '"', "'", '"""', "`", "\\", "x = 1", "f(x)", "g();", "TODO", "todo: later",
+    "# type: ignore", "// @ts-ignore", "as any", "# noqa", "Load", "settings", "files", "result = load(path)",
+    "items.push(value);", "self.close()", "export interface T {", "id: string;", "} else {", "catch (e) {",
+])
+_LINE = st.lists(_PIECES, max_size=5).map("".join)
+_BODY = st.lists(st.tuples(st.sampled_from(" -+"), _LINE), min_size=1, max_size=10)
+# Lines that are no code more often: comments, docstrings, notes, the words of a step.
+_NOTE_LINE = st.lists(st.sampled_from(["#", "//", "/*", "*/", " * ", '"""', "'" * 3, '"', "'", "TODO", "todo", "XTODO",
+                                       "Load", "load", "the", "settings", "Files", "loader's", "config", " ", "\\",
+                                       "x = 1", "(", ")"]), max_size=5).map("".join)
+_NOTE_BODY = st.lists(st.tuples(st.sampled_from(" -+"), _NOTE_LINE), min_size=1, max_size=6)
+
+
+def _hunk(body: list[tuple[str, str]]) -> Hunk:
+    lines = tuple(sign + text for sign, text in body)
+    return Hunk(1, "@@ -1 +1 @@", lines, sum(s == "+" for s, _ in body), sum(s == "-" for s, _ in body))
+
+
+@_MORE
+@given(body=_BODY, path=st.sampled_from(["m.py", "m.js", "m.ts", "m.tsx"]), configuration=st.booleans())
+@example(body=[("+", "# result = load(path)"), (" ", "x = 1")], path="m.py", configuration=False)
+@example(body=[("-", "items.push(value);"), ("+", "  // items.push(value);")], path="m.js", configuration=False)
+def test_the_stub_look_lets_through_every_hunk_a_detector_finds_something_in(body, path, configuration):
+    hunk = _hunk(body)
+    look = _Look(hunk, "python" if path.endswith(".py") else "javascript", configuration)
+    old, new = side_of(hunk, "old"), side_of(hunk, "new")
+    if stub_functions_in(new, path):
+        assert look.stubs
+    if disabled_blocks(new, path):
+        assert look.never
+    if unreachable_code(new, path):
+        assert look.returns
+    if not configuration and (commented_out(old, new, path) or commented_code(new, path)):
+        assert look.comments
+    assert look.anything == (look.stubs or look.never or look.returns or look.comments)
+
+
+@FUZZ
+@given(body=_BODY, path=st.sampled_from(["m.py", "m.js", "m.ts", "m.rs"]), sign=st.sampled_from("+-"))
+def test_changed_holding_reads_the_lines_the_whole_side_reads(body, path, sign):
+    hunk = _hunk(body)
+    change = FileChange(path, path, 1, (hunk,))
+    whole = [line for line in hunk_side(hunk, sign, syntax_for(path))
+             if line.changed and _MAYBE_SUPPRESSION.search(line.text.lower())]
+    if not _MAYBE_SUPPRESSION.search("\n".join(hunk.added if sign == "+" else hunk.removed).lower()):
+        whole = []  # the hunk's own look
+    assert list(changed_holding(change, sign, _MAYBE_SUPPRESSION)) == whole
+
+
+@_MORE
+@given(bodies=st.lists(_NOTE_BODY, min_size=1, max_size=3), path=st.sampled_from(["m.py", "m.pyi", "m.js", "m.ts"]),
+       description=st.sampled_from(["", "Load the settings files", "Load settings files from the loader's config"]))
+@example(bodies=[[("+", '"""'), ("+", "Reads them."), ("+", '"""')]], path="m.py", description="")
+@example(bodies=[[("+", "# load the settings files")]], path="m.js", description="Load the settings files")
+def test_the_placeholder_look_lets_through_every_file_that_gains_a_note(bodies, path, description):
+    file = FileView(0, FileChange(path, path, 1, tuple(_hunk(body) for body in bodies)))
+    if placeholder._notes(file, description):
+        assert placeholder._may_note(file.change, description)
