@@ -123,37 +123,66 @@ def _file_facts(file: FileView, description: str) -> tuple[list[str], list[str]]
 
 class _Look:
     """Which detectors could find anything in a hunk, read off its raw lines before any side is made. Each is a
-    necessary condition of its detector, on the hunk's body (every line of both sides, or its added lines):
+    necessary condition of its detector, found by a search of the hunk's body (its lines joined, each after a line
+    end, with its ` `, `+` or `-`), where a side's line is a body line that starts with ` ` or `+` (new) and its
+    next line on the side is the next such body line:
 
-    - a stub is a line holding `pass`, `...`, `return` or `raise` (Python) or `return`, `throw` or a `{` (an empty
-      body; JavaScript/TypeScript), in the new side;
+    - a stub (stub_functions_in) is in a function whose body holds a line of the new side that is a stub's whole
+      statement (_PY_STUB_LINE, _JS_STUB_LINE), or an empty block (_JS_EMPTY_BLOCK);
     - a block switched off is under an added line that disabled_blocks' first look finds (`if False:`, `if (0) {`);
-    - an unreachable return is a line holding `return`, in a hunk that adds lines (the return or the code after it
-      is one the change wrote);
+    - an unreachable return (unreachable_code) is a new-side line that starts with `return`, added or followed by an
+      added line as the next one that is not blank, or an added `if` line that returns or raises;
     - code turned into comments is an added line that starts with the comment marker, outside configuration
       (commenting a setting out is how configuration is edited, in Python as in YAML).
+
+    The patterns are the detectors' own, read on one line: `\\s` that cannot cross a line end, `$` before one.
     """
 
     def __init__(self, hunk: Hunk, language: str, configuration: bool) -> None:
-        body = "\n".join(hunk.body)  # every line of both sides: a word it lacks, no side holds
+        body = "\n".join(("",) + hunk.body)  # a line end before each line: every pattern starts with a literal
         python = language == "python"
         adds = hunk.added_count > 0
-        self.stubs = ("pass" in body or "..." in body or "return" in body or "raise" in body) if python else \
-            ("return" in body or "throw" in body or "{" in body)
-        self.returns = adds and "return" in body
+        self.stubs = _PY_STUB_LOOK.search(body) is not None if python else \
+            _JS_STUB_LOOK.search(body) is not None or "{" in body and _may_hold_empty_body(body)
+        self.returns = adds and "return" in body and _RETURN_LOOK.search(body) is not None
         self.never = adds and _may_switch_off(body) and \
             _may_switch_off("\n".join([line[1:] for line in hunk.body if line[0] == "+"]))
         marker = "#" if python else "//"
-        self.comments = adds and not configuration and marker in body and (
+        self.comments = adds and not configuration and marker in body and \
             (_ADDED_PY_COMMENT if python else _ADDED_JS_COMMENT).search(body) is not None
-            or hunk.body[0][0] == "+" and hunk.body[0][1:].lstrip().startswith(marker))
         self.anything = self.stubs or self.never or self.returns or self.comments
 
 
-# An added line after the first that starts with the comment marker, after white space (\s is str.lstrip's): a
-# literal first, where `^` in MULTILINE would have the engine try every position.
-_ADDED_PY_COMMENT = lazy_compile(r"\n\+[^\S\n]*#")
-_ADDED_JS_COMMENT = lazy_compile(r"\n\+[^\S\n]*//")
+_S = r"[^\S\n]"  # \s within a line
+_NEW_LINE = r"\n[ +]" + _S + "*"  # the start of a new-side line, up to its first character that is not white space
+_LINE_END = r"(?=\n|\Z)"
+# functions._PY_STUB_LINE and _JS_STUB_LINE on a new-side line
+_PY_STUB_LOOK = lazy_compile(_NEW_LINE + r"(?:pass|\.\.\.|return(?:" + _S + r"+None)?|raise" + _S +
+                             r"+NotImplemented\w*[^\n]*)" + _S + r"*(?:#[^\n]*)?" + _LINE_END)
+_JS_STUB_LOOK = lazy_compile(_NEW_LINE + r"(?:return" + _S + r"*(?:\(?" + _S + r"*(?:null|undefined|\{" + _S +
+                             r"*\}|\[" + _S + r"*\])" + _S + r"*(?:as" + _S + r"+[^;\n]+)?\)?|null|undefined)?" + _S +
+                             r"*;?|throw\b[^\n]*)" + _S + r"*" + _LINE_END)
+# functions._JS_EMPTY_BLOCK on the new side: its line ends are the body's, with removed lines (and `\ No newline`)
+# between them, and the new side's line start after each
+_JS_EMPTY_BLOCK_LOOK = lazy_compile(r"\{[ \t]*(?://[^\n]*)?(?:\n(?:[-\\][^\n]*\n)*[ +][ \t]*(?://[^\n]*)?)*\}")
+# deadcode.unreachable_code's rows (_RETURN_HINT, changed or _changed_next) and guarded lines (_ALWAYS_RETURN)
+_RETURN_LOOK = lazy_compile(r"\n(?:\+" + _S + r"*return\b|\+" + _S + r"*if[^\n]*(?:return|raise)\b| " + _S +
+                            r"*return\b[^\n]*(?:\n(?:[-\\][^\n]*|[ +]" + _S + r"*(?=\n)))*\n\+)")
+# An added line that starts with the comment marker, after white space (\s is str.lstrip's)
+_ADDED_PY_COMMENT = lazy_compile(r"\n\+" + _S + "*#")
+_ADDED_JS_COMMENT = lazy_compile(r"\n\+" + _S + "*//")
+
+
+def _may_hold_empty_body(body: str) -> bool:
+    """An empty block of the new side may stand where functions._after_body_head lets it: after `)`, `]`, `>`, `$`,
+    `_` or a letter or digit, or first on its line (what ends the line above is not looked for)."""
+    for found in _JS_EMPTY_BLOCK_LOOK.finditer(body):
+        at = found.start() - 1
+        while body[at] in " \t\r":
+            at -= 1
+        if body[at] in ")]>$_\n" or body[at].isalnum() or body[at - 1] == "\n":  # after a body line's first character
+            return True
+    return False
 
 
 def _may_switch_off(text: str) -> bool:

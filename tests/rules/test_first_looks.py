@@ -47,6 +47,14 @@ def _hunk(body: list[tuple[str, str]]) -> Hunk:
 @given(body=_BODY, path=st.sampled_from(["m.py", "m.js", "m.ts", "m.tsx"]), configuration=st.booleans())
 @example(body=[("+", "# result = load(path)"), (" ", "x = 1")], path="m.py", configuration=False)
 @example(body=[("-", "items.push(value);"), ("+", "  // items.push(value);")], path="m.js", configuration=False)
+@example(body=[(" ", "def f():"), (" ", "    return 1"), ("-", "    x = 1"), ("+", ""), ("+", "    y = 2")], path="m.py",
+         configuration=False)  # a return followed, on the new side, by an added line after removed and blank ones
+@example(body=[(" ", "function f() {"), ("-", "  x();"), (" ", "}")], path="m.js", configuration=False)  # emptied
+@example(body=[(" ", "function f()"), (" ", "{}")], path="m.js", configuration=False)  # a block first on its line
+@example(body=[(" ", "function f() {"), ("+", "  throw new Error('not implemented');"), (" ", "}")], path="m.ts",
+         configuration=False)
+@example(body=[(" ", "def f(self):"), ("-", "    x = 1"), ("+", "    raise NotImplementedError('later')"),
+               (" ", "x = 2")], path="m.py", configuration=False)
 def test_the_stub_look_lets_through_every_hunk_a_detector_finds_something_in(body, path, configuration):
     hunk = _hunk(body)
     look = _Look(hunk, "python" if path.endswith(".py") else "javascript", configuration)
