@@ -16,6 +16,7 @@ from judge.code.sides import side_of
 from judge.patch.lexer import syntax_for
 from judge.patch.model import FileChange, Hunk
 from judge.rules import placeholder_only as placeholder
+from judge.rules.signals._conditions import CONDITION_LINES, branch_heads
 from judge.rules.signals._lines import changed_holding, hunk_side
 from judge.rules.signals.checks_suppressed import _MAYBE_SUPPRESSION
 from judge.rules.stub_or_disabled_code import _Look
@@ -71,9 +72,15 @@ def test_the_stub_look_lets_through_every_hunk_a_detector_finds_something_in(bod
 
 
 @FUZZ
-@given(body=_BODY, path=st.sampled_from(["m.py", "m.js", "m.ts", "m.rs"]), sign=st.sampled_from("+-"))
-def test_changed_holding_reads_the_lines_the_whole_side_reads(body, path, sign):
-    hunk = _hunk(body)
+@given(body=_BODY, path=st.sampled_from(["m.py", "m.js", "m.ts", "m.rs"]), sign=st.sampled_from("+-"),
+       long=st.booleans())
+@example(body=[("+", "x as"), ("-", "y"), ("+", " any as any"), (" ", "z"), ("+", "# TYPE: ignore")], path="m.ts", sign="+",
+         long=False)
+@example(body=[("+", "x as"), ("-", "y as"), ("+", " any as any"), ("-", " unknown"), ("+", "# noqa")], path="m.py",
+         sign="-", long=True)
+def test_changed_holding_reads_the_lines_the_whole_side_reads(body, path, sign, long):
+    """``long``: changed lines enough on each side for the look to scan them with RE2."""
+    hunk = _hunk(body + [(sign, "x = 1  # " + "as " * 10)] * 40 * long)
     change = FileChange(path, path, 1, (hunk,))
     whole = [line for line in hunk_side(hunk, sign, syntax_for(path))
              if line.changed and _MAYBE_SUPPRESSION.search(line.text.lower())]
@@ -91,3 +98,15 @@ def test_the_placeholder_look_lets_through_every_file_that_gains_a_note(bodies, 
     file = FileView(0, FileChange(path, path, 1, tuple(_hunk(body) for body in bodies)))
     if placeholder._notes(file, description):
         assert placeholder._may_note(file.change, description)
+
+
+@FUZZ
+@given(body=st.lists(st.tuples(st.sampled_from(" -+"), st.lists(st.sampled_from(
+    ["if", "elif", "while", "else", " ", "\t", "}", "\n", "\r", "\x0c", "(x)", ":", "x", "{"]), max_size=6).map("".join)),
+    min_size=1, max_size=6))
+@example(body=[("+", "} else"), ("-", "x"), ("+", "if (x) {")])  # `else\s+` reads on over the line end
+def test_branch_heads_are_the_condition_lines_of_the_added_text(body):
+    """branch_heads finds CONDITION_LINES' matches with a literal-first pattern: the same text, line ends and all."""
+    hunk = _hunk(body)
+    whole = "\n".join(CONDITION_LINES.findall("\n".join(hunk.added)))
+    assert branch_heads(hunk) == (whole if "if" in "\n".join(hunk.body) or "while" in "\n".join(hunk.body) else "")
