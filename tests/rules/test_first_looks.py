@@ -17,6 +17,7 @@ from judge.patch.lexer import syntax_for
 from judge.patch.model import FileChange, Hunk
 from judge.rules import placeholder_only as placeholder
 from judge.rules.signals._conditions import CONDITION_LINES, branch_heads
+from judge.rules.signals import unused_function as unused
 from judge.rules.signals._lines import changed_holding, hunk_side
 from judge.rules.signals.checks_suppressed import _MAYBE_SUPPRESSION
 from judge.rules.stub_or_disabled_code import _Look
@@ -110,3 +111,29 @@ def test_branch_heads_are_the_condition_lines_of_the_added_text(body):
     hunk = _hunk(body)
     whole = "\n".join(CONDITION_LINES.findall("\n".join(hunk.added)))
     assert branch_heads(hunk) == (whole if "if" in "\n".join(hunk.body) or "while" in "\n".join(hunk.body) else "")
+
+
+_DEFINITION_PIECES = st.sampled_from([
+    "def f(x):", "async def g():", "async  def h(y) :", "function k(a) {", "export function e() {", "const c = (x) => x",
+    "let l = async () => {", "m(x) {", "  n(a, b): T {", "var v = w =>", "{", "}", "=>", "function", " ", "\t", "\x0c",
+    "\r", "\u2028", "@decorator", "@staticmethod", "#", "//", "x", "(", ")", "def", "async",
+])
+
+
+@FUZZ
+@given(body=st.lists(st.tuples(st.sampled_from(" -+"), st.lists(_DEFINITION_PIECES, max_size=4).map("".join)),
+                     min_size=1, max_size=8),
+       path=st.sampled_from(["m.py", "m.js", "m.ts", "m.go"]))
+@example(body=[("+", "@app.route('/')"), ("-", "x"), ("+", "def index():"), ("+", "  function f() {")], path="m.py")
+@example(body=[(" ", "class A:"), ("+", "    def method(self):"), ("+", "\tasync def other(self):")], path="m.py")
+@example(body=[("+", "  handler(event) {  "), ("+", "const f = async (x) => {")], path="m.ts")
+def test_unused_function_reads_the_definitions_of_every_line(body, path):
+    """_definitions reads only the lines its one scan finds: the same definitions as reading each added line."""
+    change = FileChange(path, path, 1, (_hunk(body),))
+    found = list(unused._definitions(change))
+    saved = dict(unused._CANDIDATE)
+    unused._CANDIDATE.clear()
+    try:
+        assert found == list(unused._definitions(change))
+    finally:
+        unused._CANDIDATE.update(saved)

@@ -72,10 +72,12 @@ def _definitions(change: FileChange) -> Iterator[_Definition]:
     pattern, word = _DEFINITIONS[language], _DEFINITION_WORD[language]
     for hunk in change.hunks:
         body = hunk.body
-        if not word.search("\n".join(body)):
+        text = "\n".join(("",) + body)  # a line end before each line
+        if not word.search(text):
             continue  # the first look: no line of the hunk holds the word a definition needs
         counted, new_lines = 0, 0  # the lines of the new side in body[:counted], counted on from there
-        for index, raw in enumerate(body):
+        for index in _candidates(text, language) if language in _CANDIDATE else range(len(body)):
+            raw = body[index]
             found = pattern.match(raw[1:]) if raw[0] == "+" and (
                 _may_define_js(raw) if language == "js" else word.search(raw)) else None
             if not found:
@@ -86,6 +88,22 @@ def _definitions(change: FileChange) -> Iterator[_Definition]:
                 new_lines += sum(1 for line in body[counted:index] if line[0] in " +")
                 counted = index
                 yield _Definition(change.path, hunk.new_start + new_lines, name)
+
+
+def _candidates(text: str, language: str) -> Iterator[int]:
+    """The body lines (by index) that _definitions reads further, found in one scan of ``text`` (the body with a line
+    end before each line): added lines that may hold a definition, as the checks of each line and the start of the
+    language's pattern tell."""
+    line, counted = -1, 0
+    for found in _CANDIDATE[language].finditer(text):
+        line += text.count("\n", counted, found.start() + 1)
+        counted = found.start() + 1
+        yield line
+
+
+# An added line `_may_define_js` holds for; an added line whose pattern (`^\s*(?:async\s+)?def\s+`) may match.
+_CANDIDATE = {"js": lazy_compile(r"\n\+(?:[^\n]*(?:function|=>)|[^\n]*\{[^\S\n]*(?=\n|\Z))"),
+              "python": lazy_compile(r"\n\+[^\S\n]*(?:async|def)")}
 
 
 def _may_define_js(line: str) -> bool:
