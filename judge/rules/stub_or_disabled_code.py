@@ -175,13 +175,16 @@ _ADDED_JS_COMMENT = lazy_compile(r"\n\+" + _S + "*//")
 
 def _may_hold_empty_body(body: str) -> bool:
     """An empty block of the new side may stand where functions._after_body_head lets it: after `)`, `]`, `>`, `$`,
-    `_` or a letter or digit, or first on its line (what ends the line above is not looked for)."""
-    for found in _JS_EMPTY_BLOCK_LOOK.finditer(body):
+    `_` or a letter or digit, or first on its line (what ends the line above is not looked for). Each place a block
+    may start is tried, not only the matches of a scan: one that starts on a removed line may run over the side's."""
+    found = _JS_EMPTY_BLOCK_LOOK.search(body)
+    while found is not None:
         at = found.start() - 1
         while body[at] in " \t\r":
             at -= 1
         if body[at] in ")]>$_\n" or body[at].isalnum() or body[at - 1] == "\n":  # after a body line's first character
             return True
+        found = _JS_EMPTY_BLOCK_LOOK.search(body, found.start() + 1)
     return False
 
 
