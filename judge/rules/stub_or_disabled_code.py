@@ -29,7 +29,6 @@ from judge.code.functions import UNSEEN, Function, stub_functions_in
 from judge.code.sides import Side, writes_code
 from judge.code.testpaths import is_test_path
 from judge.code.treesitter import grammar_for
-from judge.code.wide_look import WideLook
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
@@ -129,7 +128,7 @@ class _Look:
 
     - a stub (stub_functions_in) is in a function whose body holds a line of the new side that is a stub's whole
       statement (_PY_STUB_LINE, _JS_STUB_LINE), or an empty block (_JS_EMPTY_BLOCK);
-    - a block switched off is under an added line that disabled_blocks' first look finds (`if False:`, `if (0) {`);
+    - a block switched off (disabled_blocks) is under an added line that holds NEVER_HINT (`if False:`, `if (0) {`);
     - an unreachable return (unreachable_code) is a new-side line that starts with `return`, added or followed by an
       added line as the next one that is not blank, or an added `if` line that returns or raises;
     - code turned into comments is an added line that starts with the comment marker, outside configuration
@@ -145,8 +144,7 @@ class _Look:
         self.stubs = _PY_STUB_LOOK.search(body) is not None if python else \
             _JS_STUB_LOOK.search(body) is not None or "{" in body and _may_hold_empty_body(body)
         self.returns = adds and "return" in body and _RETURN_LOOK.search(body) is not None
-        self.never = adds and _may_switch_off(body) and \
-            _may_switch_off("\n".join([line[1:] for line in hunk.body if line[0] == "+"]))
+        self.never = adds and ("if" in body or "while" in body) and _ADDED_NEVER.search(body) is not None
         marker = "#" if python else "//"
         self.comments = adds and not configuration and marker in body and \
             (_ADDED_PY_COMMENT if python else _ADDED_JS_COMMENT).search(body) is not None
@@ -168,6 +166,8 @@ _JS_EMPTY_BLOCK_LOOK = lazy_compile(r"\{[ \t]*(?://[^\n]*)?(?:\n(?:[-\\][^\n]*\n
 # deadcode.unreachable_code's rows (_RETURN_HINT, changed or _changed_next) and guarded lines (_ALWAYS_RETURN)
 _RETURN_LOOK = lazy_compile(r"\n(?:\+" + _S + r"*return\b|\+" + _S + r"*if[^\n]*(?:return|raise)\b| " + _S +
                             r"*return\b[^\n]*(?:\n(?:[-\\][^\n]*|[ +]" + _S + r"*(?=\n)))*\n\+)")
+# deadcode.NEVER_HINT in an added line (disabled_blocks reads the changed lines that hold one)
+_ADDED_NEVER = lazy_compile(r"\n\+[^\n]*?" + NEVER_HINT.pattern.replace(r"\s", _S))
 # An added line that starts with the comment marker, after white space (\s is str.lstrip's)
 _ADDED_PY_COMMENT = lazy_compile(r"\n\+" + _S + "*#")
 _ADDED_JS_COMMENT = lazy_compile(r"\n\+" + _S + "*//")
@@ -188,18 +188,6 @@ def _may_hold_empty_body(body: str) -> bool:
     return False
 
 
-def _may_switch_off(text: str) -> bool:
-    """A line of ``text`` may hold what disabled_blocks looks for on a changed line (NEVER_HINT), found after a
-    plain search for what each of its matches holds: a branch keyword (`if`, `elif`, `while`) and a constant (`0`,
-    `None`, `null`, `undefined`, `False`, `!`...)."""
-    return ("if" in text or "while" in text) and any(word in text for word in _NEVER_WORDS) and \
-        _NEVER_LOOK.search(text)
-
-
-_NEVER_LOOK = WideLook(NEVER_HINT.pattern)
-
-
-_NEVER_WORDS = ("0", "!", "alse", "None", "null", "undefined")
 
 
 def _language(path: str) -> str | None:

@@ -53,6 +53,8 @@ def _hunk(body: list[tuple[str, str]]) -> Hunk:
          configuration=False)  # a return followed, on the new side, by an added line after removed and blank ones
 @example(body=[(" ", "function f() {"), ("-", "  x();"), (" ", "}")], path="m.js", configuration=False)  # emptied
 @example(body=[(" ", "function f()"), (" ", "{}")], path="m.js", configuration=False)  # a block first on its line
+@example(body=[(" ", "def f():"), ("+", "    if False:"), ("+", "        x = 1")], path="m.py", configuration=False)
+@example(body=[("+", "  if (0) {"), ("+", "  g();"), ("+", "  }")], path="m.js", configuration=False)
 @example(body=[(" ", "function g() {"), ("-", "x = {"), ("+", "  // f(){"), ("+", "}")], path="m.js",
          configuration=False)  # an empty block in the side, inside a match of the body that starts on a removed line
 @example(body=[(" ", "function f() {"), ("+", "  throw new Error('not implemented');"), (" ", "}")], path="m.ts",
