@@ -26,7 +26,7 @@ class Side:
 
     @fact
     def text(self) -> str:
-        return "".join(line + "\n" for line in self.lines)
+        return "\n".join(self.lines) + "\n" if self.lines else ""  # each line with its line end, joined in C
 
     @fact
     def changed_lines(self) -> tuple[str, ...]:

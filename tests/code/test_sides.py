@@ -1,6 +1,8 @@
 """Hunk sides as text, and tree-sitter reading JS/TS fragments cut mid-block."""
 
-from judge.code.sides import opening_of, side_of
+import pytest
+
+from judge.code.sides import Side, opening_of, side_of
 from judge.code.treesitter import grammar_for, parse, walk
 from judge.patch.parse import parse_patch
 
@@ -44,3 +46,8 @@ def test_tree_sitter_reads_a_fragment_cut_inside_a_block():
 def test_grammar_by_suffix():
     assert (grammar_for("a.ts"), grammar_for("b.tsx"), grammar_for("c.mjs"), grammar_for("d.py")) == (
         "typescript", "tsx", "javascript", None)
+
+
+@pytest.mark.parametrize("lines", [(), ("",), ("a",), ("a", ""), ("", "b\r", "c")])
+def test_a_side_s_text_is_each_line_with_its_line_end(lines):
+    assert Side(lines, (False,) * len(lines)).text == "".join(line + "\n" for line in lines)
