@@ -25,10 +25,12 @@ from typing import Callable, Iterator
 from judge import rule_ids as ids
 from judge.code.deadcode import NEVER_HINT, commented_code, commented_out, disabled_blocks, unreachable_code
 from judge.code.change import FileView
+from judge.code import functions
 from judge.code.functions import UNSEEN, Function, stub_functions_in
 from judge.code.sides import Side, writes_code
 from judge.code.testpaths import is_test_path
 from judge.code.treesitter import grammar_for
+from judge.code.wide_look import WideLook
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
@@ -128,7 +130,8 @@ class _Look:
 
     - a stub (stub_functions_in) is in a function whose body holds a line of the new side that is a stub's whole
       statement (_PY_STUB_LINE, _JS_STUB_LINE), or an empty block (_JS_EMPTY_BLOCK);
-    - a block switched off (disabled_blocks) is under an added line that holds NEVER_HINT (`if False:`, `if (0) {`);
+    - a block switched off (disabled_blocks) is under an added line that holds NEVER_HINT (`if False:`, `if (0) {`),
+      found by its RE2 look on the body, then on the added lines;
     - an unreachable return (unreachable_code) is a new-side line that starts with `return`, added or followed by an
       added line as the next one that is not blank, or an added `if` line that returns or raises;
     - code turned into comments is an added line that starts with the comment marker, outside configuration
@@ -141,10 +144,11 @@ class _Look:
         body = "\n".join(("",) + hunk.body)  # a line end before each line: every pattern starts with a literal
         python = language == "python"
         adds = hunk.added_count > 0
-        self.stubs = _PY_STUB_LOOK.search(body) is not None if python else \
-            _JS_STUB_LOOK.search(body) is not None or "{" in body and _may_hold_empty_body(body)
+        self.stubs = _may_hold_stub_line(body, _PY_STUB_WORDS, _PY_STUB_LINE) if python else \
+            _may_hold_stub_line(body, _JS_STUB_WORDS, _JS_STUB_LINE) or "{" in body and _may_hold_empty_body(body)
         self.returns = adds and "return" in body and _RETURN_LOOK.search(body) is not None
-        self.never = adds and ("if" in body or "while" in body) and _ADDED_NEVER.search(body) is not None
+        self.never = adds and _may_switch_off(body) and \
+            _may_switch_off("\n".join([line[1:] for line in hunk.body if line[0] == "+"]))
         marker = "#" if python else "//"
         self.comments = adds and not configuration and marker in body and \
             (_ADDED_PY_COMMENT if python else _ADDED_JS_COMMENT).search(body) is not None
@@ -152,25 +156,36 @@ class _Look:
 
 
 _S = r"[^\S\n]"  # \s within a line
-_NEW_LINE = r"\n[ +]" + _S + "*"  # the start of a new-side line, up to its first character that is not white space
-_LINE_END = r"(?=\n|\Z)"
-# functions._PY_STUB_LINE and _JS_STUB_LINE on a new-side line
-_PY_STUB_LOOK = lazy_compile(_NEW_LINE + r"(?:pass|\.\.\.|return(?:" + _S + r"+None)?|raise" + _S +
-                             r"+NotImplemented\w*[^\n]*)" + _S + r"*(?:#[^\n]*)?" + _LINE_END)
-_JS_STUB_LOOK = lazy_compile(_NEW_LINE + r"(?:return" + _S + r"*(?:\(?" + _S + r"*(?:null|undefined|\{" + _S +
-                             r"*\}|\[" + _S + r"*\])" + _S + r"*(?:as" + _S + r"+[^;\n]+)?\)?|null|undefined)?" + _S +
-                             r"*;?|throw\b[^\n]*)" + _S + r"*" + _LINE_END)
+# functions._PY_STUB_LINE and _JS_STUB_LINE read from a line's first character (after its sign), and the words every
+# line they match holds
+_PY_STUB_LINE = lazy_compile(functions._PY_STUB_LINE.pattern.removeprefix("^"))
+_JS_STUB_LINE = lazy_compile(functions._JS_STUB_LINE.pattern.removeprefix("^"))
+_PY_STUB_WORDS = ("pass", "...", "return", "raise")
+_JS_STUB_WORDS = ("return", "throw")
 # functions._JS_EMPTY_BLOCK on the new side: its line ends are the body's, with removed lines (and `\ No newline`)
 # between them, and the new side's line start after each
 _JS_EMPTY_BLOCK_LOOK = lazy_compile(r"\{[ \t]*(?://[^\n]*)?(?:\n(?:[-\\][^\n]*\n)*[ +][ \t]*(?://[^\n]*)?)*\}")
 # deadcode.unreachable_code's rows (_RETURN_HINT, changed or _changed_next) and guarded lines (_ALWAYS_RETURN)
 _RETURN_LOOK = lazy_compile(r"\n(?:\+" + _S + r"*return\b|\+" + _S + r"*if[^\n]*(?:return|raise)\b| " + _S +
                             r"*return\b[^\n]*(?:\n(?:[-\\][^\n]*|[ +]" + _S + r"*(?=\n)))*\n\+)")
-# deadcode.NEVER_HINT in an added line (disabled_blocks reads the changed lines that hold one)
-_ADDED_NEVER = lazy_compile(r"\n\+[^\n]*?" + NEVER_HINT.pattern.replace(r"\s", _S))
 # An added line that starts with the comment marker, after white space (\s is str.lstrip's)
 _ADDED_PY_COMMENT = lazy_compile(r"\n\+" + _S + "*#")
 _ADDED_JS_COMMENT = lazy_compile(r"\n\+" + _S + "*//")
+
+
+def _may_hold_stub_line(body: str, words: tuple[str, ...], line: re.Pattern[str]) -> bool:
+    """A new-side line of the body is a stub's whole statement (``line``), tried on each line that holds one of
+    ``words``, found by plain searches."""
+    for word in words:
+        at = body.find(word)
+        while at >= 0:
+            start = body.rfind("\n", 0, at) + 1  # the line's sign: the body starts with a line end
+            end = body.find("\n", at)
+            end = len(body) if end < 0 else end
+            if body[start] in " +" and line.match(body, start + 1, end):  # `$` holds at ``end``
+                return True
+            at = body.find(word, end)
+    return False
 
 
 def _may_hold_empty_body(body: str) -> bool:
@@ -188,6 +203,18 @@ def _may_hold_empty_body(body: str) -> bool:
     return False
 
 
+
+
+def _may_switch_off(text: str) -> bool:
+    """A line of ``text`` may hold what disabled_blocks looks for on a changed line (NEVER_HINT), found after a
+    plain search for what each of its matches holds: a branch keyword (`if`, `elif`, `while`) and a constant (`0`,
+    `None`, `null`, `undefined`, `False`, `!`...)."""
+    return ("if" in text or "while" in text) and any(word in text for word in _NEVER_WORDS) and \
+        _NEVER_LOOK.search(text)
+
+
+_NEVER_LOOK = WideLook(NEVER_HINT.pattern)  # RE2 first: NEVER_HINT, like most such patterns, has no literal to seek
+_NEVER_WORDS = ("0", "!", "alse", "None", "null", "undefined")
 
 
 def _language(path: str) -> str | None:
