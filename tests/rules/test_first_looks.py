@@ -18,7 +18,7 @@ from judge.patch.model import FileChange, Hunk
 from judge.rules import placeholder_only as placeholder
 from judge.rules.signals._conditions import CONDITION_LINES, branch_heads
 from judge.rules.signals import unused_function as unused
-from judge.rules.signals._lines import changed_holding, hunk_side
+from judge.rules.signals._lines import added_text, changed_holding, hunk_side
 from judge.rules.signals.checks_suppressed import _MAYBE_SUPPRESSION
 from judge.rules.stub_or_disabled_code import _Look
 
@@ -92,6 +92,8 @@ def test_changed_holding_reads_the_lines_the_whole_side_reads(body, path, sign, 
     if not _MAYBE_SUPPRESSION.search("\n".join(hunk.added if sign == "+" else hunk.removed).lower()):
         whole = []  # the hunk's own look
     assert list(changed_holding(change, sign, _MAYBE_SUPPRESSION)) == whole
+    if sign == "+":
+        assert list(changed_holding(change, sign, _MAYBE_SUPPRESSION, added_text(change).lower())) == whole
 
 
 @_MORE

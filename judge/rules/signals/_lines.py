@@ -36,13 +36,15 @@ def hunk_side(hunk: Hunk, sign: str, syntax: Syntax) -> tuple[Line, ...]:
     return tuple(Line(number + i, text, code, flag) for i, (text, code, flag) in enumerate(zip(texts, codes, changed)))
 
 
-def changed_holding(change: FileChange, sign: str, look: FirstLook) -> Iterator[Line]:
+def changed_holding(change: FileChange, sign: str, look: FirstLook, lowered: str | None = None) -> Iterator[Line]:
     """The changed lines of a side where ``look`` finds something. A match in a line is one, starting at the same
     place, in all the side's changed lines read as one text: the lines where a match starts there are searched one by
     one. Only hunks with such a line are lexed, up to the last of them (the lexer reads forward: a line's shape
-    depends on the lines above it only)."""
+    depends on the lines above it only). ``lowered``: that text lower-cased, when the caller has it (added_text's)."""
     lines = [hunk.added if sign == "+" else hunk.removed for hunk in change.hunks]
-    found = _lines_with_match(look, "\n".join(["\n".join(each) for each in lines if each]).lower())
+    if lowered is None:
+        lowered = "\n".join(["\n".join(each) for each in lines if each]).lower()
+    found = _lines_with_match(look, lowered)
     if not found:
         return
     syntax = syntax_for(change.path)
