@@ -15,7 +15,6 @@ from judge.code.change import FileView
 from judge.code.sides import opening_of, writes_code
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
-from judge.patch.first_look import FirstLook
 from judge.patch.lexer import logical_lines, syntax_for
 from judge.patch.model import FileChange, Hunk
 from judge.rules.asks import ASKS_FOR_COMMENTS
@@ -89,23 +88,22 @@ def _notes(file: FileView, description: str) -> list[str] | None:
 def _may_note(change: FileChange, description: str) -> bool:
     """A line the file gains may be one _notes counts, as the raw text of its hunks tells: a TODO note, most words of
     the step, or (Python) a quote, where a docstring could be. A necessary condition of a note, read in a few plain
-    searches of each hunk's text (no word or note spans a line end), the first hunk first."""
-    python = change.path.endswith((".py", ".pyi"))
+    searches of the hunks' text (no word or note spans a line end)."""
+    text = "\n".join(["\n".join(hunk.body) for hunk in change.hunks])  # every line: a superset of the added ones
+    if change.path.endswith((".py", ".pyi")) and ('"' in text or "'" in text):
+        return True
+    if any(word in text for word in _NOTE_WORDS) and _NOTE.search(text):
+        return True
     wanted = _wanted(description)
-    said: set[str] = set()  # the words of the step the hunks hold so far
-    for hunk in change.hunks:
-        text = "\n".join(hunk.body)  # every line: a superset of the added ones
-        if python and ('"' in text or "'" in text) or _MAYBE_NOTE.search(text):
-            return True
-        if len(wanted) >= 3:  # else _restates never holds
-            text = text.lower()
-            said.update(word for word in wanted - said if word in text)
-            if len(said) >= 0.6 * len(wanted):
-                return True
-    return False
+    if len(wanted) < 3:
+        return False  # _restates never holds
+    text = text.lower()
+    return sum(word in text for word in wanted) >= 0.6 * len(wanted)
 
 
-_MAYBE_NOTE = FirstLook(_NOTE.pattern)  # RE2's ASCII \b finds a word's edge wherever Python's does, and more
+_NOTE_WORDS = ("TODO", "FIXME", "XXX", "HACK", "TBD", "todo", "fixme")  # what every _NOTE match holds
+
+
 
 
 def _wanted(description: str) -> set[str]:
