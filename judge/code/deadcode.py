@@ -110,7 +110,7 @@ def _silent_returns(side: Side, path: str, rows: set[int]) -> bool:
     closes = text.find("*/")
     if grammar is None or may_be_always_true(text) or closes >= 0 and not 0 <= text.find("/*") < closes:
         return grammar is None  # an always-true `if`, or a side the tree reads from inside a comment: parse it
-    offsets = list(accumulate((len(line) + 1 for line in side.lines), initial=0))
+    offsets = list(accumulate(map((1).__add__, map(len, side.lines)), initial=0))  # each line and its line end
     reader = Reader(text, jsx=grammar != "typescript")
     return all(ends_in_silence(side.lines, offsets, reader, row) for row in sorted(rows))
 
@@ -161,10 +161,13 @@ def _code_may_follow(side: Side, row: int, python: bool) -> bool:
     """Code may follow the return on ``row`` in its block, as far as the lines tell: not when the return ends on its
     line and the next code line closes the block (a dedent in Python; ``}``, ``case``, ``default`` in JS)."""
     line = side.lines[row]
-    if sum(map(line.count, "([{")) > sum(map(line.count, ")]}")) or line.rstrip().endswith("\\"):
+    if line.count("(") + line.count("[") + line.count("{") > line.count(")") + line.count("]") + line.count("}") \
+            or line.rstrip().endswith("\\"):
         return True  # the return goes on below
     indent = len(line) - len(line.lstrip())
-    for after in side.lines[row + 1 :]:
+    lines = side.lines
+    for below in range(row + 1, len(lines)):  # not a slice: a side of many returns would copy its rest for each
+        after = lines[below]
         stripped = after.lstrip()
         if not stripped or stripped.startswith(("#",) if python else ("//", "/*", "*")):
             continue
@@ -178,8 +181,8 @@ def _code_may_follow(side: Side, row: int, python: bool) -> bool:
 
 def _under_if(side: Side, row: int, python: bool) -> bool:
     """The code line above ``row`` opens an ``if`` branch."""
-    for line in reversed(side.lines[:row]):
-        stripped = line.strip()
+    for above in range(row - 1, -1, -1):
+        stripped = side.lines[above].strip()
         if stripped and not stripped.startswith(("#",) if python else ("//", "/*", "*")):
             return stripped.startswith(("if", "elif", "else if", "} else if"))
     return False

@@ -95,8 +95,8 @@ def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Functi
 def _opens_body_above(lines: Sequence[str], row: int, opener: re.Pattern[str], comment: str) -> bool:
     """The code line above ``row`` (comments and blank lines skipped) can open a function's body, or the side
     shows none: a stub is a body's only statement, so a stub line under other code (a guard's ``return``) is none."""
-    for line in reversed(lines[:row]):
-        stripped = line.strip()
+    for above in range(row - 1, -1, -1):  # not a slice: a side of many stub-like lines would copy for each
+        stripped = lines[above].strip()
         if stripped and not stripped.startswith((comment, "/*", "*")) and not stripped.endswith("*/"):
             return bool(opener.search(stripped))
     return True

@@ -10,7 +10,7 @@ changes never loads it.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Any, Iterator
 
 from judge.lazy_pattern import lazy_compile
 
@@ -33,6 +33,11 @@ class FirstLook:
     def search(self, text: str) -> bool:
         engine = self._re2 if len(text) >= self.long else self.python
         return engine.search(text) is not None
+
+    def scan(self, text: str) -> Iterator[Any]:
+        """The matches of ``text``, left to right, none overlapping (each with ``span()``): where the pattern may
+        match, found by the engine ``search`` would use."""
+        return (self._re2 if len(text) >= self.long else self.python).finditer(text)
 
     @cached_property
     def _re2(self) -> Any:

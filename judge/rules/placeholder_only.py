@@ -16,7 +16,7 @@ from judge.code.sides import opening_of, writes_code
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.lexer import logical_lines, syntax_for
-from judge.patch.model import Hunk
+from judge.patch.model import FileChange, Hunk
 from judge.rules.asks import ASKS_FOR_COMMENTS
 from judge.rules.phrasing import names
 from judge.findings import Finding
@@ -33,6 +33,8 @@ def placeholder_only(ctx: StepContext) -> Iterator[Finding]:
     work = ctx.work
     if not (ctx.result.success and work and work.added_count):
         return
+    if not any(_may_note(change, ctx.step.description) for change in work.files):
+        return  # no added line can be a note: whether code was written or not, there is nothing to report
     notes: list[str] = []
     for file in ctx.changes.files:  # type: ignore[union-attr]  # work is there, so the model is
         found = _notes(file, ctx.step.description)
@@ -83,6 +85,31 @@ def _notes(file: FileView, description: str) -> list[str] | None:
     return notes
 
 
+def _may_note(change: FileChange, description: str) -> bool:
+    """A line the file gains may be one _notes counts, as the raw text of its hunks tells: a TODO note, most words of
+    the step, or (Python) a quote, where a docstring could be. A necessary condition of a note, read in a few plain
+    searches of the hunks' text (no word or note spans a line end)."""
+    text = "\n".join(["\n".join(hunk.body) for hunk in change.hunks])  # every line: a superset of the added ones
+    if change.path.endswith((".py", ".pyi")) and ('"' in text or "'" in text):
+        return True
+    if any(word in text for word in _NOTE_WORDS) and _NOTE.search(text):
+        return True
+    wanted = _wanted(description)
+    if len(wanted) < 3:
+        return False  # _restates never holds
+    text = text.lower()
+    return sum(word in text for word in wanted) >= 0.6 * len(wanted)
+
+
+_NOTE_WORDS = ("TODO", "FIXME", "XXX", "HACK", "TBD", "todo", "fixme")  # what every _NOTE match holds
+
+
+
+
+def _wanted(description: str) -> set[str]:
+    return set(_WORD.findall(description.lower())) - _COMMON
+
+
 def _writes_code_early(hunk: Hunk, path: str) -> bool:
     """writes_code of either side, read on a long hunk's first lines: a line of code the change wrote among them is
     one writes_code of the whole side finds too (it reads the same lines the same way, and stops at the first such
@@ -97,6 +124,6 @@ _EARLY_LINES = 40
 
 
 def _restates(comment: str, description: str) -> bool:
-    wanted = set(_WORD.findall(description.lower())) - _COMMON
+    wanted = _wanted(description)
     said = set(_WORD.findall(comment.lower()))
     return len(wanted) >= 3 and len(wanted & said) >= 0.6 * len(wanted)

@@ -25,6 +25,7 @@ from typing import Callable, Iterator
 from judge import rule_ids as ids
 from judge.code.deadcode import NEVER_HINT, commented_code, commented_out, disabled_blocks, unreachable_code
 from judge.code.change import FileView
+from judge.code import functions
 from judge.code.functions import UNSEEN, Function, stub_functions_in
 from judge.code.sides import Side, writes_code
 from judge.code.testpaths import is_test_path
@@ -114,41 +115,94 @@ def _file_facts(file: FileView, description: str) -> tuple[list[str], list[str]]
         # Code turned into comments counts only in a hunk that gains no other code: developers leave old or
         # unused lines as comments beside real work (zod 3.25.20's errors.ts, more-itertools 10.2.0's
         # docs/conf.py); an agent that fakes the step has nothing else.
-        if not look.comments:
-            continue
-        commented = [f"`{code}` is commented out" for code in commented_out(view.old, new, change.path)]
-        commented += [f"`{code}` is written as a comment" for code in commented_code(new, change.path)]
-        if commented and not writes_code(new, change.path):
-            facts += commented
+        if not look.comments or writes_code(new, change.path):
+            continue  # asked first: reading up to the first line of code is cheaper than finding the comments
+        facts += [f"`{code}` is commented out" for code in commented_out(view.old, new, change.path)]
+        facts += [f"`{code}` is written as a comment" for code in commented_code(new, change.path)]
     return list(dict.fromkeys(facts)), list(dict.fromkeys(dead))
 
 
 class _Look:
     """Which detectors could find anything in a hunk, read off its raw lines before any side is made. Each is a
-    necessary condition of its detector, on the hunk's body (every line of both sides, or its added lines):
+    necessary condition of its detector, found by a search of the hunk's body (its lines joined, each after a line
+    end, with its ` `, `+` or `-`), where a side's line is a body line that starts with ` ` or `+` (new) and its
+    next line on the side is the next such body line:
 
-    - a stub is a line holding `pass`, `...`, `return` or `raise` (Python) or `return`, `throw` or a `{` (an empty
-      body; JavaScript/TypeScript), in the new side;
-    - a block switched off is under an added line that disabled_blocks' first look finds (`if False:`, `if (0) {`);
-    - an unreachable return is a line holding `return`, in a hunk that adds lines (the return or the code after it
-      is one the change wrote);
+    - a stub (stub_functions_in) is in a function whose body holds a line of the new side that is a stub's whole
+      statement (_PY_STUB_LINE, _JS_STUB_LINE), or an empty block (_JS_EMPTY_BLOCK);
+    - a block switched off (disabled_blocks) is under an added line that holds NEVER_HINT (`if False:`, `if (0) {`),
+      found by its RE2 look on the body, then on the added lines;
+    - an unreachable return (unreachable_code) is a new-side line that starts with `return`, added or followed by an
+      added line as the next one that is not blank, or an added `if` line that returns or raises;
     - code turned into comments is an added line that starts with the comment marker, outside configuration
       (commenting a setting out is how configuration is edited, in Python as in YAML).
+
+    The patterns are the detectors' own, read on one line: `\\s` that cannot cross a line end, `$` before one.
     """
 
     def __init__(self, hunk: Hunk, language: str, configuration: bool) -> None:
-        body = "\n".join(hunk.body)  # every line of both sides: a word it lacks, no side holds
-        words = _PY_STUB_WORDS if language == "python" else _JS_STUB_WORDS
-        marker = "#" if language == "python" else "//"
+        body = "\n".join(("",) + hunk.body)  # a line end before each line: every pattern starts with a literal
+        python = language == "python"
         adds = hunk.added_count > 0
-        self.stubs = any(word in body for word in words)
-        self.returns = adds and "return" in body
-        never = adds and _may_switch_off(body)
-        comments = adds and not configuration and marker in body
-        added = [line[1:] for line in hunk.body if line[0] == "+"] if never or comments else []
-        self.never = never and _may_switch_off("\n".join(added))
-        self.comments = comments and any(line.lstrip().startswith(marker) for line in added)
+        self.stubs = _may_hold_stub_line(body, _PY_STUB_WORDS, _PY_STUB_LINE) if python else \
+            _may_hold_stub_line(body, _JS_STUB_WORDS, _JS_STUB_LINE) or "{" in body and _may_hold_empty_body(body)
+        self.returns = adds and "return" in body and _RETURN_LOOK.search(body) is not None
+        self.never = adds and _may_switch_off(body) and \
+            _may_switch_off("\n".join([line[1:] for line in hunk.body if line[0] == "+"]))
+        marker = "#" if python else "//"
+        self.comments = adds and not configuration and marker in body and \
+            (_ADDED_PY_COMMENT if python else _ADDED_JS_COMMENT).search(body) is not None
         self.anything = self.stubs or self.never or self.returns or self.comments
+
+
+_S = r"[^\S\n]"  # \s within a line
+# functions._PY_STUB_LINE and _JS_STUB_LINE read from a line's first character (after its sign), and the words every
+# line they match holds
+_PY_STUB_LINE = lazy_compile(functions._PY_STUB_LINE.pattern.removeprefix("^"))
+_JS_STUB_LINE = lazy_compile(functions._JS_STUB_LINE.pattern.removeprefix("^"))
+_PY_STUB_WORDS = ("pass", "...", "return", "raise")
+_JS_STUB_WORDS = ("return", "throw")
+# functions._JS_EMPTY_BLOCK on the new side: its line ends are the body's, with removed lines (and `\ No newline`)
+# between them, and the new side's line start after each
+_JS_EMPTY_BLOCK_LOOK = lazy_compile(r"\{[ \t]*(?://[^\n]*)?(?:\n(?:[-\\][^\n]*\n)*[ +][ \t]*(?://[^\n]*)?)*\}")
+# deadcode.unreachable_code's rows (_RETURN_HINT, changed or _changed_next) and guarded lines (_ALWAYS_RETURN)
+_RETURN_LOOK = lazy_compile(r"\n(?:\+" + _S + r"*return\b|\+" + _S + r"*if[^\n]*(?:return|raise)\b| " + _S +
+                            r"*return\b[^\n]*(?:\n(?:[-\\][^\n]*|[ +]" + _S + r"*(?=\n)))*\n\+)")
+# An added line that starts with the comment marker, after white space (\s is str.lstrip's)
+_ADDED_PY_COMMENT = lazy_compile(r"\n\+" + _S + "*#")
+_ADDED_JS_COMMENT = lazy_compile(r"\n\+" + _S + "*//")
+
+
+def _may_hold_stub_line(body: str, words: tuple[str, ...], line: re.Pattern[str]) -> bool:
+    """A new-side line of the body is a stub's whole statement (``line``), tried on each line that holds one of
+    ``words``, found by plain searches."""
+    for word in words:
+        at = body.find(word)
+        while at >= 0:
+            start = body.rfind("\n", 0, at) + 1  # the line's sign: the body starts with a line end
+            end = body.find("\n", at)
+            end = len(body) if end < 0 else end
+            if body[start] in " +" and line.match(body, start + 1, end):  # `$` holds at ``end``
+                return True
+            at = body.find(word, end)
+    return False
+
+
+def _may_hold_empty_body(body: str) -> bool:
+    """An empty block of the new side may stand where functions._after_body_head lets it: after `)`, `]`, `>`, `$`,
+    `_` or a letter or digit, or first on its line (what ends the line above is not looked for). Each place a block
+    may start is tried, not only the matches of a scan: one that starts on a removed line may run over the side's."""
+    found = _JS_EMPTY_BLOCK_LOOK.search(body)
+    while found is not None:
+        at = found.start() - 1
+        while body[at] in " \t\r":
+            at -= 1
+        if body[at] in ")]>$_\n" or body[at].isalnum() or body[at - 1] == "\n":  # after a body line's first character
+            return True
+        found = _JS_EMPTY_BLOCK_LOOK.search(body, found.start() + 1)
+    return False
+
+
 
 
 def _may_switch_off(text: str) -> bool:
@@ -159,12 +213,8 @@ def _may_switch_off(text: str) -> bool:
         _NEVER_LOOK.search(text)
 
 
-_NEVER_LOOK = WideLook(NEVER_HINT.pattern)
-
-
+_NEVER_LOOK = WideLook(NEVER_HINT.pattern)  # RE2 first: NEVER_HINT, like most such patterns, has no literal to seek
 _NEVER_WORDS = ("0", "!", "alse", "None", "null", "undefined")
-_PY_STUB_WORDS = ("pass", "...", "return", "raise")
-_JS_STUB_WORDS = ("return", "throw", "{")
 
 
 def _language(path: str) -> str | None:

@@ -18,6 +18,9 @@ __all__ = ["CODE_SUFFIXES", "CONDITION_LINES", "LITERAL", "MAYBE_CONDITION", "br
 CODE_SUFFIXES = frozenset({".py", ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"})
 MAYBE_CONDITION = lazy_compile(r"\s*(?:else\s*)?(?:if|elif|while)\b")
 CONDITION_LINES = lazy_compile(r"^[ \t}]*(?:else\s+)?(?:if|elif|while)\b.*$", re.MULTILINE)
+# CONDITION_LINES' matches, in a text with a line end put before its first line: the same lines, found from a literal
+# (a `^` in MULTILINE has the engine try every position)
+_AFTER_LINE_END = lazy_compile(r"\n([ \t}]*(?:else\s+)?(?:if|elif|while)\b.*)")
 _QUOTED = 120  # characters of a line quoted in a signal
 
 
@@ -32,7 +35,7 @@ def branch_heads(hunk: Hunk) -> str:
     body = "\n".join(hunk.body)
     if "if" not in body and "while" not in body:
         return ""
-    return "\n".join(CONDITION_LINES.findall("\n".join(hunk.added)))
+    return "\n".join(_AFTER_LINE_END.findall("\n".join(("",) + hunk.added)))
 
 
 def judged_code(work: PatchFacts) -> Iterator[FileChange]:

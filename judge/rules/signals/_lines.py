@@ -3,6 +3,7 @@ the code told from comments), and which files nobody wrote by hand."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -35,18 +36,52 @@ def hunk_side(hunk: Hunk, sign: str, syntax: Syntax) -> tuple[Line, ...]:
     return tuple(Line(number + i, text, code, flag) for i, (text, code, flag) in enumerate(zip(texts, codes, changed)))
 
 
-def changed_holding(change: FileChange, sign: str, look: FirstLook) -> Iterator[Line]:
-    """The changed lines of a side where ``look`` finds something; only hunks with such a line are lexed."""
+def changed_holding(change: FileChange, sign: str, look: FirstLook, lowered: str | None = None) -> Iterator[Line]:
+    """The changed lines of a side where ``look`` finds something. A match in a line is one, starting at the same
+    place, in all the side's changed lines read as one text: the lines where a match starts there are searched one by
+    one. Only hunks with such a line are lexed, up to the last of them (the lexer reads forward: a line's shape
+    depends on the lines above it only). ``lowered``: that text lower-cased, when the caller has it (added_text's)."""
+    lines = [hunk.added if sign == "+" else hunk.removed for hunk in change.hunks]
+    if lowered is None:
+        lowered = "\n".join(["\n".join(each) for each in lines if each]).lower()
+    found = _lines_with_match(look, lowered)
+    if not found:
+        return
     syntax = syntax_for(change.path)
-    for hunk in change.hunks:
-        if look.search("\n".join(hunk.added if sign == "+" else hunk.removed).lower()):
-            yield from (line for line in hunk_side(hunk, sign, syntax)
-                        if line.changed and look.search(line.text.lower()))
+    first = 0  # the index, among all the changed lines, of the hunk's first
+    for hunk, each in zip(change.hunks, lines):
+        ends = first + len(each)
+        wanted = [index - first for index in found[bisect_left(found, first) : bisect_left(found, ends)]
+                  if look.search(each[index - first].lower())]
+        first = ends
+        if not wanted:
+            continue
+        texts, changed = hunk.new_side if sign == "+" else hunk.old_side
+        rows = [row for row, flag in enumerate(changed) if flag]  # the side's row of each changed line
+        rows = [rows[index] for index in wanted]
+        codes = line_shapes(texts[: rows[-1] + 1], syntax) if syntax.knows_tokens else texts
+        number = hunk.new_start if sign == "+" else hunk.old_start
+        yield from (Line(number + row, texts[row], codes[row], True) for row in rows)
+
+
+def _lines_with_match(look: FirstLook, text: str) -> list[int]:
+    """The lines of ``text`` (by index) that a match of ``look`` starts on or runs over, found in one scan (RE2 on a
+    long text): a match that starts at some place of a line either is one of these or starts inside one of them (the
+    scan takes the leftmost match after the last), and neither engine finds less than Python's."""
+    found: list[int] = []
+    line, counted = 0, 0
+    for match in look.scan(text):
+        start, end = match.span()
+        line += text.count("\n", counted, start)
+        counted = start
+        last = line + text.count("\n", start, end)
+        found.extend(range(max(line, found[-1] + 1 if found else 0), last + 1))
+    return found
 
 
 def added_text(change: FileChange) -> str:
     """Every added line of the file as one text: one regex search over it is the cheap first look."""
-    return "\n".join(line for hunk in change.hunks for line in hunk.added)
+    return "\n".join(["\n".join(added) for added in [hunk.added for hunk in change.hunks] if added])
 
 
 def judged_work(ctx: StepContext) -> PatchFacts | None:

@@ -73,12 +73,13 @@ def checks_suppressed(ctx: StepContext) -> Iterator[Finding]:
     for change in work.files:
         if change.is_deleted or generated(change.path) or not syntax_for(change.path).knows_tokens:
             continue
-        if not _MAYBE_SUPPRESSION.search(added_text(change).lower()):
+        added = added_text(change).lower()
+        if not _MAYBE_SUPPRESSION.search(added):
             continue  # the lexer is only needed to tell a comment from a string
         typescript = file_suffix(change.path).lower() in _TYPESCRIPT
         removed = sum((_suppressions(line, typescript) for line in changed_holding(change, "-", _MAYBE_SUPPRESSION)),
                       Counter())
-        for line in changed_holding(change, "+", _MAYBE_SUPPRESSION):
+        for line in changed_holding(change, "+", _MAYBE_SUPPRESSION, added):
             for label in _suppressions(line, typescript):
                 if removed[label]:
                     removed[label] -= 1  # the same suppression kept on an edited line adds nothing

@@ -72,18 +72,44 @@ def _definitions(change: FileChange) -> Iterator[_Definition]:
     pattern, word = _DEFINITIONS[language], _DEFINITION_WORD[language]
     for hunk in change.hunks:
         body = hunk.body
-        if not word.search("\n".join(body)):
+        text = "\n".join(("",) + body)  # a line end before each line
+        if not word.search(text):
             continue  # the first look: no line of the hunk holds the word a definition needs
-        for index, raw in enumerate(body):
-            found = pattern.match(raw[1:]) if raw[0] == "+" and word.search(raw) else None
+        counted, new_lines = 0, 0  # the lines of the new side in body[:counted], counted on from there
+        for index in _candidates(text, language) if language in _CANDIDATE else range(len(body)):
+            raw = body[index]
+            found = pattern.match(raw[1:]) if raw[0] == "+" and (
+                _may_define_js(raw) if language == "js" else word.search(raw)) else None
             if not found:
                 continue
             name = found.group("name") or found.groupdict().get("name2") or found.groupdict().get("name3")
             exported = found.groupdict().get("export") or found.groupdict().get("export2")
-            if name and not exported and not _by_convention(name, language):
-                above = [line[1:] for line in body[:index] if line[0] in " +"]  # the new side so far
-                if not _decorated(above):
-                    yield _Definition(change.path, hunk.new_start + len(above), name)
+            if name and not exported and not _by_convention(name, language) and not _decorated(body, index):
+                new_lines += sum(1 for line in body[counted:index] if line[0] in " +")
+                counted = index
+                yield _Definition(change.path, hunk.new_start + new_lines, name)
+
+
+def _candidates(text: str, language: str) -> Iterator[int]:
+    """The body lines (by index) that _definitions reads further, found in one scan of ``text`` (the body with a line
+    end before each line): added lines that may hold a definition, as the checks of each line and the start of the
+    language's pattern tell."""
+    line, counted = -1, 0
+    for found in _CANDIDATE[language].finditer(text):
+        line += text.count("\n", counted, found.start() + 1)
+        counted = found.start() + 1
+        yield line
+
+
+# An added line `_may_define_js` holds for; an added line whose pattern (`^\s*(?:async\s+)?def\s+`) may match.
+_CANDIDATE = {"js": lazy_compile(r"\n\+(?:[^\n]*(?:function|=>)|[^\n]*\{[^\S\n]*(?=\n|\Z))"),
+              "python": lazy_compile(r"\n\+[^\S\n]*(?:async|def)")}
+
+
+def _may_define_js(line: str) -> bool:
+    """What each of JavaScript's three shapes holds (its pattern is slow on a long line): `function`, `=>`, or a `{`
+    that ends the line (str.rstrip and \\s strip the same white space)."""
+    return "function" in line or "=>" in line or line.rstrip().endswith("{")
 
 
 def _by_convention(name: str, language: str) -> bool:
@@ -94,11 +120,14 @@ def _by_convention(name: str, language: str) -> bool:
     return language == "go" and name[:1].isupper()  # Go exports by capital letter
 
 
-def _decorated(above: list[str]) -> bool:
-    """A decorator or attribute right above the definition registers it (a route, a fixture, a command, a property,
-    Rust's ``#[test]``). Comment lines between them are skipped."""
-    for line in reversed(above):
-        code = line.strip()
+def _decorated(body: tuple[str, ...], index: int) -> bool:
+    """A decorator or attribute right above the definition (on the new side) registers it (a route, a fixture, a
+    command, a property, Rust's ``#[test]``). Comment lines between them are skipped. Read up from the definition,
+    not over a copy of the side above it: a new file defines many functions."""
+    for row in range(index - 1, -1, -1):
+        if body[row][0] not in " +":
+            continue
+        code = body[row][1:].strip()
         if code and not (code.startswith(("#", "//", "/*", "*")) and not code.startswith("#[")):
             return code.startswith("#[") or (code.startswith("@") and not _DECORATOR_OK.match(code))
     return False
