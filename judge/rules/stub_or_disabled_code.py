@@ -203,8 +203,6 @@ def _may_hold_empty_body(body: str) -> bool:
     return False
 
 
-
-
 def _may_switch_off(text: str) -> bool:
     """A line of ``text`` may hold what disabled_blocks looks for on a changed line (NEVER_HINT), found after a
     plain search for what each of its matches holds: a branch keyword (`if`, `elif`, `while`) and a constant (`0`,
