@@ -15,12 +15,13 @@ from judge.code._js_returns import ends_in_silence, may_be_always_true
 from judge.code.jstokens import Reader
 from judge.code.fragments import js_tree, python_lines
 from judge.code.sides import Side
+from judge.code.wide_look import WideLook
 from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
-from judge.patch.first_look import FirstLook
 from judge.patch.lexer import DIRECTIVE as _DIRECTIVE, LogicalLine, logical_lines, syntax_for
 
-__all__ = ["NEVER_HINT", "Disabled", "commented_code", "commented_out", "disabled_blocks", "unreachable_code"]
+__all__ = ["NEVER_HINT", "Disabled", "commented_code", "commented_out", "disabled_blocks", "may_switch_off",
+           "unreachable_code"]
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Disabled:
 
 def disabled_blocks(side: Side, path: str) -> list[Disabled]:
     """Lines the change wrote that open a block no run can enter (``if False:``, ``if (0) {``), with code in it."""
-    if not _MAYBE_NEVER.search(side.text):  # the first look, one scan of the side: most sides have no such line
+    if not may_switch_off(side.text):  # the first look, one scan of the side: most sides have no such line
         return []
     rows = {row for row, line in enumerate(side.lines) if side.changed[row] and NEVER_HINT.search(line)}
     if not rows:
@@ -300,7 +301,16 @@ def _js_type_only(node) -> bool:
 
 # A line that may open a block no run enters (disabled_blocks reads the changed lines that hold one).
 NEVER_HINT = lazy_compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
-_MAYBE_NEVER = FirstLook(NEVER_HINT.pattern)  # disabled_blocks' first look: a line may open a block no run enters
+_NEVER_LOOK = WideLook(NEVER_HINT.pattern)  # RE2 first: NEVER_HINT, like most such patterns, has no literal to seek
+_NEVER_WORDS = ("0", "!", "alse", "None", "null", "undefined")
+
+
+def may_switch_off(text: str) -> bool:
+    """``NEVER_HINT`` finds a line of ``text`` that may open a block no run enters (disabled_blocks' first look),
+    after a plain search for what each of its matches holds: a branch keyword (`if`, `elif`, `while`) and a constant
+    (`0`, `None`, `null`, `undefined`, `False`, `!`...)."""
+    return ("if" in text or "while" in text) and any(word in text for word in _NEVER_WORDS) and \
+        _NEVER_LOOK.search(text)
 _RETURN_HINT = lazy_compile(r"^\s*return\b")
 _PY_NEVER = lazy_compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")
 _PY_RETURN = lazy_compile(r"^return\b")

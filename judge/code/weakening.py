@@ -31,7 +31,7 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from judge.code.change import ChangeModel, FileView
-from judge.code.deadcode import NEVER_HINT, disabled_blocks, unreachable_code
+from judge.code.deadcode import disabled_blocks, may_switch_off, unreachable_code
 from judge.code.sides import Side
 from judge.code.testpaths import is_test_data, is_test_path
 from judge.code.tests import Check, TestUnit, test_language
@@ -660,8 +660,9 @@ def _may_switch_off(body: tuple[str, ...]) -> bool:
     """The first look of ``_Reading.disabled``, on a hunk's body (its new side is not made unless this holds): a
     `return` on any line, or an added line that may open a block no run enters. judge/code/deadcode.py finds no
     return after which code is cut off in a new side without the word `return` (both its readers look for it in the
-    side's text first), and no never-true block but one opened on a changed line matching ``NEVER_HINT``."""
-    return "return" in "\n".join(body) or any(NEVER_HINT.search(line[1:]) for line in body if line.startswith("+"))
+    side's text first), and no never-true block but one opened on a changed line that disabled_blocks' own first look
+    finds."""
+    return "return" in "\n".join(body) or may_switch_off("\n".join([line[1:] for line in body if line.startswith("+")]))
 
 
 def _definitions(lines: tuple[str, ...]) -> set[str]:

@@ -104,8 +104,6 @@ def _may_note(change: FileChange, description: str) -> bool:
 _NOTE_WORDS = ("TODO", "FIXME", "XXX", "HACK", "TBD", "todo", "fixme")  # what every _NOTE match holds
 
 
-
-
 def _wanted(description: str) -> set[str]:
     return set(_WORD.findall(description.lower())) - _COMMON
 

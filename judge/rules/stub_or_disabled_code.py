@@ -23,14 +23,13 @@ import re
 from typing import Callable, Iterator
 
 from judge import rule_ids as ids
-from judge.code.deadcode import NEVER_HINT, commented_code, commented_out, disabled_blocks, unreachable_code
+from judge.code.deadcode import commented_code, commented_out, disabled_blocks, may_switch_off, unreachable_code
 from judge.code.change import FileView
 from judge.code import functions
 from judge.code.functions import UNSEEN, Function, stub_functions_in
 from judge.code.sides import Side, writes_code
 from judge.code.testpaths import is_test_path
 from judge.code.treesitter import grammar_for
-from judge.code.wide_look import WideLook
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
@@ -147,8 +146,8 @@ class _Look:
         self.stubs = _may_hold_stub_line(body, _PY_STUB_WORDS, _PY_STUB_LINE) if python else \
             _may_hold_stub_line(body, _JS_STUB_WORDS, _JS_STUB_LINE) or "{" in body and _may_hold_empty_body(body)
         self.returns = adds and "return" in body and _RETURN_LOOK.search(body) is not None
-        self.never = adds and _may_switch_off(body) and \
-            _may_switch_off("\n".join([line[1:] for line in hunk.body if line[0] == "+"]))
+        self.never = adds and may_switch_off(body) and \
+            may_switch_off("\n".join([line[1:] for line in hunk.body if line[0] == "+"]))
         marker = "#" if python else "//"
         self.comments = adds and not configuration and marker in body and \
             (_ADDED_PY_COMMENT if python else _ADDED_JS_COMMENT).search(body) is not None
@@ -201,18 +200,6 @@ def _may_hold_empty_body(body: str) -> bool:
             return True
         found = _JS_EMPTY_BLOCK_LOOK.search(body, found.start() + 1)
     return False
-
-
-def _may_switch_off(text: str) -> bool:
-    """A line of ``text`` may hold what disabled_blocks looks for on a changed line (NEVER_HINT), found after a
-    plain search for what each of its matches holds: a branch keyword (`if`, `elif`, `while`) and a constant (`0`,
-    `None`, `null`, `undefined`, `False`, `!`...)."""
-    return ("if" in text or "while" in text) and any(word in text for word in _NEVER_WORDS) and \
-        _NEVER_LOOK.search(text)
-
-
-_NEVER_LOOK = WideLook(NEVER_HINT.pattern)  # RE2 first: NEVER_HINT, like most such patterns, has no literal to seek
-_NEVER_WORDS = ("0", "!", "alse", "None", "null", "undefined")
 
 
 def _language(path: str) -> str | None:

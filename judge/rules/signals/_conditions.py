@@ -20,7 +20,7 @@ MAYBE_CONDITION = lazy_compile(r"\s*(?:else\s*)?(?:if|elif|while)\b")
 CONDITION_LINES = lazy_compile(r"^[ \t}]*(?:else\s+)?(?:if|elif|while)\b.*$", re.MULTILINE)
 # CONDITION_LINES' matches, in a text with a line end put before its first line: the same lines, found from a literal
 # (a `^` in MULTILINE has the engine try every position)
-_AFTER_LINE_END = lazy_compile(r"\n([ \t}]*(?:else\s+)?(?:if|elif|while)\b.*)")
+_AFTER_LINE_END = lazy_compile(r"\n(" + CONDITION_LINES.pattern.removeprefix("^").removesuffix("$") + ")")
 _QUOTED = 120  # characters of a line quoted in a signal
 
 
