@@ -300,16 +300,22 @@ def _js_type_only(node) -> bool:
 
 
 # A line that may open a block no run enters (disabled_blocks reads the changed lines that hold one).
-NEVER_HINT = lazy_compile(r"\b(?:if|elif|while)\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b")
+_NEVER_CONSTANT = r"\b\s*\(?\s*(?:False|0|None|false|null|undefined|!\s*(?:1|true))\b"
+NEVER_HINT = lazy_compile(r"\b(?:if|elif|while)" + _NEVER_CONSTANT)
 _NEVER_LOOK = WideLook(NEVER_HINT.pattern)  # RE2 first: NEVER_HINT, like most such patterns, has no literal to seek
 _NEVER_WORDS = ("0", "!", "alse", "None", "null", "undefined")
+# NEVER_HINT from its keyword on, without the word boundary before it (`elif` ends in `if`): each opens with a literal,
+# which Python's engine seeks at the speed of a plain search before it tries the rest
+_NEVER_AFTER_IF = lazy_compile("if" + _NEVER_CONSTANT)
+_NEVER_AFTER_WHILE = lazy_compile("while" + _NEVER_CONSTANT)
 
 
 def may_switch_off(text: str) -> bool:
     """``NEVER_HINT`` finds a line of ``text`` that may open a block no run enters (disabled_blocks' first look),
     after a plain search for what each of its matches holds: a branch keyword (`if`, `elif`, `while`) and a constant
-    (`0`, `None`, `null`, `undefined`, `False`, `!`...)."""
+    (`0`, `None`, `null`, `undefined`, `False`, `!`...); then a search for the keyword and the constant together."""
     return ("if" in text or "while" in text) and any(word in text for word in _NEVER_WORDS) and \
+        (_NEVER_AFTER_IF.search(text) is not None or _NEVER_AFTER_WHILE.search(text) is not None) and \
         _NEVER_LOOK.search(text)
 _RETURN_HINT = lazy_compile(r"^\s*return\b")
 _PY_NEVER = lazy_compile(r"^(?:if|elif|while) (?:False|0|None|\(False\)|\(0\))(?: and .*)?:$")

@@ -4,6 +4,8 @@ statement that does something, and leaves prose unparsed."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from judge.code import deadcode
 
@@ -36,3 +38,18 @@ def test_prose_is_not_parsed(text, monkeypatch):
     monkeypatch.setattr(deadcode.treesitter, "parse", refuse)
     monkeypatch.setattr(deadcode.ast, "parse", refuse)
     assert not deadcode._is_code(text, False, "typescript") and not deadcode._is_code(text, True, None)
+
+
+_NEVER_PARTS = ["if", "elif", "while", "sniff", "xif", "_if", " ", "\t", "\n", "(", ")", "0", "1", "False", "None",
+                "null", "undefined", "false", "true", "!", "x", "_", "$", ":", "{", "é", "\u00a0"]
+
+
+@given(st.lists(st.sampled_from(_NEVER_PARTS), max_size=14).map("".join))
+def test_may_switch_off_answers_as_never_hint_searched_alone(text):
+    assert bool(deadcode.may_switch_off(text)) == (deadcode.NEVER_HINT.search(text) is not None)
+
+
+@pytest.mark.parametrize("text", ["if False:", "  elif (0):", "} else if (!true) {", "while(undefined)",
+                                  "if  (\n null) {", "x = 1\nif None:"])
+def test_may_switch_off_finds_a_branch_under_a_constant_after_any_white_space(text):
+    assert deadcode.may_switch_off(text)
