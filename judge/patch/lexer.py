@@ -235,6 +235,9 @@ class _State(NamedTuple):  # a tuple: one is made for every line read
     continued: bool = False  # the line ended in a backslash (Python)
 
 
+_NEUTRAL = _State()  # outside strings, comments and brackets: most lines end so
+
+
 def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "") -> tuple[str | None, str | None]:
     """The shape of each side of the hunk (old, new), context lines included; None for a side that ends inside
     a string.
@@ -307,9 +310,11 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
     in_block, quote, depth = state.in_block, state.quote, state.depth
     first_code = len(line) - len(line.lstrip())
     keeps_indent = syntax.indent_matters and not quote and not continuation
+    special = syntax.specials
+    if not (in_block or quote) and special.search(line) is None:
+        return _plain_shape(line, syntax, depth, line[:first_code] if keeps_indent else "")
     out: list[str] = [line[:first_code]] if keeps_indent else []
     i, pending_space, comment_at = 0, False, -1
-    special = syntax.specials
     while i < len(line):
         if in_block:
             end = line.find(syntax.block_comment[1], i)  # type: ignore[index]
@@ -365,6 +370,19 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
     return "".join(out), _State(in_block, quote, depth, continued), comment_at
 
 
+def _plain_shape(line: str, syntax: Syntax, depth: int, indent: str) -> tuple[str, _State, int]:
+    """``_scan`` of a line read outside strings and comments with no quote or comment marker in it: one run of code
+    (``_code_run`` after ``indent``, which ends in no word character), with nothing pending before it."""
+    parts = line.split()
+    code = (_UNNEEDED_SPACE.sub("", " ".join(parts)) if len(parts) > 1 else parts[0]) if parts else ""
+    if not syntax.brackets_continue:
+        return indent + code, _NEUTRAL, -1
+    for char in _BRACKETS.findall(line):
+        depth = depth + 1 if char in "([{" else max(depth - 1, 0)
+    continued = line.endswith("\\") and "#" not in line
+    return indent + code, _NEUTRAL if not (depth or continued) else _State(False, "", depth, continued), -1
+
+
 def _string_run_end(line: str, i: int, quote: str) -> int:
     """Where the run of plain characters inside a string that starts at ``i`` ends: a quote or a backslash."""
     end = line.find(quote[0], i)
@@ -418,7 +436,7 @@ def _is_word(char: str) -> bool:
 
 def line_shapes(lines: list[str] | tuple[str, ...], syntax: Syntax) -> list[str]:
     """Each line without comments and insignificant whitespace (strings kept), read in order from a neutral state."""
-    state, shapes = _State(), []
+    state, shapes = _NEUTRAL, []
     for line in lines:
         shape, state = _line_shape(line, syntax, state)
         shapes.append(shape)
@@ -448,7 +466,7 @@ def logical_lines(lines: tuple[str, ...], syntax: Syntax) -> tuple[LogicalLine, 
 
 def iter_logical_lines(lines: tuple[str, ...], syntax: Syntax) -> Iterator[LogicalLine]:
     """``logical_lines`` one at a time, uncached: for a reader that stops at the first line it looks for."""
-    state = _State()
+    state = _NEUTRAL
     start = 0
     parts: list[str] = []
     for index, line in enumerate(lines):
