@@ -180,9 +180,11 @@ def _shapes_agree(hunk: Hunk, syntax: Syntax) -> bool:
     """The lexer's verdict: both sides keep the same code once comments and spacing are dropped.
 
     A side that ends inside a string may have started inside one (a docstring whose opening quotes are above the
-    hunk): both sides are read from each start, and the first that leaves no string open judges."""
-    for opening in ("",) + tuple(q for q in syntax.multiline_quotes if len(q) == 3):
-        old, new = _side_shapes(hunk, syntax, opening)
+    hunk): both sides are read from each start, and the first that leaves no string open judges. Where there is no
+    other start to read from, the reading stops where the shapes can no longer end equal."""
+    openings = tuple(q for q in syntax.multiline_quotes if len(q) == 3)
+    for opening in ("",) + openings:
+        old, new = _side_shapes(hunk, syntax, opening, until_unequal=not openings)
         if old is not None and new is not None:
             return old == new
     return False
@@ -238,11 +240,15 @@ class _State(NamedTuple):  # a tuple: one is made for every line read
 _NEUTRAL = _State()  # outside strings, comments and brackets: most lines end so
 
 
-def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "") -> tuple[str | None, str | None]:
+def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "",
+                 until_unequal: bool = False) -> tuple[str | None, str | None]:
     """The shape of each side of the hunk (old, new), context lines included; None for a side that ends inside
     a string.
 
     ``opening``: each side starts inside a string opened by that quote above the hunk.
+
+    ``until_unequal``: stop at the first context line after which neither shape read so far is the start of the
+    other (the whole shapes cannot be equal then), and give None for both.
 
     The whole side counts, not only its changed lines: a statement moved across unchanged lines
     changes the order of the code, which the changed lines alone would not show. Both sides are read
@@ -251,6 +257,10 @@ def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "") -> tuple[str | N
     shapes: tuple[list[str], list[str]] = ([], [])
     states = [_State(in_block=not opening and _opens_inside_block_comment(hunk, sign, syntax), quote=opening)
               for sign in "-+"]
+    # Line breaks matter only where indentation does; elsewhere a re-wrapped call is the same code.
+    separator = "\n" if syntax.indent_matters or not syntax.knows_tokens else ""
+    read = ["", ""]  # until_unequal: each side's shape so far, and the length of the start both agree on
+    agreed = 0
     for line in hunk.body:
         kind = line[0]
         if kind == " ":
@@ -272,10 +282,17 @@ def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "") -> tuple[str | N
                     continue
                 if joins and shapes[side]:
                     shapes[side][-1] += shape  # a continuation line is part of the line it continues
+                    piece = shape
                 else:
+                    piece = separator + shape if shapes[side] else shape
                     shapes[side].append(shape)
-    # Line breaks matter only where indentation does; elsewhere a re-wrapped call is the same code.
-    separator = "\n" if syntax.indent_matters or not syntax.knows_tokens else ""
+                if until_unequal:
+                    read[side] += piece
+        if until_unequal and kind == " ":
+            end = min(len(read[0]), len(read[1]))
+            if read[0][agreed:end] != read[1][agreed:end]:
+                return None, None
+            agreed = end
     old, new = (None if state.quote else separator.join(side) for state, side in zip(states, shapes))
     return old, new
 
