@@ -102,9 +102,10 @@ def _candidates(text: str, language: str) -> Iterator[int]:
         yield line
 
 
-# An added line `_may_define_js` holds for (one pass back over the line tries the three); an added line whose
-# pattern (`^\s*(?:async\s+)?def\s+`) may match.
-_CANDIDATE = {"js": lazy_compile(r"\n\+[^\n]*(?:function|=>|\{[^\S\n]*(?=\n|\Z))"),
+# An added line JavaScript's pattern may match: `function`, `=>`, or a `{` that ends the line after a `)` (the third
+# shape's parameters), tried in one pass back over the line; an added line whose pattern
+# (`^\s*(?:async\s+)?def\s+`) may match.
+_CANDIDATE = {"js": lazy_compile(r"\n\+[^\n]*(?:function|=>|\)[^\n]*\{[^\S\n]*(?=\n|\Z))"),
               "python": lazy_compile(r"\n\+[^\S\n]*(?:async|def)")}
 
 
