@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from helpers.fuzzing import FUZZ
 from judge.patch.caseless import fold
-from judge.rules.signals.checks_suppressed import _SUPPRESSIONS
+from judge.rules.signals.checks_suppressed import _MAYBE_SUPPRESSION, _MAYBE_SUPPRESSION_ANY_CASE, _SUPPRESSIONS
 
 _PIECES = st.sampled_from([
     "# type: ignore", "#type:ignore", "# noqa", "# NOQA: E501", "# ruff: noqa", "# pragma: no cover", "PRAGMA: NO BRANCH",
@@ -32,3 +32,13 @@ def test_the_words_are_the_patterns_own():
     assert len({label for label, _, _ in _SUPPRESSIONS}) == len(_SUPPRESSIONS)
     for label, word, pattern in _SUPPRESSIONS:
         assert word == word.lower() and (word in pattern.pattern.lower() or word == "ignore"), label
+
+
+@FUZZ
+@given(text=st.lists(st.sampled_from(["NOQA", "Type:", " ", "\u00a0", "\x0b", "İgnore", "ıgnore", "ignore", "PYLİNT",
+                                      "pylint", "As", "aS", "\u212a", "any", "ANY", "unknown", "C8", "V8", "@TS-", "x",
+                                      "Mypy", "NoSonar", "İstanbul", "istanbul", "ſ", "nosec", "\n"]),
+                     max_size=5).map("".join))
+def test_the_any_case_look_finds_whatever_the_look_finds_in_the_lower_cased_text(text):
+    if _MAYBE_SUPPRESSION.search(text.lower()):
+        assert _MAYBE_SUPPRESSION_ANY_CASE.search(text)

@@ -47,7 +47,12 @@ _SUPPRESSIONS = (
 # The first look, on lower-cased text, per file, hunk and line: every suppression (and cast) holds one of these words.
 # `type:\s*ignore`, not `type:`: annotations (`content_type: str`) would send most typed Python to the lexer.
 _MAYBE_SUPPRESSION = FirstLook(r"noqa|type:\s*ignore|pragma|pylint|pyright|mypy|nosec|eslint-disable|@ts-|istanbul|"
-                               r"[cv]8\s+ignore|nolint|rubocop|nosonar|as\s+(?:any|unknown)")
+                               r"[cv]8\s+ignore|nolint|rubocop|nosonar|as\s+(?:any|unknown)", long=200)
+# The same look in a long text as written, RE2 folding case: every letter it matches in the lower-cased text is one
+# RE2 folds to it (lower() makes ASCII only of A-Z, the Kelvin sign and the dotted I, which no match can use: an
+# i then a combining dot), so no lower-cased copy of each file's added text is made. RE2 finds more (the long s):
+# a file it lets through that the look would not has no line changed_holding reads.
+_MAYBE_SUPPRESSION_ANY_CASE = FirstLook("(?i)" + _MAYBE_SUPPRESSION.source, long=0)
 
 
 def _suppressions(line: Line, typescript: bool = False) -> Counter[str]:
@@ -77,9 +82,11 @@ def checks_suppressed(ctx: StepContext) -> Iterator[Finding]:
     for change in work.files:
         if change.is_deleted or generated(change.path) or not syntax_for(change.path).knows_tokens:
             continue
-        added = added_text(change).lower()
-        if not _MAYBE_SUPPRESSION.search(added):
+        added = added_text(change)
+        if not (_MAYBE_SUPPRESSION_ANY_CASE.search(added) if len(added) >= _MAYBE_SUPPRESSION.long
+                else _MAYBE_SUPPRESSION.search(added.lower())):
             continue  # the lexer is only needed to tell a comment from a string
+        added = added.lower()
         typescript = file_suffix(change.path).lower() in _TYPESCRIPT
         removed = sum((_suppressions(line, typescript) for line in changed_holding(change, "-", _MAYBE_SUPPRESSION)),
                       Counter())
