@@ -103,9 +103,10 @@ def _candidates(text: str, language: str) -> Iterator[int]:
 
 
 # An added line JavaScript's pattern may match: `function`, `=>`, or a `{` that ends the line after a `)` (the third
-# shape's parameters), tried in one pass back over the line; an added line whose pattern
-# (`^\s*(?:async\s+)?def\s+`) may match.
-_CANDIDATE = {"js": lazy_compile(r"\n\+[^\n]*(?:function|=>|\)[^\n]*\{[^\S\n]*(?=\n|\Z))"),
+# shape's parameters), tried in one pass back over the line (from a `)`, read on only up to the next: the last `)`
+# before the `{` is the one to try, and a long line with many is not read again from each); an added line whose
+# pattern (`^\s*(?:async\s+)?def\s+`) may match.
+_CANDIDATE = {"js": lazy_compile(r"\n\+[^\n]*(?:function|=>|\)[^)\n]*\{[^\S\n]*(?=\n|\Z))"),
               "python": lazy_compile(r"\n\+[^\S\n]*(?:async|def)")}
 
 
