@@ -259,8 +259,8 @@ def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "",
               for sign in "-+"]
     # Line breaks matter only where indentation does; elsewhere a re-wrapped call is the same code.
     separator = "\n" if syntax.indent_matters or not syntax.knows_tokens else ""
-    read = ["", ""]  # until_unequal: each side's shape so far, and the length of the start both agree on
-    agreed = 0
+    old_read = new_read = ""  # until_unequal: each side's shape so far (locals: grown in place), and the length of
+    agreed = 0  # the start both agree on
     for line in hunk.body:
         kind = line[0]
         if kind == " ":
@@ -286,11 +286,13 @@ def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "",
                 else:
                     piece = separator + shape if shapes[side] else shape
                     shapes[side].append(shape)
-                if until_unequal:
-                    read[side] += piece
+                if until_unequal and side:
+                    new_read += piece
+                elif until_unequal:
+                    old_read += piece
         if until_unequal and kind == " ":
-            end = min(len(read[0]), len(read[1]))
-            if read[0][agreed:end] != read[1][agreed:end]:
+            end = min(len(old_read), len(new_read))
+            if old_read[agreed:end] != new_read[agreed:end]:
                 return None, None
             agreed = end
     old, new = (None if state.quote else separator.join(side) for state, side in zip(states, shapes))
