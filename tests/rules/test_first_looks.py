@@ -104,7 +104,7 @@ def test_changed_holding_reads_the_lines_the_whole_side_reads(body, path, sign, 
 def test_the_placeholder_look_lets_through_every_file_that_gains_a_note(bodies, path, description):
     file = FileView(0, FileChange(path, path, 1, tuple(_hunk(body) for body in bodies)))
     if placeholder._notes(file, description):
-        assert placeholder._may_note(file.change, description)
+        assert placeholder._may_note(file.change, placeholder._wanted(description))
 
 
 @FUZZ
