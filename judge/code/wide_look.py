@@ -4,11 +4,15 @@ something in is searched again by the pattern itself. The answer is the pattern'
 
 The wider pattern reads \\s, \\w and \\d as Python does on text (Unicode white space, letters, digits: RE2's are
 ASCII); a word boundary next to one of the pattern's own ASCII word characters holds for RE2 wherever it holds for
-Python. What RE2 cannot read at all (lookarounds) the caller lists to leave out: fewer conditions find more.
+Python. A negative lookaround of one character class, ``(?<![...])`` or ``(?![...])``, becomes a character read
+outside the class (or the text's start or end): the same texts hold a match, and the class keeps only the characters
+of \\w, \\s and \\d every engine agrees on (ASCII), so the character read outside it is one Python's would allow.
+Whatever else RE2 cannot read (other lookarounds) the caller lists to leave out: fewer conditions find more.
 """
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from typing import Any
 
@@ -20,11 +24,16 @@ __all__ = ["WideLook"]
 _SPACE = r"\s\x{0b}\x{1c}-\x{1f}\x{85}\p{Z}"
 _WORD = r"\p{L}\p{N}_"
 _WIDER = ((r"\s", f"[{_SPACE}]"), (r"\w", f"[{_WORD}]"), (r"\d", r"\p{N}"))
+# A negative lookaround of one class (not itself negated): ``(?<!`` or ``(?!``, and the class's characters.
+_NOT_BESIDE = lazy_compile(r"\(\?(<?)!\[(?!\^)((?:\\.|[^\]\\])+)\]\)")
+# In a class read outside of: what Python's \w, \s and \d hold for sure, in any Unicode version either engine has.
+_NARROW = {r"\w": "0-9A-Za-z_", r"\s": r"\t\n\x{0b}\f\r ", r"\d": "0-9"}
+_ESCAPE = lazy_compile(r"\\.")
 
 
 class WideLook:
     """``search(text)``: whether ``pattern`` finds something in ``text``; ``loose``: parts of it RE2 cannot read
-    (lookarounds, word boundaries next to \\w), left out of the wider search. \\w and \\s may stand in a character
+    (lookarounds but those of one class, word boundaries next to \\w), left out of the wider search. \\w and \\s may stand in a character
     class only as ``[\\w.]``."""
 
     def __init__(self, pattern: str, loose: tuple[str, ...] = ()) -> None:
@@ -39,10 +48,18 @@ class WideLook:
     def _re2(self) -> Any:
         import re2
 
-        source = self.source
+        source = _NOT_BESIDE.sub(_read_outside, self.source)
         for part in self.loose:
             source = source.replace(part, "")
         source = source.replace(r"[\w.]", f"[{_WORD}.]")
         for narrow, wide in _WIDER:
             source = source.replace(narrow, wide)
         return re2.compile(source)
+
+
+def _read_outside(lookaround: re.Match[str]) -> str:
+    """``(?<![c])`` as ``(?:^|[^c])``, ``(?![c])`` as ``(?:[^c]|$)``: one character more in the match, where the
+    lookaround would look (a search only asks whether there is one)."""
+    behind, members = lookaround.groups()
+    outside = "[^" + _ESCAPE.sub(lambda escape: _NARROW.get(escape.group(), escape.group()), members) + "]"
+    return f"(?:^|{outside})" if behind else f"(?:{outside}|$)"

@@ -180,9 +180,11 @@ def _shapes_agree(hunk: Hunk, syntax: Syntax) -> bool:
     """The lexer's verdict: both sides keep the same code once comments and spacing are dropped.
 
     A side that ends inside a string may have started inside one (a docstring whose opening quotes are above the
-    hunk): both sides are read from each start, and the first that leaves no string open judges."""
-    for opening in ("",) + tuple(q for q in syntax.multiline_quotes if len(q) == 3):
-        old, new = _side_shapes(hunk, syntax, opening)
+    hunk): both sides are read from each start, and the first that leaves no string open judges. Where there is no
+    other start to read from, the reading stops where the shapes can no longer end equal."""
+    openings = tuple(q for q in syntax.multiline_quotes if len(q) == 3)
+    for opening in ("",) + openings:
+        old, new = _side_shapes(hunk, syntax, opening, until_unequal=not openings)
         if old is not None and new is not None:
             return old == new
     return False
@@ -235,11 +237,18 @@ class _State(NamedTuple):  # a tuple: one is made for every line read
     continued: bool = False  # the line ended in a backslash (Python)
 
 
-def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "") -> tuple[str | None, str | None]:
+_NEUTRAL = _State()  # outside strings, comments and brackets: most lines end so
+
+
+def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "",
+                 until_unequal: bool = False) -> tuple[str | None, str | None]:
     """The shape of each side of the hunk (old, new), context lines included; None for a side that ends inside
     a string.
 
     ``opening``: each side starts inside a string opened by that quote above the hunk.
+
+    ``until_unequal``: stop at the first context line after which neither shape read so far is the start of the
+    other (the whole shapes cannot be equal then), and give None for both.
 
     The whole side counts, not only its changed lines: a statement moved across unchanged lines
     changes the order of the code, which the changed lines alone would not show. Both sides are read
@@ -248,6 +257,10 @@ def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "") -> tuple[str | N
     shapes: tuple[list[str], list[str]] = ([], [])
     states = [_State(in_block=not opening and _opens_inside_block_comment(hunk, sign, syntax), quote=opening)
               for sign in "-+"]
+    # Line breaks matter only where indentation does; elsewhere a re-wrapped call is the same code.
+    separator = "\n" if syntax.indent_matters or not syntax.knows_tokens else ""
+    old_read = new_read = ""  # until_unequal: each side's shape so far (locals: grown in place), and the length of
+    agreed = 0  # the start both agree on
     for line in hunk.body:
         kind = line[0]
         if kind == " ":
@@ -269,10 +282,19 @@ def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "") -> tuple[str | N
                     continue
                 if joins and shapes[side]:
                     shapes[side][-1] += shape  # a continuation line is part of the line it continues
+                    piece = shape
                 else:
+                    piece = separator + shape if shapes[side] else shape
                     shapes[side].append(shape)
-    # Line breaks matter only where indentation does; elsewhere a re-wrapped call is the same code.
-    separator = "\n" if syntax.indent_matters or not syntax.knows_tokens else ""
+                if until_unequal and side:
+                    new_read += piece
+                elif until_unequal:
+                    old_read += piece
+        if until_unequal and kind == " ":
+            end = min(len(old_read), len(new_read))
+            if old_read[agreed:end] != new_read[agreed:end]:
+                return None, None
+            agreed = end
     old, new = (None if state.quote else separator.join(side) for state, side in zip(states, shapes))
     return old, new
 
@@ -307,9 +329,11 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
     in_block, quote, depth = state.in_block, state.quote, state.depth
     first_code = len(line) - len(line.lstrip())
     keeps_indent = syntax.indent_matters and not quote and not continuation
+    special = syntax.specials
+    if not (in_block or quote) and special.search(line) is None:
+        return _plain_shape(line, syntax, depth, line[:first_code] if keeps_indent else "")
     out: list[str] = [line[:first_code]] if keeps_indent else []
     i, pending_space, comment_at = 0, False, -1
-    special = syntax.specials
     while i < len(line):
         if in_block:
             end = line.find(syntax.block_comment[1], i)  # type: ignore[index]
@@ -365,6 +389,19 @@ def _scan(line: str, syntax: Syntax, state: _State, continuation: bool) -> tuple
     return "".join(out), _State(in_block, quote, depth, continued), comment_at
 
 
+def _plain_shape(line: str, syntax: Syntax, depth: int, indent: str) -> tuple[str, _State, int]:
+    """``_scan`` of a line read outside strings and comments with no quote or comment marker in it: one run of code
+    (``_code_run`` after ``indent``, which ends in no word character), with nothing pending before it."""
+    parts = line.split()
+    code = (_UNNEEDED_SPACE.sub("", " ".join(parts)) if len(parts) > 1 else parts[0]) if parts else ""
+    if not syntax.brackets_continue:
+        return indent + code, _NEUTRAL, -1
+    for char in _BRACKETS.findall(line):
+        depth = depth + 1 if char in "([{" else max(depth - 1, 0)
+    continued = line.endswith("\\") and "#" not in line
+    return indent + code, _NEUTRAL if not (depth or continued) else _State(False, "", depth, continued), -1
+
+
 def _string_run_end(line: str, i: int, quote: str) -> int:
     """Where the run of plain characters inside a string that starts at ``i`` ends: a quote or a backslash."""
     end = line.find(quote[0], i)
@@ -418,7 +455,7 @@ def _is_word(char: str) -> bool:
 
 def line_shapes(lines: list[str] | tuple[str, ...], syntax: Syntax) -> list[str]:
     """Each line without comments and insignificant whitespace (strings kept), read in order from a neutral state."""
-    state, shapes = _State(), []
+    state, shapes = _NEUTRAL, []
     for line in lines:
         shape, state = _line_shape(line, syntax, state)
         shapes.append(shape)
@@ -448,7 +485,7 @@ def logical_lines(lines: tuple[str, ...], syntax: Syntax) -> tuple[LogicalLine, 
 
 def iter_logical_lines(lines: tuple[str, ...], syntax: Syntax) -> Iterator[LogicalLine]:
     """``logical_lines`` one at a time, uncached: for a reader that stops at the first line it looks for."""
-    state = _State()
+    state = _NEUTRAL
     start = 0
     parts: list[str] = []
     for index, line in enumerate(lines):

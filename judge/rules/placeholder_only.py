@@ -33,7 +33,8 @@ def placeholder_only(ctx: StepContext) -> Iterator[Finding]:
     work = ctx.work
     if not (ctx.result.success and work and work.added_count):
         return
-    if not any(_may_note(change, ctx.step.description) for change in work.files):
+    wanted = _wanted(ctx.step.description)
+    if not any(_may_note(change, wanted) for change in work.files):
         return  # no added line can be a note: whether code was written or not, there is nothing to report
     notes: list[str] = []
     for file in ctx.changes.files:  # type: ignore[union-attr]  # work is there, so the model is
@@ -85,16 +86,16 @@ def _notes(file: FileView, description: str) -> list[str] | None:
     return notes
 
 
-def _may_note(change: FileChange, description: str) -> bool:
+def _may_note(change: FileChange, wanted: set[str]) -> bool:
     """A line the file gains may be one _notes counts, as the raw text of its hunks tells: a TODO note, most words of
-    the step, or (Python) a quote, where a docstring could be. A necessary condition of a note, read in a few plain
-    searches of the hunks' text (no word or note spans a line end)."""
+    the step (``wanted``: its words, _wanted's, read once for every file), or (Python) a quote, where a docstring
+    could be. A necessary condition of a note, read in a few plain searches of the hunks' text (no word or note spans
+    a line end)."""
     text = "\n".join(["\n".join(hunk.body) for hunk in change.hunks])  # every line: a superset of the added ones
     if change.path.endswith((".py", ".pyi")) and ('"' in text or "'" in text):
         return True
     if any(word in text for word in _NOTE_WORDS) and _NOTE.search(text):
         return True
-    wanted = _wanted(description)
     if len(wanted) < 3:
         return False  # _restates never holds
     text = text.lower()

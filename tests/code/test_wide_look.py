@@ -33,6 +33,10 @@ TEXTS = [
     'if getattr(sys, "_frozen", False):', "if 1 == 2:", "if x1 == 2:", "if '٢' == '٣':", "if ٢ == ٣:",
     "if date > 2099:", "if 2١٠٠ > year:", "if not True:", "if not 1 <= port:", "if x and False:", "if n == 0 and x:",
     "if a && false)", "if 'a' is 'b':", "if value is not None:",
+    # a negative lookaround of one class, read as a character outside it: at the text's ends, next to letters and
+    # digits ASCII or not, next to the class's other members
+    "1 == 2", "x1 == 2", "é1 == 2", "٣1 == 2", "_1 == 2", ".1 == 2", "]1 == 2", ")1 == 2", "(1 == 2)", "1 == 2x",
+    "1 == 2é", "1 == 2٣", "1 == 2.", "1 == 2(", "1 == 2[", "1 == 2 ", "1 == 2\n", "x\n1 == 2", "ab1 == 2 and 3 < 4",
 ]
 
 
@@ -42,3 +46,10 @@ def test_the_answer_is_the_python_patterns(look, python):
     for text in TEXTS:
         assert look.search(text) == bool(python.search(text)), text
     assert any(look.search(text) for text in TEXTS) and not all(look.search(text) for text in TEXTS)
+
+
+def test_a_one_class_lookaround_is_read_as_a_character_outside_the_class():
+    look = WideLook(r"(?<![\w.])1(?![\s\d\]])")
+    assert look._re2.pattern == r"(?:^|[^0-9A-Za-z_.])1(?:[^\t\n\x{0b}\f\r 0-9\]]|$)"
+    for text in ["1", "a1", "é1", ".1", " 1 ", "11", "1٣", "1\u00a0", "1]", "\n1\n", "x 1x"]:
+        assert look.search(text) == bool(look.python.search(text)), text

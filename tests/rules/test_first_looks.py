@@ -104,7 +104,7 @@ def test_changed_holding_reads_the_lines_the_whole_side_reads(body, path, sign, 
 def test_the_placeholder_look_lets_through_every_file_that_gains_a_note(bodies, path, description):
     file = FileView(0, FileChange(path, path, 1, tuple(_hunk(body) for body in bodies)))
     if placeholder._notes(file, description):
-        assert placeholder._may_note(file.change, description)
+        assert placeholder._may_note(file.change, placeholder._wanted(description))
 
 
 @FUZZ
@@ -133,6 +133,7 @@ _DEFINITION_PIECES = st.sampled_from([
 @example(body=[("+", "@app.route('/')"), ("-", "x"), ("+", "def index():"), ("+", "  function f() {")], path="m.py")
 @example(body=[(" ", "class A:"), ("+", "    def method(self):"), ("+", "\tasync def other(self):")], path="m.py")
 @example(body=[("+", "  handler(event) {  "), ("+", "const f = async (x) => {")], path="m.ts")
+@example(body=[("+", "} else {"), ("+", "x = {"), ("+", "if (x) {"), ("+", "n(a): T {\u2028"), ("+", "m() { ")], path="m.js")
 def test_unused_function_reads_the_definitions_of_every_line(body, path):
     """_definitions reads only the lines its one scan finds: the same definitions as reading each added line."""
     change = FileChange(path, path, 1, (_hunk(body),))

@@ -60,8 +60,8 @@ _MAYBE_NEVER = lazy_compile("|".join(p.pattern for p in (_ENV_READ, _FLAG_READ, 
                             r"|\bnot\s+(?:True|1)\b|!\s*(?:true|1)\b|\b(?:False|0|None|false|null|undefined)\s*(?:and|&&)\s|"
                             r"\s(?:and|&&)\s*(?:False|false)\b")
 
-# _MAYBE_NEVER's search, RE2 first (judge/code/wide_look.py): lookarounds and word boundaries left out of the wider one
-_MAYBE_NEVER_FIRST = WideLook(_MAYBE_NEVER.pattern, loose=(r"(?<![\w.\])])", r"(?![\w.(\[])", r"\b"))
+# _MAYBE_NEVER's search, RE2 first (judge/code/wide_look.py): word boundaries left out of the wider one
+_MAYBE_NEVER_FIRST = WideLook(_MAYBE_NEVER.pattern, loose=(r"\b",))
 _WELL_KNOWN_FLAGS = frozenset({"_MEIPASS", "_getframe", "_current_frames", "__stdout__", "__stderr__", "__stdin__",
                                "_called_from_test", "__IPYTHON__", "__webpack_require__", "__non_webpack_require__"})
 _WELL_KNOWN_ENV = frozenset({"CI", "DEBUG", "HOME", "PATH", "USER", "TERM", "NODE_ENV", "PYTHONPATH", "LANG", "TZ",

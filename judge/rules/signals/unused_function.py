@@ -82,8 +82,9 @@ def _definitions(change: FileChange) -> Iterator[_Definition]:
                 _may_define_js(raw) if language == "js" else word.search(raw)) else None
             if not found:
                 continue
-            name = found.group("name") or found.groupdict().get("name2") or found.groupdict().get("name3")
-            exported = found.groupdict().get("export") or found.groupdict().get("export2")
+            groups = found.groupdict()
+            name = groups["name"] or groups.get("name2") or groups.get("name3")
+            exported = groups.get("export") or groups.get("export2")
             if name and not exported and not _by_convention(name, language) and not _decorated(body, index):
                 new_lines += sum(1 for line in body[counted:index] if line[0] in " +")
                 counted = index
@@ -101,8 +102,11 @@ def _candidates(text: str, language: str) -> Iterator[int]:
         yield line
 
 
-# An added line `_may_define_js` holds for; an added line whose pattern (`^\s*(?:async\s+)?def\s+`) may match.
-_CANDIDATE = {"js": lazy_compile(r"\n\+(?:[^\n]*(?:function|=>)|[^\n]*\{[^\S\n]*(?=\n|\Z))"),
+# An added line JavaScript's pattern may match: `function`, `=>`, or a `{` that ends the line after a `)` (the third
+# shape's parameters), tried in one pass back over the line (from a `)`, read on only up to the next: the last `)`
+# before the `{` is the one to try, and a long line with many is not read again from each); an added line whose
+# pattern (`^\s*(?:async\s+)?def\s+`) may match.
+_CANDIDATE = {"js": lazy_compile(r"\n\+[^\n]*(?:function|=>|\)[^)\n]*\{[^\S\n]*(?=\n|\Z))"),
               "python": lazy_compile(r"\n\+[^\S\n]*(?:async|def)")}
 
 
