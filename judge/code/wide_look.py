@@ -5,8 +5,10 @@ something in is searched again by the pattern itself. The answer is the pattern'
 The wider pattern reads \\s, \\w and \\d as Python does on text (Unicode white space, letters, digits: RE2's are
 ASCII); a word boundary next to one of the pattern's own ASCII word characters holds for RE2 wherever it holds for
 Python. A negative lookaround of one character class, ``(?<![...])`` or ``(?![...])``, becomes a character read
-outside the class (or the text's start or end): the same texts hold a match, and the class keeps only the characters
-of \\w, \\s and \\d every engine agrees on (ASCII), so the character read outside it is one Python's would allow.
+outside the class (or the text's start or end): the same texts hold a match as long as no other part of the pattern
+reads that character, so only a lookbehind that opens an alternative and a lookahead that closes one are read so
+(any other is an error when the wider pattern is built). The class keeps only the characters of \\w, \\s and \\d
+every engine agrees on (ASCII), so the character read outside it is one Python's would allow.
 Whatever else RE2 cannot read (other lookarounds) the caller lists to leave out: fewer conditions find more.
 """
 
@@ -61,5 +63,32 @@ def _read_outside(lookaround: re.Match[str]) -> str:
     """``(?<![c])`` as ``(?:^|[^c])``, ``(?![c])`` as ``(?:[^c]|$)``: one character more in the match, where the
     lookaround would look (a search only asks whether there is one)."""
     behind, members = lookaround.groups()
+    source, start, end = lookaround.string, lookaround.start(), lookaround.end()
+    if not (_top_level_edge(source, start) if behind else _top_level_edge(source, end)):
+        # the character looked at may be one another part of the pattern reads: one more in the match would miss it
+        raise ValueError(f"WideLook: {lookaround.group()} must open (lookbehind) or close (lookahead) an alternative "
+                         "of the whole pattern")
     outside = "[^" + _ESCAPE.sub(lambda escape: _NARROW.get(escape.group(), escape.group()), members) + "]"
     return f"(?:^|{outside})" if behind else f"(?:{outside}|$)"
+
+
+def _top_level_edge(source: str, at: int) -> bool:
+    """``at`` is where an alternative of the whole pattern starts or ends: outside every group, at the pattern's
+    start or end or next to a ``|`` (escapes and character classes read as such)."""
+    depth, i, edges = 0, 0, {0, len(source)}
+    while i < len(source):
+        char = source[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "[":  # a class: its first character (or the one after ^) may be a ]
+            i += 2 if source.startswith("[^", i) else 1
+            i += 1 if i < len(source) and source[i] == "]" else 0
+            while i < len(source) and source[i] != "]":
+                i += 2 if source[i] == "\\" else 1
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0:
+            edges.update((i, i + 1))
+        i += 1
+    return at in edges

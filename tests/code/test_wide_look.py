@@ -53,3 +53,17 @@ def test_a_one_class_lookaround_is_read_as_a_character_outside_the_class():
     assert look._re2.pattern == r"(?:^|[^0-9A-Za-z_.])1(?:[^\t\n\x{0b}\f\r 0-9\]]|$)"
     for text in ["1", "a1", "é1", ".1", " 1 ", "11", "1٣", "1\u00a0", "1]", "\n1\n", "x 1x"]:
         assert look.search(text) == bool(look.python.search(text)), text
+
+
+@pytest.mark.parametrize("pattern", [r"foo(?<![x])bar", r"a(?![x])b", r"(a(?![x]))b", r"a((?<![x])b)",
+                                     r"\((?<![x])b", r"[|](?<![x])b|c", r"(?:a|(?<![x])b)"])
+def test_a_lookaround_that_another_part_of_the_pattern_reads_past_is_refused(pattern):
+    # read as one more character, it would ask for a character the rest of the pattern also reads: fewer texts match
+    with pytest.raises(ValueError, match="must open"):
+        WideLook(pattern)._re2
+
+
+def test_a_lookaround_at_the_edge_of_a_top_level_alternative_is_read():
+    look = WideLook(r"a|(?<![(\]])b|c(?![)|])")
+    for text in ["b", "(b", "]b", "xb", "c", "c)", "c|", "cx", "a"]:
+        assert look.search(text) == bool(look.python.search(text)), text
