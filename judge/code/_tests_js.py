@@ -370,21 +370,16 @@ def _check(top: Node, side: Side, data: bytes, path: list[str] | None = None) ->
     text = normalised(_text(top))
     if not any(side.changed[first:last + 1]):  # only a changed check is compared leaf by leaf
         return Check(text, first, False)
-    tokens: list[str] = []
-    slots: set[int] = set()
-    literals: set[int] = set()
-    names: set[str] = set()
     call = top.type == "call_expression"
     if call and path is None:
         path = _path(top.child_by_field_name("function")) or []
-    _tokens(top, tokens, slots, literals, names, data, _passes_path(path) if call else None)
-    shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
+    tokens, shape, slots, names = _tokens(top, data, _passes_path(path) if call else None)
     if call:  # its callee and arguments, read once for what it means and whether it holds
         args = _arguments(top)
         (weak, subject, truth), tautology = _meaning(top, path, args), _tautology(top, path, args)  # type: ignore[arg-type]
     else:
         (weak, subject, truth), tautology = (False, "", None), False
-    return Check(text, first, True, tautology, tuple(tokens), frozenset(slots), shape, frozenset(names),
+    return Check(text, first, True, tautology, tokens, slots, shape, names,
                  weak, subject, truth, _swallowed(top, side))
 
 
@@ -475,24 +470,32 @@ def _reacts(handler: Node) -> bool:
     return False
 
 
-def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], names: set[str], data: bytes,
-            top_passes: bool | None = None) -> None:
-    """The check leaf by leaf (a string by its content, whatever its quotes); literals passed to its matcher or
-    assertion (not to `expect(...)` itself, not inside another call) go into ``slots``; the identifiers it uses, in
-    literals too (a template's `${x}`), into ``names``. ``data``: the bytes the tree was parsed from, where a leaf's
-    text is read (cheaper than its node's); ``top_passes``: what ``_passes_arguments(node)`` is, where the caller
-    knows. An explicit stack, not recursion: a check nested thousands deep (hostile
-    input) must not exhaust Python's."""
-    stack_root = node
-    stack: list[tuple[Node, bool, Node | None]] = [(node, False, None)]  # with its parent, once known
+def _tokens(top: Node, data: bytes, top_passes: bool | None = None
+            ) -> tuple[tuple[str, ...], str, frozenset[int], frozenset[str]]:
+    """The check leaf by leaf (a string by its content, whatever its quotes), its shape (the same with each literal
+    masked), the indexes of the literals passed to its matcher or assertion (not to `expect(...)` itself, not inside
+    another call), and the identifiers it uses, in literals too (a template's `${x}`). ``data``: the bytes the tree was
+    parsed from, where a node's text is read (cheaper than its node's); ``top_passes``: what
+    ``_passes_arguments(top)`` is, where the caller knows. An explicit stack, not recursion: a check nested thousands
+    deep (hostile input) must not exhaust Python's. Each entry is a node's children still to read, last first, with
+    what they share (on the expected side or not, their parent): one entry per node read, not per child."""
+    out: list[str] = []
+    literals: list[int] = []
+    slots: set[int] = set()
+    names: set[str] = set()
+    stack: list[tuple[list[Node], bool, Node | None]] = [([top], False, None)]
     while stack:
-        node, expected, parent = stack.pop()
+        siblings, expected, parent = stack[-1]
+        node = siblings.pop()
+        if not siblings:
+            stack.pop()
         kind = node.type
         if kind in _LITERALS:
             if expected:
                 slots.add(len(out))
-            literals.add(len(out))
-            out.append(_string(node) if kind == "string" else _text(node))
+            literals.append(len(out))
+            text = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+            out.append(text[1:-1] if kind == "string" and len(text) >= 2 else text)
             # the grammar puts identifiers in a literal only in a template's substitutions (or in an error)
             if node.child_count and (kind == "template_string" or node.has_error):
                 names.update(_text(n) for n in walk(node) if n.type in _IDENTIFIERS)
@@ -508,7 +511,7 @@ def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], nam
         if kind == "arguments":  # the same for each of its children
             if parent is None:
                 passes = _passes_arguments(node.parent)
-            elif top_passes is not None and parent is stack_root:
+            elif top_passes is not None and parent is top:
                 passes = top_passes
             else:
                 passes = _passes_arguments(parent)
@@ -516,7 +519,11 @@ def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], nam
             passes = _passes_expected(node, kind, expected)
         else:
             passes = expected and kind in _EXPECTED_INSIDE
-        stack.extend([(child, passes, node) for child in reversed(children)])
+        stack.append((children[::-1], passes, node))  # a copy: the node keeps its list of children
+    masked = out.copy()
+    for index in literals:
+        masked[index] = "·"
+    return tuple(out), " ".join(masked), frozenset(slots), frozenset(names)
 
 
 _IDENTIFIERS = ("identifier", "property_identifier")
