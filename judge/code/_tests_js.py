@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
+from operator import itemgetter
 from typing import TYPE_CHECKING, Iterable
 
 from judge.code._tests_lexer import JS, mask
@@ -47,7 +48,6 @@ _SAME = {"toBe", "toEqual", "toStrictEqual", "is", "deepEqual", "equal", "strict
 _TRUTHY = {"toBeTruthy", "toBeDefined", "ok", "true", "truthy", "assert", "isTrue", "isOk"}
 _COMPARISONS = {"==", "===", "!=", "!==", "<", ">", "<=", ">="}
 _OPEN = {"(": ")", "[": "]", "{": "}"}
-_BRACKETS = lazy_compile(r"[()\[\]{}]")
 _WORD = lazy_compile(r"[A-Za-z_$][\w$]*")
 _KEY = lazy_compile(r"[A-Za-z_$][\w$]*\??\s*:(?!:)")
 _DECLARED = lazy_compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
@@ -114,10 +114,7 @@ def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[s
     aliases = {**(aliases or {}), **_aliases(found_nodes, fragment, side)}
     data = source.data
     heads = _READ_HEADS.union(aliases)
-    for node in sorted(found_nodes.get("call", []), key=lambda n: (n.start_byte, -n.end_byte)):  # outer calls first
-        start = node.start_byte
-        if _passed_over(data, start, node.end_byte, heads):
-            continue
+    for (start, _), node in _read_calls(found_nodes.get("call", []), data, heads):
         while open_units[-1].end <= start:
             open_units.pop()
         unit = _call(node, open_units[-1], side, aliases, source)
@@ -152,6 +149,21 @@ def _may_read(text: str, aliases: dict[str, list[str]] | None) -> bool:
     bound to a test function. Without one, every call's first name is another name (`_passed_over`), the side binds
     no name to a test or group function (that takes one of their names), and ``units`` finds nothing."""
     return _READ_WORD.search(text) is not None or any(alias in text for alias in aliases or ())
+
+
+def _read_calls(calls: list[Node], data: bytes, heads: frozenset[str]) -> list[tuple[tuple[int, int], Node]]:
+    """The calls ``_passed_over`` does not pass over, outer calls first (by start, then by end, last first), each with
+    that key: passed over before they are sorted, and their bytes read once."""
+    read = []
+    for node in calls:
+        start, end = node.start_byte, node.end_byte
+        if not _passed_over(data, start, end, heads):
+            read.append(((start, -end), node))
+    read.sort(key=_first)
+    return read
+
+
+_first = itemgetter(0)
 
 
 def _passed_over(data: bytes, start: int, end: int, heads: frozenset[str]) -> bool:
@@ -209,7 +221,7 @@ def _locals(code: str) -> set[str]:
 def _closed(lines: tuple[str, ...]) -> str:
     """The side's text with the brackets it leaves open (outside strings and comments) closed on a last line."""
     text = "\n".join(lines)
-    brackets = "".join(_BRACKETS.findall(JS.pattern.sub("", text)))  # strings and comments taken out
+    brackets = _not_brackets().sub("", text)
     for _ in range(_PAIR_PASSES):  # a pair that closes at once leaves the stack below as it was
         inner = _PAIR.sub("", brackets)
         if len(inner) == len(brackets):
@@ -222,6 +234,14 @@ def _closed(lines: tuple[str, ...]) -> str:
         elif stack and char == stack[-1]:
             stack.pop()
     return (text + "\n" if lines else "") + "".join(reversed(stack)) + "\n"
+
+
+@cache
+def _not_brackets() -> re.Pattern[str]:
+    """What ``_closed`` takes out of a side to keep its brackets: its strings and comments (JS.pattern), and every run
+    of other code, in one scan. The same as taking out the strings and comments, then all but brackets: a string or a
+    comment starts only at a quote or a slash, which no run of other code holds."""
+    return re.compile(JS.pattern.pattern + r"""|[^()\[\]{}"'`/]+|/""")
 
 
 _PAIR = lazy_compile(r"\(\)|\[\]|\{\}")
