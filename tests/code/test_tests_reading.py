@@ -104,6 +104,13 @@ def test_js_skip_aliases_are_read_from_declaring_lines(text, aliases):
     assert skip_aliases("test/a.js", text) == aliases
 
 
+@FUZZ
+@given(text=st.lists(st.sampled_from(["const", "let", "var", "co", "nst", "le", "t", "va", "r", "\n", "\r", "\u2028",
+                                      " ", "x = it.skip;", "{a} = test"]), max_size=12).map("".join))
+def test_the_js_declaring_lines_are_those_a_line_pattern_finds(text):
+    assert tests_js._declaring(text) == re.findall(r"^.*?(?:const|let|var).*$", text, re.MULTILINE)
+
+
 # --- what can weaken nothing is not read ----------------------------------------------------------------------------
 
 _JSON = """\
