@@ -56,6 +56,7 @@ _QUERY = """
 (call_expression) @call
 (variable_declarator name: (identifier) @bound value: [(identifier) (member_expression)])
 (assignment_expression left: (identifier) @bound right: [(identifier) (member_expression)])
+(try_statement) @try
 """
 _CONTEXT = lazy_compile(r"""^(?P<call>it|test|specify)(?:\.\w+)*\(\s*(?P<q>["'`])(?P<title>.*?)(?P=q)""")
 
@@ -114,6 +115,7 @@ def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[s
     fragment = _Unit(title, "fragment", 0, label=f"{named['call']}({_quoted(title)})" if named else "", end=1 << 62)
     found, open_units = [fragment], [fragment]
     found_nodes = captures(root, grammar, _QUERY)
+    source.tries = _may_swallow(found_nodes)
     aliases = {**(aliases or {}), **_aliases(found_nodes, fragment, side)}
     data = source.data
     heads = _READ_HEADS.union(aliases)
@@ -169,6 +171,12 @@ def _read_calls(calls: list[Node], data: bytes, heads: frozenset[str]) -> list[t
 _first = itemgetter(0)
 
 
+def _may_swallow(found: dict[str, list[Node]]) -> bool:
+    """The side's tree holds a `try` statement: without one, no assertion's failure is swallowed (``_swallowed`` walks
+    up from each assertion for nothing)."""
+    return bool(found.get("try"))
+
+
 def _passed_over(data: bytes, start: int, end: int, heads: frozenset[str]) -> bool:
     """The call at ``data[start:end]`` is none ``_call`` reads: its callee's first name (where the call's text starts)
     is not among ``heads`` and its text holds neither `assert` nor `should`, so no name of its callee's path makes it a
@@ -182,10 +190,11 @@ class _Source:
     """The text a side was parsed as, to read what few units are asked for later (their body, the names they use)
     without keeping the side's lines, nor its tree, for as long as the units live."""
 
-    __slots__ = ("text", "count", "_data", "_code")
+    __slots__ = ("text", "count", "tries", "_data", "_code")
 
     def __init__(self, text: str, count: int) -> None:
         self.text, self.count = text, count  # the side's lines, then the closers
+        self.tries = True  # its tree may hold a `try` statement
         self._data: bytes | None = None
         self._code: tuple[str, ...] | None = None
 
@@ -294,7 +303,7 @@ def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]], s
             return owner  # `expect(x)` with no matcher asserts nothing
         if where not in owner.tops:
             owner.tops.add(where)
-            owner.checks.append(_check(top, side, source.data, written if top == node else None))
+            owner.checks.append(_check(top, side, source, written if top == node else None))
     elif tuple(path) in _SELF_SKIP and _is_direct(node, owner):
         row = node.start_point[0]
         owner.marks.append(Mark("skip", ".".join(path), normalised(_text(node)), row, _changed(side, row)))
@@ -387,7 +396,7 @@ def _is_direct(node: Node, owner: _Unit) -> bool:
     return owner.kind == "fragment" and block.type in ("program", "ERROR")
 
 
-def _check(top: Node, side: Side, data: bytes, path: list[str] | None = None) -> Check:
+def _check(top: Node, side: Side, source: _Source, path: list[str] | None = None) -> Check:
     """The assertion whose outermost call (or member) is ``top``; ``path``: its callee's, where the caller read it."""
     first, last = top.start_point[0], top.end_point[0]
     text = normalised(_text(top))
@@ -396,14 +405,14 @@ def _check(top: Node, side: Side, data: bytes, path: list[str] | None = None) ->
     call = top.type == "call_expression"
     if call and path is None:
         path = _path(top.child_by_field_name("function")) or []
-    tokens, shape, slots, names = _tokens(top, data, _passes_path(path) if call else None)
+    tokens, shape, slots, names = _tokens(top, source.data, _passes_path(path) if call else None)
     if call:  # its callee and arguments, read once for what it means and whether it holds
         args = _arguments(top)
         (weak, subject, truth), tautology = _meaning(top, path, args), _tautology(top, path, args)  # type: ignore[arg-type]
     else:
         (weak, subject, truth), tautology = (False, "", None), False
     return Check(text, first, True, tautology, tokens, slots, shape, names,
-                 weak, subject, truth, _swallowed(top, side))
+                 weak, subject, truth, source.tries and _swallowed(top, side))
 
 
 # What a check pins down (judge.code.tests.Check.weak / truth): a matcher or assertion by its last name.

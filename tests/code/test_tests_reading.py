@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import judge.code._tests_js as tests_js
@@ -172,6 +172,20 @@ def test_the_js_reader_reads_the_same_units_without_the_calls_it_passes_over(lin
     with pytest.MonkeyPatch.context() as patched:
         patched.setattr(tests_js, "_passed_over", lambda *args: False)
         slow = units_of(side, path, "", aliases)
+    assert fast == slow  # every field, the lazy ones read
+
+
+@FUZZ
+@given(lines=st.lists(st.tuples(st.booleans(), _JS_LINE), min_size=1, max_size=8),
+       path=st.sampled_from(["t.test.ts", "t.test.js", "t.test.tsx"]))
+@example(lines=[(False, 'it("a", () => {'), (True, "try {"), (True, "expect(x).toBe(1)"), (True, "} catch (e) {"),
+                (False, "}")], path="t.test.ts")
+def test_the_js_reader_reads_the_same_units_without_looking_for_swallowed_failures_in_a_side_with_no_try(lines, path):
+    side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
+    fast = units_of(side, path, "", None)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(tests_js, "_may_swallow", lambda *args: True)
+        slow = units_of(side, path, "", None)
     assert fast == slow  # every field, the lazy ones read
 
 
