@@ -143,17 +143,19 @@ _HEAD = lazy_compile(rb"[A-Za-z_$][\w$]*(?![\w$\x80-\xff\\])")
 
 # A name of _READ_HEADS where the text may hold it as an identifier: not inside a longer run of ASCII name characters
 # (an identifier is read as long as it goes, so `mytest(` calls `mytest`), unless that run starts with a digit (a
-# number may end where a name starts: `1ntest` is `1n` then `test`); or `assert`, `should` anywhere.
+# number may end where a name starts: `1ntest` is `1n` then `test`). One look-behind per character, not one per
+# alternative (``_may_read`` looks for `assert` and `should` anywhere as substrings).
 _HEADS = "|".join(sorted(_READ_HEADS, key=len, reverse=True))
-_READ_WORD = lazy_compile(rf"(?<![A-Za-z0-9_$])(?:{_HEADS})(?![A-Za-z0-9_$])|(?<![A-Za-z0-9_$])[0-9][A-Za-z0-9_$]*"
-                          rf"(?:{_HEADS})|assert|should")
+_READ_WORD = lazy_compile(rf"(?<![A-Za-z0-9_$])(?=[A-Za-z0-9_$])(?:(?:{_HEADS})(?![A-Za-z0-9_$])"
+                          rf"|[0-9][A-Za-z0-9_$]*(?:{_HEADS}))")
 
 
 def _may_read(text: str, aliases: dict[str, list[str]] | None) -> bool:
     """The first look of ``units``: the side's text may hold a call ``_passed_over`` does not pass over, or a name
     bound to a test function. Without one, every call's first name is another name (`_passed_over`), the side binds
     no name to a test or group function (that takes one of their names), and ``units`` finds nothing."""
-    return _READ_WORD.search(text) is not None or any(alias in text for alias in aliases or ())
+    return "assert" in text or "should" in text or _READ_WORD.search(text) is not None \
+        or any(alias in text for alias in aliases or ())
 
 
 def _read_calls(calls: list[Node], data: bytes, heads: frozenset[str]) -> list[tuple[tuple[int, int], Node]]:

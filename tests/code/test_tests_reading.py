@@ -210,6 +210,22 @@ def test_the_js_first_look_passes_no_side_with_a_name_that_may_matter(text, may_
     assert tests_js._may_read(text, {"later": ["it", "skip"]}) is may_read
 
 
+_READ_WORD_BEFORE = re.compile(  # the first look's pattern as it was written first, one alternative at a time
+    rf"(?<![A-Za-z0-9_$])(?:{tests_js._HEADS})(?![A-Za-z0-9_$])|(?<![A-Za-z0-9_$])[0-9][A-Za-z0-9_$]*"
+    rf"(?:{tests_js._HEADS})|assert|should")
+
+
+@FUZZ
+@given(text=st.lists(st.sampled_from(sorted(tests_js._READ_HEADS) + ["assert", "shoul", "d", "asser", "t", "1", "0x",
+                                                                     "n", "_", "$", "my", ".", " ", "(", "\n", "ñ",
+                                                                     "\\", "later"]),
+                     max_size=8).map("".join), aliased=st.booleans())
+def test_the_js_first_look_answers_as_one_pattern_of_every_alternative_did(text, aliased):
+    aliases = {"later": ["it", "skip"]} if aliased else None
+    before = _READ_WORD_BEFORE.search(text) is not None or any(alias in text for alias in aliases or ())
+    assert tests_js._may_read(text, aliases) is before
+
+
 @pytest.mark.parametrize("head", sorted(tests_js._READ_HEADS))
 def test_the_js_first_look_reads_a_side_that_calls_any_name_the_reader_knows(head):
     assert tests_js._may_read(f"{head}(1)", None) and tests_js._may_read(f"x = 1;\n{head}.skip()", None)
