@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
+from operator import itemgetter
 from typing import TYPE_CHECKING, Iterable
 
 from judge.code._tests_lexer import JS, mask
@@ -47,7 +48,6 @@ _SAME = {"toBe", "toEqual", "toStrictEqual", "is", "deepEqual", "equal", "strict
 _TRUTHY = {"toBeTruthy", "toBeDefined", "ok", "true", "truthy", "assert", "isTrue", "isOk"}
 _COMPARISONS = {"==", "===", "!=", "!==", "<", ">", "<=", ">="}
 _OPEN = {"(": ")", "[": "]", "{": "}"}
-_BRACKETS = lazy_compile(r"[()\[\]{}]")
 _WORD = lazy_compile(r"[A-Za-z_$][\w$]*")
 _KEY = lazy_compile(r"[A-Za-z_$][\w$]*\??\s*:(?!:)")
 _DECLARED = lazy_compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
@@ -56,6 +56,7 @@ _QUERY = """
 (call_expression) @call
 (variable_declarator name: (identifier) @bound value: [(identifier) (member_expression)])
 (assignment_expression left: (identifier) @bound right: [(identifier) (member_expression)])
+(try_statement) @try
 """
 _CONTEXT = lazy_compile(r"""^(?P<call>it|test|specify)(?:\.\w+)*\(\s*(?P<q>["'`])(?P<title>.*?)(?P=q)""")
 
@@ -75,14 +76,11 @@ _ALIAS_LINE = lazy_compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\
 _DESTRUCTURED_ALIAS = lazy_compile(r"^\s*(?:const|let|var)\s*\{([^}=]*)\}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$")
 
 
-_DECLARING = lazy_compile(r"^.*?(?:const|let|var).*$", re.MULTILINE)  # the only lines that may bind an alias
-
-
 def file_aliases(text: str) -> dict[str, list[str]]:
     """Names a line anywhere in ``text`` binds to a test function (`const t2 = test.skip`): a hunk may register tests
     through a name another hunk of the file binds."""
     found: dict[str, list[str]] = {}
-    for line in _DECLARING.findall(text):
+    for line in _declaring(text):
         destructured = _DESTRUCTURED_ALIAS.match(line) if "{" in line and "=" in line else None
         if destructured is not None and destructured[2] in _TESTS | _GROUPS:  # `const {skip: later} = test`
             for key, _, name in (part.strip().partition(":") for part in destructured[1].split(",")):
@@ -99,6 +97,12 @@ def file_aliases(text: str) -> dict[str, list[str]]:
     return found
 
 
+def _declaring(text: str) -> list[str]:
+    """The only lines of ``text`` that may bind an alias: those that hold `const`, `let` or `var` (a substring search
+    per line, cheaper than a pattern that tries the three words at every character)."""
+    return [line for line in text.split("\n") if "const" in line or "let" in line or "var" in line]
+
+
 def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[str]] | None = None
           ) -> tuple[TestUnit, ...]:
     """``aliases``: the names the file's other hunks bind to test functions (see ``file_aliases``)."""
@@ -111,13 +115,11 @@ def units(side: Side, grammar: str, context: str = "", aliases: dict[str, list[s
     fragment = _Unit(title, "fragment", 0, label=f"{named['call']}({_quoted(title)})" if named else "", end=1 << 62)
     found, open_units = [fragment], [fragment]
     found_nodes = captures(root, grammar, _QUERY)
+    source.tries = _may_swallow(found_nodes)
     aliases = {**(aliases or {}), **_aliases(found_nodes, fragment, side)}
     data = source.data
     heads = _READ_HEADS.union(aliases)
-    for node in sorted(found_nodes.get("call", []), key=lambda n: (n.start_byte, -n.end_byte)):  # outer calls first
-        start = node.start_byte
-        if _passed_over(data, start, node.end_byte, heads):
-            continue
+    for (start, _), node in _read_calls(found_nodes.get("call", []), data, heads):
         while open_units[-1].end <= start:
             open_units.pop()
         unit = _call(node, open_units[-1], side, aliases, source)
@@ -141,17 +143,40 @@ _HEAD = lazy_compile(rb"[A-Za-z_$][\w$]*(?![\w$\x80-\xff\\])")
 
 # A name of _READ_HEADS where the text may hold it as an identifier: not inside a longer run of ASCII name characters
 # (an identifier is read as long as it goes, so `mytest(` calls `mytest`), unless that run starts with a digit (a
-# number may end where a name starts: `1ntest` is `1n` then `test`); or `assert`, `should` anywhere.
+# number may end where a name starts: `1ntest` is `1n` then `test`). One look-behind per character, not one per
+# alternative (``_may_read`` looks for `assert` and `should` anywhere as substrings).
 _HEADS = "|".join(sorted(_READ_HEADS, key=len, reverse=True))
-_READ_WORD = lazy_compile(rf"(?<![A-Za-z0-9_$])(?:{_HEADS})(?![A-Za-z0-9_$])|(?<![A-Za-z0-9_$])[0-9][A-Za-z0-9_$]*"
-                          rf"(?:{_HEADS})|assert|should")
+_READ_WORD = lazy_compile(rf"(?<![A-Za-z0-9_$])(?=[A-Za-z0-9_$])(?:(?:{_HEADS})(?![A-Za-z0-9_$])"
+                          rf"|[0-9][A-Za-z0-9_$]*(?:{_HEADS}))")
 
 
 def _may_read(text: str, aliases: dict[str, list[str]] | None) -> bool:
     """The first look of ``units``: the side's text may hold a call ``_passed_over`` does not pass over, or a name
     bound to a test function. Without one, every call's first name is another name (`_passed_over`), the side binds
     no name to a test or group function (that takes one of their names), and ``units`` finds nothing."""
-    return _READ_WORD.search(text) is not None or any(alias in text for alias in aliases or ())
+    return "assert" in text or "should" in text or _READ_WORD.search(text) is not None \
+        or any(alias in text for alias in aliases or ())
+
+
+def _read_calls(calls: list[Node], data: bytes, heads: frozenset[str]) -> list[tuple[tuple[int, int], Node]]:
+    """The calls ``_passed_over`` does not pass over, outer calls first (by start, then by end, last first), each with
+    that key: passed over before they are sorted, and their bytes read once."""
+    read = []
+    for node in calls:
+        start, end = node.start_byte, node.end_byte
+        if not _passed_over(data, start, end, heads):
+            read.append(((start, -end), node))
+    read.sort(key=_first)
+    return read
+
+
+_first = itemgetter(0)
+
+
+def _may_swallow(found: dict[str, list[Node]]) -> bool:
+    """The side's tree holds a `try` statement: without one, no assertion's failure is swallowed (``_swallowed`` walks
+    up from each assertion for nothing)."""
+    return bool(found.get("try"))
 
 
 def _passed_over(data: bytes, start: int, end: int, heads: frozenset[str]) -> bool:
@@ -167,10 +192,11 @@ class _Source:
     """The text a side was parsed as, to read what few units are asked for later (their body, the names they use)
     without keeping the side's lines, nor its tree, for as long as the units live."""
 
-    __slots__ = ("text", "count", "_data", "_code")
+    __slots__ = ("text", "count", "tries", "_data", "_code")
 
     def __init__(self, text: str, count: int) -> None:
         self.text, self.count = text, count  # the side's lines, then the closers
+        self.tries = True  # its tree may hold a `try` statement
         self._data: bytes | None = None
         self._code: tuple[str, ...] | None = None
 
@@ -209,7 +235,7 @@ def _locals(code: str) -> set[str]:
 def _closed(lines: tuple[str, ...]) -> str:
     """The side's text with the brackets it leaves open (outside strings and comments) closed on a last line."""
     text = "\n".join(lines)
-    brackets = "".join(_BRACKETS.findall(JS.pattern.sub("", text)))  # strings and comments taken out
+    brackets = _not_brackets().sub("", text)
     for _ in range(_PAIR_PASSES):  # a pair that closes at once leaves the stack below as it was
         inner = _PAIR.sub("", brackets)
         if len(inner) == len(brackets):
@@ -222,6 +248,14 @@ def _closed(lines: tuple[str, ...]) -> str:
         elif stack and char == stack[-1]:
             stack.pop()
     return (text + "\n" if lines else "") + "".join(reversed(stack)) + "\n"
+
+
+@cache
+def _not_brackets() -> re.Pattern[str]:
+    """What ``_closed`` takes out of a side to keep its brackets: its strings and comments (JS.pattern), and every run
+    of other code, in one scan. The same as taking out the strings and comments, then all but brackets: a string or a
+    comment starts only at a quote or a slash, which no run of other code holds."""
+    return re.compile(JS.pattern.pattern + r"""|[^()\[\]{}"'`/]+|/""")
 
 
 _PAIR = lazy_compile(r"\(\)|\[\]|\{\}")
@@ -271,7 +305,7 @@ def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]], s
             return owner  # `expect(x)` with no matcher asserts nothing
         if where not in owner.tops:
             owner.tops.add(where)
-            owner.checks.append(_check(top, side, source.data, written if top == node else None))
+            owner.checks.append(_check(top, side, source, written if top == node else None))
     elif tuple(path) in _SELF_SKIP and _is_direct(node, owner):
         row = node.start_point[0]
         owner.marks.append(Mark("skip", ".".join(path), normalised(_text(node)), row, _changed(side, row)))
@@ -364,28 +398,23 @@ def _is_direct(node: Node, owner: _Unit) -> bool:
     return owner.kind == "fragment" and block.type in ("program", "ERROR")
 
 
-def _check(top: Node, side: Side, data: bytes, path: list[str] | None = None) -> Check:
+def _check(top: Node, side: Side, source: _Source, path: list[str] | None = None) -> Check:
     """The assertion whose outermost call (or member) is ``top``; ``path``: its callee's, where the caller read it."""
     first, last = top.start_point[0], top.end_point[0]
     text = normalised(_text(top))
     if not any(side.changed[first:last + 1]):  # only a changed check is compared leaf by leaf
         return Check(text, first, False)
-    tokens: list[str] = []
-    slots: set[int] = set()
-    literals: set[int] = set()
-    names: set[str] = set()
     call = top.type == "call_expression"
     if call and path is None:
         path = _path(top.child_by_field_name("function")) or []
-    _tokens(top, tokens, slots, literals, names, data, _passes_path(path) if call else None)
-    shape = " ".join("·" if i in literals else token for i, token in enumerate(tokens))
+    tokens, shape, slots, names = _tokens(top, source.data, _passes_path(path) if call else None)
     if call:  # its callee and arguments, read once for what it means and whether it holds
         args = _arguments(top)
         (weak, subject, truth), tautology = _meaning(top, path, args), _tautology(top, path, args)  # type: ignore[arg-type]
     else:
         (weak, subject, truth), tautology = (False, "", None), False
-    return Check(text, first, True, tautology, tuple(tokens), frozenset(slots), shape, frozenset(names),
-                 weak, subject, truth, _swallowed(top, side))
+    return Check(text, first, True, tautology, tokens, slots, shape, names,
+                 weak, subject, truth, source.tries and _swallowed(top, side))
 
 
 # What a check pins down (judge.code.tests.Check.weak / truth): a matcher or assertion by its last name.
@@ -475,24 +504,32 @@ def _reacts(handler: Node) -> bool:
     return False
 
 
-def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], names: set[str], data: bytes,
-            top_passes: bool | None = None) -> None:
-    """The check leaf by leaf (a string by its content, whatever its quotes); literals passed to its matcher or
-    assertion (not to `expect(...)` itself, not inside another call) go into ``slots``; the identifiers it uses, in
-    literals too (a template's `${x}`), into ``names``. ``data``: the bytes the tree was parsed from, where a leaf's
-    text is read (cheaper than its node's); ``top_passes``: what ``_passes_arguments(node)`` is, where the caller
-    knows. An explicit stack, not recursion: a check nested thousands deep (hostile
-    input) must not exhaust Python's."""
-    stack_root = node
-    stack: list[tuple[Node, bool, Node | None]] = [(node, False, None)]  # with its parent, once known
+def _tokens(top: Node, data: bytes, top_passes: bool | None = None
+            ) -> tuple[tuple[str, ...], str, frozenset[int], frozenset[str]]:
+    """The check leaf by leaf (a string by its content, whatever its quotes), its shape (the same with each literal
+    masked), the indexes of the literals passed to its matcher or assertion (not to `expect(...)` itself, not inside
+    another call), and the identifiers it uses, in literals too (a template's `${x}`). ``data``: the bytes the tree was
+    parsed from, where a node's text is read (cheaper than its node's); ``top_passes``: what
+    ``_passes_arguments(top)`` is, where the caller knows. An explicit stack, not recursion: a check nested thousands
+    deep (hostile input) must not exhaust Python's. Each entry is a node's children still to read, last first, with
+    what they share (on the expected side or not, their parent): one entry per node read, not per child."""
+    out: list[str] = []
+    literals: list[int] = []
+    slots: set[int] = set()
+    names: set[str] = set()
+    stack: list[tuple[list[Node], bool, Node | None]] = [([top], False, None)]
     while stack:
-        node, expected, parent = stack.pop()
+        siblings, expected, parent = stack[-1]
+        node = siblings.pop()
+        if not siblings:
+            stack.pop()
         kind = node.type
         if kind in _LITERALS:
             if expected:
                 slots.add(len(out))
-            literals.add(len(out))
-            out.append(_string(node) if kind == "string" else _text(node))
+            literals.append(len(out))
+            text = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+            out.append(text[1:-1] if kind == "string" and len(text) >= 2 else text)
             # the grammar puts identifiers in a literal only in a template's substitutions (or in an error)
             if node.child_count and (kind == "template_string" or node.has_error):
                 names.update(_text(n) for n in walk(node) if n.type in _IDENTIFIERS)
@@ -508,7 +545,7 @@ def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], nam
         if kind == "arguments":  # the same for each of its children
             if parent is None:
                 passes = _passes_arguments(node.parent)
-            elif top_passes is not None and parent is stack_root:
+            elif top_passes is not None and parent is top:
                 passes = top_passes
             else:
                 passes = _passes_arguments(parent)
@@ -516,7 +553,11 @@ def _tokens(node: Node, out: list[str], slots: set[int], literals: set[int], nam
             passes = _passes_expected(node, kind, expected)
         else:
             passes = expected and kind in _EXPECTED_INSIDE
-        stack.extend([(child, passes, node) for child in reversed(children)])
+        stack.append((children[::-1], passes, node))  # a copy: the node keeps its list of children
+    masked = out.copy()
+    for index in literals:
+        masked[index] = "·"
+    return tuple(out), " ".join(masked), frozenset(slots), frozenset(names)
 
 
 _IDENTIFIERS = ("identifier", "property_identifier")

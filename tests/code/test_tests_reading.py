@@ -3,8 +3,10 @@ same as what reading it at once gave, and what can weaken nothing is not read at
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import judge.code._tests_js as tests_js
@@ -102,6 +104,13 @@ def test_js_skip_aliases_are_read_from_declaring_lines(text, aliases):
     assert skip_aliases("test/a.js", text) == aliases
 
 
+@FUZZ
+@given(text=st.lists(st.sampled_from(["const", "let", "var", "co", "nst", "le", "t", "va", "r", "\n", "\r", "\u2028",
+                                      " ", "x = it.skip;", "{a} = test"]), max_size=12).map("".join))
+def test_the_js_declaring_lines_are_those_a_line_pattern_finds(text):
+    assert tests_js._declaring(text) == re.findall(r"^.*?(?:const|let|var).*$", text, re.MULTILINE)
+
+
 # --- what can weaken nothing is not read ----------------------------------------------------------------------------
 
 _JSON = """\
@@ -168,6 +177,20 @@ def test_the_js_reader_reads_the_same_units_without_the_calls_it_passes_over(lin
 
 @FUZZ
 @given(lines=st.lists(st.tuples(st.booleans(), _JS_LINE), min_size=1, max_size=8),
+       path=st.sampled_from(["t.test.ts", "t.test.js", "t.test.tsx"]))
+@example(lines=[(False, 'it("a", () => {'), (True, "try {"), (True, "expect(x).toBe(1)"), (True, "} catch (e) {"),
+                (False, "}")], path="t.test.ts")
+def test_the_js_reader_reads_the_same_units_without_looking_for_swallowed_failures_in_a_side_with_no_try(lines, path):
+    side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
+    fast = units_of(side, path, "", None)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(tests_js, "_may_swallow", lambda *args: True)
+        slow = units_of(side, path, "", None)
+    assert fast == slow  # every field, the lazy ones read
+
+
+@FUZZ
+@given(lines=st.lists(st.tuples(st.booleans(), _JS_LINE), min_size=1, max_size=8),
        path=st.sampled_from(["t.test.ts", "t.test.js"]), aliased=st.booleans())
 def test_a_js_side_the_first_look_passes_has_no_units(lines, path, aliased):
     side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
@@ -185,6 +208,22 @@ def test_a_js_side_the_first_look_passes_has_no_units(lines, path, aliased):
 ])
 def test_the_js_first_look_passes_no_side_with_a_name_that_may_matter(text, may_read):
     assert tests_js._may_read(text, {"later": ["it", "skip"]}) is may_read
+
+
+_READ_WORD_BEFORE = re.compile(  # the first look's pattern as it was written first, one alternative at a time
+    rf"(?<![A-Za-z0-9_$])(?:{tests_js._HEADS})(?![A-Za-z0-9_$])|(?<![A-Za-z0-9_$])[0-9][A-Za-z0-9_$]*"
+    rf"(?:{tests_js._HEADS})|assert|should")
+
+
+@FUZZ
+@given(text=st.lists(st.sampled_from(sorted(tests_js._READ_HEADS) + ["assert", "shoul", "d", "asser", "t", "1", "0x",
+                                                                     "n", "_", "$", "my", ".", " ", "(", "\n", "ñ",
+                                                                     "\\", "later"]),
+                     max_size=8).map("".join), aliased=st.booleans())
+def test_the_js_first_look_answers_as_one_pattern_of_every_alternative_did(text, aliased):
+    aliases = {"later": ["it", "skip"]} if aliased else None
+    before = _READ_WORD_BEFORE.search(text) is not None or any(alias in text for alias in aliases or ())
+    assert tests_js._may_read(text, aliases) is before
 
 
 @pytest.mark.parametrize("head", sorted(tests_js._READ_HEADS))
@@ -232,7 +271,7 @@ def test_the_first_look_of_disabled_passes_no_hunk_that_may_switch_off_code(body
 def _closed_one_by_one(lines: tuple[str, ...]) -> str:
     """_closed as it read every bracket in turn (before pairs that close at once were taken out first)."""
     stack: list[str] = []
-    for char in tests_js._BRACKETS.findall(tests_js.JS.pattern.sub("", "\n".join(lines))):
+    for char in re.findall(r"[()\[\]{}]", tests_js.JS.pattern.sub("", "\n".join(lines))):
         if char in tests_js._OPEN:
             stack.append(tests_js._OPEN[char])
         elif stack and char == stack[-1]:
@@ -241,7 +280,7 @@ def _closed_one_by_one(lines: tuple[str, ...]) -> str:
 
 
 @FUZZ
-@given(lines=st.lists(st.lists(st.sampled_from(list("()[]{}") + ["'", '"', "`", "//", "/*", "*/", "\\", "x", " "]),
+@given(lines=st.lists(st.lists(st.sampled_from(list("()[]{}") + ["'", '"', "`", "//", "/*", "*/", "/", "\\", "x", " "]),
                                max_size=30).map("".join), max_size=6))
 def test_a_js_side_is_closed_as_reading_its_brackets_one_by_one_closes_it(lines):
     assert tests_js._closed(tuple(lines)) == _closed_one_by_one(tuple(lines))
