@@ -106,7 +106,7 @@ def _wrapped(lines: tuple[str, ...], indents: list[int | None]) -> tuple[tuple[s
         return lines, 0
     prefixes = {line[:indent] for line, indent in zip(lines, indents) if indent is not None and indent < first}
     prefixes.add("")
-    header = tuple(prefix + "if 1:" for prefix in sorted(prefixes, key=len))
+    header = tuple(prefix + "if 1:" for prefix in sorted(prefixes, key=lambda prefix: (len(prefix), prefix)))
     return header + lines, len(header)
 
 

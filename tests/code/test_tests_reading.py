@@ -3,6 +3,7 @@ same as what reading it at once gave, and what can weaken nothing is not read at
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -289,3 +290,16 @@ def test_a_js_side_is_closed_as_reading_its_brackets_one_by_one_closes_it(lines)
 def test_brackets_nested_deeper_than_the_pair_passes_are_closed_all_the_same():
     deep = ("(" * 20 + "[" + ")" * 20, "{" * 12 + "}" * 11)
     assert tests_js._closed(deep) == _closed_one_by_one(deep) == "\n".join(deep) + "\n}]" + ")" * 20 + "\n"
+
+
+def test_wrapper_levels_of_one_width_come_in_the_same_order_whatever_the_hash_seed():
+    # a side that dedents to a tab and to a space (mixed indentation): the wrappers' order decides where the parser
+    # fails, so it must not follow a set's order, which changes with PYTHONHASHSEED from one process to the next
+    import subprocess
+    import sys
+
+    program = ("import judge.code._tests_python as t; lines = ('\\t\\tx = 1', ' y = 2', '\\tz = 3', '  w = 4');"
+               "print(t._wrapped(lines, [2, 1, 1, 2])[0])")
+    orders = {subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(8)}
+    assert orders == {str(("if 1:", "\tif 1:", " if 1:", "\t\tx = 1", " y = 2", "\tz = 3", "  w = 4")) + "\n"}
