@@ -101,8 +101,8 @@ reader's tokens, calls and brackets read in fewer passes. Callgrind, one steady 
     base (12e1f2a)   7,059 M instructions
     after            6,490 M instructions   (x1.09 fewer)
 
-and the two code bases in turn, twice, on a machine slower than the last round's (load under 1): 12e1f2a first 532
-and ~560, steady medians 794 and 735 cases/s; after first 592, steady medians 804 and 815 cases/s; 26 rejected
+and the two code bases in turn, twice, on a machine slower than the last round's (load under 1): 12e1f2a steady
+medians 794 and 735 cases/s (a first pass of 532 in the second run); after 804 and 815 (first pass 592); 26 rejected
 (superficial_only 26). About 3.1x short of 2,500 cases/s: the parses above remain, and a sampling profile of a pass
 (py-spy) now shows no part above 9% of the time (tree-sitter's parse 8%, ast's 7%), the rest spread over every
 detector's Python.
