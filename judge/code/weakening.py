@@ -36,7 +36,7 @@ from judge.code.sides import Side
 from judge.code.testpaths import is_test_data, is_test_path
 from judge.code.tests import Check, TestUnit, test_language
 from judge.lazy_pattern import lazy_compile
-from judge.patch.model import FileChange
+from judge.patch.model import FileChange, Hunk
 from judge.patch.paths import file_name
 
 __all__ = ["Weakening", "weakenings"]
@@ -174,7 +174,7 @@ class _Reading:
             if file.change.new_path is None or not any(s.change == file.index for s in self.new):
                 continue
             for hunk in file.hunks:
-                if (file.index, hunk.number) not in checking or not _may_switch_off(hunk.hunk.body):
+                if (file.index, hunk.number) not in checking or not _may_switch_off(hunk.hunk):
                     continue
                 side = self._new_side(file.index, hunk.number)
                 offs = [*disabled_blocks(side, file.change.new_path),
@@ -656,13 +656,13 @@ def _is_vocabulary(name: str) -> bool:
     return name in _VOCABULARY or name.startswith("assert") or re.match(r"to[A-Z]", name) is not None
 
 
-def _may_switch_off(body: tuple[str, ...]) -> bool:
-    """The first look of ``_Reading.disabled``, on a hunk's body (its new side is not made unless this holds): a
+def _may_switch_off(hunk: Hunk) -> bool:
+    """The first look of ``_Reading.disabled``, on a hunk's lines (its new side is not made unless this holds): a
     `return` on any line, or an added line that may open a block no run enters. judge/code/deadcode.py finds no
     return after which code is cut off in a new side without the word `return` (both its readers look for it in the
     side's text first), and no never-true block but one opened on a changed line that disabled_blocks' own first look
     finds."""
-    return "return" in "\n".join(body) or may_switch_off("\n".join([line[1:] for line in body if line.startswith("+")]))
+    return "return" in "\n".join(hunk.body) or may_switch_off("\n".join(hunk.added))
 
 
 def _definitions(lines: tuple[str, ...]) -> set[str]:

@@ -146,8 +146,7 @@ class _Look:
         self.stubs = _may_hold_stub_line(body, _PY_STUB_WORDS, _PY_STUB_LINE) if python else \
             _may_hold_stub_line(body, _JS_STUB_WORDS, _JS_STUB_LINE) or "{" in body and _may_hold_empty_body(body)
         self.returns = adds and "return" in body and _RETURN_LOOK.search(body) is not None
-        self.never = adds and may_switch_off(body) and \
-            may_switch_off("\n".join([line[1:] for line in hunk.body if line[0] == "+"]))
+        self.never = adds and may_switch_off(body) and may_switch_off("\n".join(hunk.added))
         marker = "#" if python else "//"
         self.comments = adds and not configuration and marker in body and \
             (_ADDED_PY_COMMENT if python else _ADDED_JS_COMMENT).search(body) is not None

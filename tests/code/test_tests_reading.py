@@ -167,12 +167,8 @@ _JS_LINE = st.lists(_JS_PIECES, max_size=6).map("".join)
 @given(lines=st.lists(st.tuples(st.booleans(), _JS_LINE), min_size=1, max_size=8),
        path=st.sampled_from(["t.test.ts", "t.test.js", "t.test.tsx"]), aliased=st.booleans())
 def test_the_js_reader_reads_the_same_units_without_the_calls_it_passes_over(lines, path, aliased):
-    side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
-    aliases = {"later": ["it", "skip"]} if aliased else None
-    fast = units_of(side, path, "", aliases)
-    with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(tests_js, "_passed_over", lambda *args: False)
-        slow = units_of(side, path, "", aliases)
+    fast, slow = _units_and_units_with(lines, path, {"later": ["it", "skip"]} if aliased else None,
+                                       "_passed_over", lambda *args: False)
     assert fast == slow  # every field, the lazy ones read
 
 
@@ -182,12 +178,18 @@ def test_the_js_reader_reads_the_same_units_without_the_calls_it_passes_over(lin
 @example(lines=[(False, 'it("a", () => {'), (True, "try {"), (True, "expect(x).toBe(1)"), (True, "} catch (e) {"),
                 (False, "}")], path="t.test.ts")
 def test_the_js_reader_reads_the_same_units_without_looking_for_swallowed_failures_in_a_side_with_no_try(lines, path):
-    side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
-    fast = units_of(side, path, "", None)
-    with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(tests_js, "_may_swallow", lambda *args: True)
-        slow = units_of(side, path, "", None)
+    fast, slow = _units_and_units_with(lines, path, None, "_may_swallow", lambda *args: True)
     assert fast == slow  # every field, the lazy ones read
+
+
+def _units_and_units_with(lines, path, aliases, shortcut, replacement):
+    """The JS reader's units of a side, then its units with one of its shortcuts (a function of tests_js) replaced."""
+    side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
+    fast = units_of(side, path, "", aliases)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(tests_js, shortcut, replacement)
+        slow = units_of(side, path, "", aliases)
+    return fast, slow
 
 
 @FUZZ
@@ -256,7 +258,7 @@ _BODY_LINE = st.tuples(st.sampled_from(" -+"), st.lists(_BODY_PIECES, max_size=7
 def test_a_hunk_the_first_look_of_disabled_passes_has_no_switched_off_code(body, path):
     lines = tuple(sign + text for sign, text in body)
     hunk = Hunk(1, "@@ -1 +1 @@", lines, sum(s == "+" for s, _ in body), sum(s == "-" for s, _ in body))
-    if not weakening._may_switch_off(hunk.body):
+    if not weakening._may_switch_off(hunk):
         side = side_of(hunk, "new")
         assert disabled_blocks(side, path) == [] and unreachable_code(side, path) == []
 
@@ -266,7 +268,8 @@ def test_a_hunk_the_first_look_of_disabled_passes_has_no_switched_off_code(body,
     ("     return", "+    assert x"), ("-    x = 1", "+    while 0:", "         assert y"),
 ])
 def test_the_first_look_of_disabled_passes_no_hunk_that_may_switch_off_code(body):
-    assert weakening._may_switch_off(body)
+    hunk = Hunk(1, "@@ -1 +1 @@", body, sum(line[0] == "+" for line in body), sum(line[0] == "-" for line in body))
+    assert weakening._may_switch_off(hunk)
 
 
 def _closed_one_by_one(lines: tuple[str, ...]) -> str:
