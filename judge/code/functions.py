@@ -28,7 +28,7 @@ from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless
 from judge.patch.lexer import LogicalLine
 
-__all__ = ["UNSEEN", "Function", "functions_in", "stub_functions_in"]
+__all__ = ["JS_STUB_LINE", "PY_STUB_LINE", "UNSEEN", "Function", "functions_in", "stub_functions_in"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Functi
     if path.endswith((".py", ".pyx")):
         text = side.text
         if not ("pass" in text or "..." in text or "return" in text or "raise" in text) or not any(
-                _PY_STUB_LINE.match(line) and _opens_body_above(side.lines, row, _PY_BODY_OPENER, "#")
+                PY_STUB_LINE.match(line) and _opens_body_above(side.lines, row, _PY_BODY_OPENER, "#")
                 for row, line in enumerate(side.lines)):
             return []  # the first look: each stub line holds one of those words, first in its function
         return [f for f in _python_functions(side, whole or side.at_end) if f.stub]
@@ -70,7 +70,7 @@ def stub_functions_in(side: Side, path: str, whole: bool = False) -> list[Functi
     if grammar is None:
         return []
     rows = [row for row, line in enumerate(side.lines)
-            if ("return" in line or "throw" in line) and _JS_STUB_LINE.match(line)  # a stub line holds one of them
+            if ("return" in line or "throw" in line) and JS_STUB_LINE.match(line)  # a stub line holds one of them
             and (not line.lstrip().startswith("throw") or _NOT_IMPLEMENTED.search(line))
             and _opens_body_above(side.lines, row, _JS_BODY_OPENER, "//")]
     blocks = [match.span() for match in _JS_EMPTY_BLOCK.finditer(side.text)
@@ -116,7 +116,7 @@ def _after_body_head(text: str, at: int) -> bool:
 # The end of a signature (``def f(x):``, ``) -> int:``, ``]:``) or of a docstring: what a stub body can follow.
 _PY_BODY_OPENER = lazy_compile(r"^(?:async\s+)?def\b|(?:\)|\]|->.*):\s*(?:#.*)?$|[\"']$")
 
-_PY_STUB_LINE = lazy_compile(r"^\s*(?:pass|\.\.\.|return(?:\s+None)?|raise\s+NotImplemented\w*.*)\s*(?:#.*)?$")
+PY_STUB_LINE = lazy_compile(r"^\s*(?:pass|\.\.\.|return(?:\s+None)?|raise\s+NotImplemented\w*.*)\s*(?:#.*)?$")
 _PY_DEF = lazy_compile(r"^(?:async )?def ([A-Za-z_]\w*)\(")
 _PY_STUBS = {"pass": "pass", "...": "...", "return": "return", "returnNone": "return None"}
 _PY_RAISE_NOT_IMPLEMENTED = lazy_compile(r"^raise NotImplemented(?:Error)?\b")
@@ -251,8 +251,8 @@ def _python_stub(statements: list[LogicalLine]) -> str | None:
 
 _JS_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration", "method_definition",
                            "function_expression", "function", "arrow_function", "generator_function"})
-_JS_STUB_LINE = lazy_compile(r"^\s*(?:return\s*(?:\(?\s*(?:null|undefined|\{\s*\}|\[\s*\])\s*(?:as\s+[^;]+)?\)?|"
-                             r"null|undefined)?\s*;?|throw\b.*)\s*$")
+JS_STUB_LINE = lazy_compile(r"^\s*(?:return\s*(?:\(?\s*(?:null|undefined|\{\s*\}|\[\s*\])\s*(?:as\s+[^;]+)?\)?|"
+                            r"null|undefined)?\s*;?|throw\b.*)\s*$")
 # `null as never`, `undefined as any`, `{} as Config`: a value cast to make the type checker accept nothing
 _CAST_NOTHING = lazy_compile(r"^\(?\s*(null|undefined|\{\s*\}|\[\s*\])\s*(?:as\s+[\w<>\[\]|&., ]+?\s*)+\)?$")
 # A line that opens a function's body: a brace that is not a statement's block (``if (x) {``, ``} else {``).

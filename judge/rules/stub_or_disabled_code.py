@@ -154,10 +154,10 @@ class _Look:
 
 
 _S = r"[^\S\n]"  # \s within a line
-# functions._PY_STUB_LINE and _JS_STUB_LINE read from a line's first character (after its sign), and the words every
+# functions.PY_STUB_LINE and JS_STUB_LINE read from a line's first character (after its sign), and the words every
 # line they match holds
-_PY_STUB_LINE = lazy_compile(functions._PY_STUB_LINE.pattern.removeprefix("^"))
-_JS_STUB_LINE = lazy_compile(functions._JS_STUB_LINE.pattern.removeprefix("^"))
+_PY_STUB_LINE = lazy_compile(functions.PY_STUB_LINE.pattern.removeprefix("^"))
+_JS_STUB_LINE = lazy_compile(functions.JS_STUB_LINE.pattern.removeprefix("^"))
 _PY_STUB_WORDS = ("pass", "...", "return", "raise")
 _JS_STUB_WORDS = ("return", "throw")
 # functions._JS_EMPTY_BLOCK on the new side: its line ends are the body's, with removed lines (and `\ No newline`)
