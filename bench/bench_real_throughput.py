@@ -127,8 +127,9 @@ this code taking at most x0.8 of aa77e4b's time: today it takes x1.6-1.9, and ha
 Callgrind does not show this: one steady pass of aa77e4b is 6,935 M instructions, of this code 6,485 M. The
 detectors' instructions run at about half the rate of the frame's (the 29 rules that existed then, run alone on
 this code: 1,233 M instructions in 0.167 s; tests_weakened alone adds 2,250 M in 0.47 s, stub_or_disabled_code
-1,353 M in 0.46 s): parsers and scattered Python code, where the frame is a few tight loops. Instruction counts
-rank changes to one detector; the time against the baseline decides the target.
+1,353 M in 0.46 s; times under load, so rough). Why, this virtual machine cannot say (it has no hardware counters):
+cache and branch misses in the parsers and in much scattered Python code, or bulk string work that callgrind counts
+as few instructions. Instruction counts rank changes to one detector; the time against the baseline decides.
 """
 from __future__ import annotations
 
