@@ -182,6 +182,24 @@ def test_the_js_reader_reads_the_same_units_without_looking_for_swallowed_failur
     assert fast == slow  # every field, the lazy ones read
 
 
+@FUZZ
+@given(lines=st.lists(st.tuples(st.booleans(), _JS_LINE), min_size=1, max_size=8),
+       path=st.sampled_from(["t.test.ts", "t.test.js", "t.test.tsx"]))
+@example(lines=[(True, 'expect(f("a", 1)).toEqual({ b: [2, `c`] })'), (True, "t.is(x, 'ñ')")], path="t.test.ts")
+def test_a_js_check_reads_the_same_leaves_sliced_from_an_ascii_side_as_decoded_from_its_bytes(lines, path):
+    side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
+    sliced = units_of(side, path)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(tests_js._Source, "plain", property(lambda source: None))
+        decoded = units_of(side, path)
+    assert sliced == decoded  # every field, the lazy ones read
+
+
+def test_only_an_ascii_side_is_sliced():
+    assert tests_js._Source("expect(x).toBe('a')\n", 1).plain == "expect(x).toBe('a')\n"
+    assert tests_js._Source("expect(x).toBe('ñ')\n", 1).plain is None
+
+
 def _units_and_units_with(lines, path, aliases, shortcut, replacement):
     """The JS reader's units of a side, then its units with one of its shortcuts (a function of tests_js) replaced."""
     side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
