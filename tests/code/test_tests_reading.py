@@ -151,6 +151,18 @@ def test_dead_code_is_looked_for_only_where_a_test_has_an_assertion(monkeypatch)
     assert looked == ["tests/test_a.py", "tests/test_a.py"]
 
 
+def test_a_deleted_test_names_are_read_only_where_the_change_took_code_out(monkeypatch):
+    read = []
+    words = tests_js._Source.words
+    monkeypatch.setattr(tests_js._Source, "words", lambda source, *rows: read.append(rows) or words(source, *rows))
+    test = _patch("test/add.test.js", 'it("adds", () => {\n  expect(add(1, 2)).toBe(3);\n});', "")
+    (alone,) = weakening.weakenings(ChangeModel(parse_patch(test)))
+    assert (alone.kind, alone.with_code, read) == ("deleted", False, [])
+    code = _patch("src/add.js", "export function add(a, b) {\n  return a + b;\n}", "")
+    (with_code,) = weakening.weakenings(ChangeModel(parse_patch(test + code)))
+    assert (with_code.kind, with_code.with_code) == ("deleted", True) and read
+
+
 # --- what the JS reader passes over, and the first look of disabled() ------------------------------------------------
 
 _JS_PIECES = st.sampled_from([
