@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache, partial
 from operator import itemgetter
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from judge.code._tests_lexer import JS, mask
 from judge.code.sides import Side
@@ -199,6 +199,12 @@ class _Source:
         self.tries = True  # its tree may hold a `try` statement
         self._data: bytes | None = None
         self._code: tuple[str, ...] | None = None
+
+    @property
+    def plain(self) -> str | None:
+        """The text, where each of its characters is one byte of ``data`` (ASCII): a node's text is then
+        ``plain[node.start_byte:node.end_byte]``, sliced, not decoded. None otherwise."""
+        return self.text if self.text.isascii() else None
 
     @property
     def data(self) -> bytes:
@@ -407,7 +413,7 @@ def _check(top: Node, side: Side, source: _Source, path: list[str] | None = None
     call = top.type == "call_expression"
     if call and path is None:
         path = _path(top.child_by_field_name("function")) or []
-    tokens, shape, slots, names = _tokens(top, source.data, _passes_path(path) if call else None)
+    tokens, shape, slots, names = _tokens(top, source, _passes_path(path) if call else None)
     if call:  # its callee and arguments, read once for what it means and whether it holds
         args = _arguments(top)
         (weak, subject, truth), tautology = _meaning(top, path, args), _tautology(top, path, args)  # type: ignore[arg-type]
@@ -504,56 +510,60 @@ def _reacts(handler: Node) -> bool:
     return False
 
 
-def _tokens(top: Node, data: bytes, top_passes: bool | None = None
+def _tokens(top: Node, source: _Source, top_passes: bool | None = None
             ) -> tuple[tuple[str, ...], str, frozenset[int], frozenset[str]]:
     """The check leaf by leaf (a string by its content, whatever its quotes), its shape (the same with each literal
     masked), the indexes of the literals passed to its matcher or assertion (not to `expect(...)` itself, not inside
-    another call), and the identifiers it uses, in literals too (a template's `${x}`). ``data``: the bytes the tree was
+    another call), and the identifiers it uses, in literals too (a template's `${x}`). ``source``: what the tree was
     parsed from, where a node's text is read (cheaper than its node's); ``top_passes``: what
     ``_passes_arguments(top)`` is, where the caller knows. An explicit stack, not recursion: a check nested thousands
-    deep (hostile input) must not exhaust Python's. Each entry is a node's children still to read, last first, with
-    what they share (on the expected side or not, their parent): one entry per node read, not per child."""
+    deep (hostile input) must not exhaust Python's. Each entry is what is left to read of one node's children, with
+    what they share (on the expected side or not, their parent): a leaf is read where its siblings are, and a node
+    with children puts its siblings back under them."""
     out: list[str] = []
     literals: list[int] = []
     slots: set[int] = set()
     names: set[str] = set()
-    stack: list[tuple[list[Node], bool, Node | None]] = [([top], False, None)]
+    data, plain = source.data, source.plain
+    stack: list[tuple[Iterator[Node], bool, Node | None]] = [(iter((top,)), False, None)]
     while stack:
-        siblings, expected, parent = stack[-1]
-        node = siblings.pop()
-        if not siblings:
-            stack.pop()
-        kind = node.type
-        if kind in _LITERALS:
-            if expected:
-                slots.add(len(out))
-            literals.append(len(out))
-            text = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
-            out.append(text[1:-1] if kind == "string" and len(text) >= 2 else text)
-            # the grammar puts identifiers in a literal only in a template's substitutions (or in an error)
-            if node.child_count and (kind == "template_string" or node.has_error):
-                names.update(_text(n) for n in walk(node) if n.type in _IDENTIFIERS)
-            continue
-        children = node.children
-        if not children:
-            text = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
-            if kind in _IDENTIFIERS:
-                names.add(text)
-            out.append(text)
-            continue
-        out.append(kind)
-        if kind == "arguments":  # the same for each of its children
-            if parent is None:
-                passes = _passes_arguments(node.parent)
-            elif top_passes is not None and parent is top:
-                passes = top_passes
+        level, expected, parent = stack.pop()
+        for node in level:
+            kind = node.type
+            if kind in _LITERALS:
+                if expected:
+                    slots.add(len(out))
+                literals.append(len(out))
+                start, end = node.start_byte, node.end_byte
+                text = plain[start:end] if plain is not None else data[start:end].decode("utf-8", "replace")
+                out.append(text[1:-1] if kind == "string" and len(text) >= 2 else text)
+                # the grammar puts identifiers in a literal only in a template's substitutions (or in an error)
+                if node.child_count and (kind == "template_string" or node.has_error):
+                    names.update(_text(n) for n in walk(node) if n.type in _IDENTIFIERS)
+                continue
+            children = node.children
+            if not children:
+                start, end = node.start_byte, node.end_byte
+                text = plain[start:end] if plain is not None else data[start:end].decode("utf-8", "replace")
+                if kind in _IDENTIFIERS:
+                    names.add(text)
+                out.append(text)
+                continue
+            out.append(kind)
+            if kind == "arguments":  # the same for each of its children
+                if parent is None:
+                    passes = _passes_arguments(node.parent)
+                elif top_passes is not None and parent is top:
+                    passes = top_passes
+                else:
+                    passes = _passes_arguments(parent)
+            elif kind == "binary_expression":
+                passes = _passes_expected(node, kind, expected)
             else:
-                passes = _passes_arguments(parent)
-        elif kind == "binary_expression":
-            passes = _passes_expected(node, kind, expected)
-        else:
-            passes = expected and kind in _EXPECTED_INSIDE
-        stack.append((children[::-1], passes, node))  # a copy: the node keeps its list of children
+                passes = expected and kind in _EXPECTED_INSIDE
+            stack.append((level, expected, parent))
+            stack.append((iter(children), passes, node))
+            break
     masked = out.copy()
     for index in literals:
         masked[index] = "·"

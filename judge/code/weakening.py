@@ -307,13 +307,20 @@ class _Reading:
         if self.patch.files[change].is_deleted:
             names = [s.label() for s in seens]
             shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-            with_code = any((s.unit.names | imports) & self.removed_code for s in seens)
+            with_code = any(self._used_removed_code(s, imports) for s in seens)
             return [Weakening("deleted", path, "", f"was deleted, and with it {_count(len(names), 'test')} "
                               f"({shown})", with_code)]
         return [Weakening("deleted", path, s.label(), "was deleted",
-                          bool((s.unit.names | imports) & self.removed_code or (s.unit.names - s.unit.locals)
-                               & self.resigned_code))
+                          self._used_removed_code(s, imports) or self._used_resigned_code(s))
                 for s in seens]
+
+    # A unit's names and locals are read (a JS unit's on first ask) only where the change removed or re-signed code:
+    # a change to tests alone has none for them to meet.
+    def _used_removed_code(self, seen: _Seen, imports: set[str]) -> bool:
+        return bool(self.removed_code) and bool((seen.unit.names | imports) & self.removed_code)
+
+    def _used_resigned_code(self, seen: _Seen) -> bool:
+        return bool(self.resigned_code) and bool((seen.unit.names - seen.unit.locals) & self.resigned_code)
 
     # --- skip and focus marks
 
@@ -412,7 +419,7 @@ class _Reading:
     def _excused(self, new: list[_Seen]) -> bool:
         """Fewer assertions for a reason: a helper the change writes them into, a skip or todo mark it adds (said
         already), an assertion moved up out of a helper, or a test made table-driven."""
-        delegated = any(seen.unit.names & self.helpers for seen in new)
+        delegated = bool(self.helpers) and any(seen.unit.names & self.helpers for seen in new)
         marked = any(mark.changed for seen in new for mark in seen.unit.marks)  # `it.todo` has no body: said already
         return delegated or marked or self._moved_up(new) or self._table_driven(new)
 
@@ -470,6 +477,8 @@ class _Reading:
         assertion itself uses (not a variable of the test, not the assertion's own vocabulary) is on a changed line
         of a non-test file, or names the function a change sits in; when the assertion names nothing of the code
         (`expect(result).toBe(...)`), any name of the test in the change's non-test hunks."""
+        if not self.edited_code:  # no non-test hunk: no name to find there (edited_names holds none either)
+            return False
         bound = set().union(*(seen.unit.locals for seen in seens))
         own = {name for name in check.names if not _is_vocabulary(name)} - bound if check is not None else set()
         if own:
@@ -713,15 +722,19 @@ def _body_lines(body: str) -> frozenset[str]:
 def _unmatched(checks: list[tuple[_Seen, Check]], others: list[tuple[_Seen, Check]]) -> list[tuple[_Seen, Check]]:
     """The changed checks of ``checks`` that no check of ``others`` makes, counted one for one (two `t.pass()` are two
     assertions), unchanged ones matched first."""
-    left = Counter(map(_same, (check for _, check in others)))
-    for _, check in checks:
-        if not check.changed and left[_same(check)]:
-            left[_same(check)] -= 1
+    left: dict[tuple[str, ...], int] = {}  # a dict, not a Counter: most tests make a few assertions
+    for _, check in others:
+        key = _same(check)
+        left[key] = left.get(key, 0) + 1
+    keys = [_same(check) for _, check in checks]
+    for (_, check), key in zip(checks, keys):
+        if not check.changed and left.get(key):
+            left[key] -= 1
     found = []
-    for seen, check in checks:
+    for (seen, check), key in zip(checks, keys):
         if check.changed:
-            if left[_same(check)]:
-                left[_same(check)] -= 1
+            if left.get(key):
+                left[key] -= 1
             else:
                 found.append((seen, check))
     return found

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, TypeVar, overload
+from typing import Any, Callable, Generic, Iterable, TypeVar, overload
 
 __all__ = ["FileChange", "Hunk", "PatchFacts", "fact"]
 
@@ -92,10 +92,20 @@ class Hunk:
     def reaches_end(self) -> bool:
         """The hunk runs to the end of the file: git gives as much context after the changes as before them,
         unless the file ends first."""
-        lines = [line for line in self.body if line[0] != "\\"]
-        leading = next((i for i, line in enumerate(lines) if line[0] != " "), len(lines))
-        trailing = next((i for i, line in enumerate(reversed(lines)) if line[0] != " "), len(lines))
+        leading, trailing = _context_run(self.body), _context_run(reversed(self.body))
         return trailing < leading or any(line.startswith("\\") for line in self.body[-2:])
+
+
+def _context_run(body: Iterable[str]) -> int:
+    """How many context lines ``body`` starts with, read in the order given (`\\ No newline` lines not counted): read
+    up to the first change, not the whole of a long hunk."""
+    count = 0
+    for line in body:
+        if line[0] == " ":
+            count += 1
+        elif line[0] != "\\":
+            break
+    return count
 
 
 def _side(body: tuple[str, ...], sign: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:

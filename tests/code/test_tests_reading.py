@@ -151,6 +151,18 @@ def test_dead_code_is_looked_for_only_where_a_test_has_an_assertion(monkeypatch)
     assert looked == ["tests/test_a.py", "tests/test_a.py"]
 
 
+def test_a_deleted_test_names_are_read_only_where_the_change_took_code_out(monkeypatch):
+    read = []
+    words = tests_js._Source.words
+    monkeypatch.setattr(tests_js._Source, "words", lambda source, *rows: read.append(rows) or words(source, *rows))
+    test = _patch("test/add.test.js", 'it("adds", () => {\n  expect(add(1, 2)).toBe(3);\n});', "")
+    (alone,) = weakening.weakenings(ChangeModel(parse_patch(test)))
+    assert (alone.kind, alone.with_code, read) == ("deleted", False, [])
+    code = _patch("src/add.js", "export function add(a, b) {\n  return a + b;\n}", "")
+    (with_code,) = weakening.weakenings(ChangeModel(parse_patch(test + code)))
+    assert (with_code.kind, with_code.with_code) == ("deleted", True) and read
+
+
 # --- what the JS reader passes over, and the first look of disabled() ------------------------------------------------
 
 _JS_PIECES = st.sampled_from([
@@ -180,6 +192,24 @@ def test_the_js_reader_reads_the_same_units_without_the_calls_it_passes_over(lin
 def test_the_js_reader_reads_the_same_units_without_looking_for_swallowed_failures_in_a_side_with_no_try(lines, path):
     fast, slow = _units_and_units_with(lines, path, None, "_may_swallow", lambda *args: True)
     assert fast == slow  # every field, the lazy ones read
+
+
+@FUZZ
+@given(lines=st.lists(st.tuples(st.booleans(), _JS_LINE), min_size=1, max_size=8),
+       path=st.sampled_from(["t.test.ts", "t.test.js", "t.test.tsx"]))
+@example(lines=[(True, 'expect(f("a", 1)).toEqual({ b: [2, `c`] })'), (True, "t.is(x, 'ñ')")], path="t.test.ts")
+def test_a_js_check_reads_the_same_leaves_sliced_from_an_ascii_side_as_decoded_from_its_bytes(lines, path):
+    side = Side(tuple(text for _, text in lines), tuple(changed for changed, _ in lines))
+    sliced = units_of(side, path)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(tests_js._Source, "plain", property(lambda source: None))
+        decoded = units_of(side, path)
+    assert sliced == decoded  # every field, the lazy ones read
+
+
+def test_only_an_ascii_side_is_sliced():
+    assert tests_js._Source("expect(x).toBe('a')\n", 1).plain == "expect(x).toBe('a')\n"
+    assert tests_js._Source("expect(x).toBe('ñ')\n", 1).plain is None
 
 
 def _units_and_units_with(lines, path, aliases, shortcut, replacement):
