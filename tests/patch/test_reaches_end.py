@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from helpers.fuzzing import FUZZ
 from judge.patch.model import Hunk
 
 _LINES = st.lists(st.sampled_from([" a", " ", "+b", "-c", "\\ No newline at end of file"]), min_size=1, max_size=12)
@@ -17,6 +18,7 @@ def _every_line(body: tuple[str, ...]) -> bool:
     return trailing < leading or any(line.startswith("\\") for line in body[-2:])
 
 
+@FUZZ
 @given(body=_LINES)
 @example(body=[" a", " a", " a", "+b", " a", "\\ No newline at end of file", " a"])
 @example(body=[" a", "\\ No newline at end of file", "-c", " a"])
