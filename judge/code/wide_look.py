@@ -35,8 +35,8 @@ _ESCAPE = lazy_compile(r"\\.")
 
 class WideLook:
     """``search(text)``: whether ``pattern`` finds something in ``text``; ``loose``: parts of it RE2 cannot read
-    (lookarounds but those of one class, word boundaries next to \\w), left out of the wider search. \\w and \\s may stand in a character
-    class only as ``[\\w.]``."""
+    (lookarounds but those of one class, word boundaries next to \\w), left out of the wider search. \\w and \\s may
+    stand in a character class only as ``[\\w.]``."""
 
     def __init__(self, pattern: str, loose: tuple[str, ...] = ()) -> None:
         self.python = lazy_compile(pattern)

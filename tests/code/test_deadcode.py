@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from helpers.fuzzing import FUZZ
 from judge.code import deadcode
 
 COMMENTS = [
@@ -44,6 +45,7 @@ _NEVER_PARTS = ["if", "elif", "while", "sniff", "xif", "_if", " ", "\t", "\n", "
                 "null", "undefined", "false", "true", "!", "x", "_", "$", ":", "{", "é", "\u00a0"]
 
 
+@FUZZ
 @given(st.lists(st.sampled_from(_NEVER_PARTS), max_size=14).map("".join))
 def test_may_switch_off_answers_as_never_hint_searched_alone(text):
     assert bool(deadcode.may_switch_off(text)) == (deadcode.NEVER_HINT.search(text) is not None)

@@ -59,7 +59,8 @@ def test_hunks_the_look_must_leave_to_the_lexer_or_settle(path, body, superficia
 @FUZZ
 @given(body=_BODY, path=st.sampled_from(["m.js", "m.css", "m.sh", "m.yaml", "Makefile", "m.rs", "m.c", "m.php"]))
 def test_reading_until_the_shapes_differ_loses_no_equal_shapes(body, path):
-    """Stopped early, the reading gives nothing; it stops only where the whole shapes differ or a side is in a string."""
+    """Stopped early, the reading gives nothing; it stops only where the whole shapes differ or a side is in a
+    string."""
     hunk, syntax = _hunk(body), syntax_for(path)
     whole = _side_shapes(hunk, syntax)
     early = _side_shapes(hunk, syntax, until_unequal=True)

@@ -11,7 +11,8 @@ from judge.patch.caseless import fold
 from judge.rules.signals.checks_suppressed import _MAYBE_SUPPRESSION, _MAYBE_SUPPRESSION_ANY_CASE, _SUPPRESSIONS
 
 _PIECES = st.sampled_from([
-    "# type: ignore", "#type:ignore", "# noqa", "# NOQA: E501", "# ruff: noqa", "# pragma: no cover", "PRAGMA: NO BRANCH",
+    "# type: ignore", "#type:ignore", "# noqa", "# NOQA: E501", "# ruff: noqa", "# pragma: no cover",
+    "PRAGMA: NO BRANCH",
     "# pylint: disable=x", "# PyLınt: dİsable", "# pyLİnt:diſable", "# pyright: ignore", "# mypy: ignore-errors",
     "# nosec", "// eslint-disable-next-line", "// @ts-ignore", "// @ts-nocheck", "// @ts-expect-error",
     "/* istanbul ignore next */", "/* c8 ignore */", "v8\u00a0ignore", "// nolint", "# rubocop:disable", "// NOSONAR",

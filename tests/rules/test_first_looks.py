@@ -133,7 +133,8 @@ _DEFINITION_PIECES = st.sampled_from([
 @example(body=[("+", "@app.route('/')"), ("-", "x"), ("+", "def index():"), ("+", "  function f() {")], path="m.py")
 @example(body=[(" ", "class A:"), ("+", "    def method(self):"), ("+", "\tasync def other(self):")], path="m.py")
 @example(body=[("+", "  handler(event) {  "), ("+", "const f = async (x) => {")], path="m.ts")
-@example(body=[("+", "} else {"), ("+", "x = {"), ("+", "if (x) {"), ("+", "n(a): T {\u2028"), ("+", "m() { ")], path="m.js")
+@example(body=[("+", "} else {"), ("+", "x = {"), ("+", "if (x) {"), ("+", "n(a): T {\u2028"), ("+", "m() { ")],
+         path="m.js")
 def test_unused_function_reads_the_definitions_of_every_line(body, path):
     """_definitions reads only the lines its one scan finds: the same definitions as reading each added line."""
     change = FileChange(path, path, 1, (_hunk(body),))
