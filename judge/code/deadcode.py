@@ -90,12 +90,12 @@ def unreachable_code(side: Side, path: str) -> list[Disabled]:
     returns += [node for node in _js_statements_at(side, path, guarded - rows, "if_statement")
                 if _js_always_taken(_js_exit_of(node)) == node]
     for node in returns:
-        following = node.next_named_sibling
-        while following is not None and following.type in _JS_HOISTED:
-            following = following.next_named_sibling
-        if following is not None and (following.type == "ERROR" or following.has_error):
+        sibling = node.next_named_sibling
+        while sibling is not None and sibling.type in _JS_HOISTED:
+            sibling = sibling.next_named_sibling
+        if sibling is not None and (sibling.type == "ERROR" or sibling.has_error):
             continue  # the side is cut there (a `}` closing a body not in view): what follows is another block
-        if following is None or not (side.changed[node.start_point[0]] or side.changed[following.start_point[0]]):
+        if sibling is None or not (side.changed[node.start_point[0]] or side.changed[sibling.start_point[0]]):
             continue  # dead code the change did not write is not the change's
         # `program`: a fragment cut inside a function body reads as top-level statements
         if node.parent is not None and node.parent.type in _JS_BLOCKS:

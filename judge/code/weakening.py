@@ -440,7 +440,8 @@ class _Reading:
         if not new or any(seen.unit.kind != "helper" for seen in new):
             return False
         where = {(seen.change, seen.hunk) for seen in new}
-        return any(check.changed for seen in self.new if (seen.change, seen.hunk) in where and seen not in new
+        helpers = {id(seen) for seen in new}  # identity: equal units compare every (lazy) field
+        return any(check.changed for seen in self.new if (seen.change, seen.hunk) in where and id(seen) not in helpers
                    for check in seen.unit.checks)
 
     def _weakened(self, gone: list[tuple[_Seen, Check]], came: list[tuple[_Seen, Check]]) -> list[Weakening]:
