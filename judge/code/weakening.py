@@ -327,8 +327,8 @@ class _Reading:
     def marked(self) -> list[Weakening]:
         found = []
         for seen in self.new:
+            before = self._before(seen)
             for mark in seen.unit.marks:
-                before = self._before(seen)
                 if not mark.changed or any(mark.key == m.key for old in before for m in old.unit.marks):
                     continue
                 if mark.kind == "skip" and not (before or self._always_there(seen)):
