@@ -147,9 +147,9 @@ then 49a7be5; load 2.7 with two busy loops running, then load 1.4):
 
 x2.1 the speed of 836b45e: on the issue's scale about 1,850 cases/s, x1.35 short of 2,500. The issue's "about 2,000
 cases/s before the detectors" matches bench/bench_deterministic.py's small cases of that time (about 2,000-2,200
-valid cases/s), not real-commit cases: this bench was written for the issue. So the target has three readings here, and none is met:
-2,500 real-commit cases/s on this machine (x2.4-2.7 to go), x2.87 the speed of the code the issue measured (x1.35 to
-go), and x0.8 of aa77e4b's time (x1.7 to go).
+valid cases/s), not real-commit cases: this bench was written for the issue. So the target has three readings here,
+and none is met: 2,500 real-commit cases/s on this machine (x2.4-2.7 to go), x2.87 the speed of the code the issue
+measured (x1.35 to go), and x0.8 of aa77e4b's time (x1.7 to go).
 """
 from __future__ import annotations
 
