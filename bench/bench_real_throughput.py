@@ -150,6 +150,10 @@ cases/s before the detectors" matches bench/bench_deterministic.py's small cases
 valid cases/s), not real-commit cases: this bench was written for the issue. So the target has three readings here,
 and none is met: 2,500 real-commit cases/s on this machine (x2.4-2.7 to go), x2.87 the speed of the code the issue
 measured (x1.35 to go), and x0.8 of aa77e4b's time (x1.7 to go).
+
+Where the budget goes. Everything but the rules (the contract, the patch read once, the pipeline, the Verdict) takes
+0.069 CPU s a pass, 90 us a case; the rules take about 0.66 s. At 2,500 cases/s a pass has 0.306 s, which leaves
+the rules 0.24 s: about 2.8x less than today, from detectors whose profile has no part above 9% of the time.
 """
 from __future__ import annotations
 
