@@ -24,7 +24,7 @@ from judge.lazy_pattern import lazy_compile
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-__all__ = ["units"]
+__all__ = ["left_open", "units"]
 
 _TESTS = {"it", "test", "specify", "xit", "xtest", "xspecify", "fit"}
 _GROUPS = {"describe", "context", "suite", "xdescribe", "xcontext", "fdescribe"}
@@ -254,6 +254,18 @@ def _closed(lines: tuple[str, ...]) -> str:
         elif stack and char == stack[-1]:
             stack.pop()
     return (text + "\n" if lines else "") + "".join(reversed(stack)) + "\n"
+
+
+def left_open(lines: tuple[str, ...]) -> bool:
+    """The brackets the first line opens are not all closed by the end of the lines (strings and comments aside): a
+    call or block that starts there runs on past them."""
+    depth, opened = 0, False
+    for char in _not_brackets().sub("", "\n".join(lines)):
+        depth += 1 if char in _OPEN else -1
+        opened = opened or depth > 0
+        if opened and depth <= 0:
+            return False
+    return opened
 
 
 @cache

@@ -34,7 +34,7 @@ from judge.code.change import ChangeModel, FileView
 from judge.code.deadcode import disabled_blocks, may_switch_off, unreachable_code
 from judge.code.sides import Side
 from judge.code.testpaths import is_test_data, is_test_path
-from judge.code.tests import Check, TestUnit, test_language
+from judge.code.tests import Check, TestUnit, runs_past, test_language
 from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange, Hunk
 from judge.patch.paths import file_name
@@ -233,9 +233,24 @@ class _Reading:
             if partner is not None:  # renamed or moved: judged by what its assertions became
                 found += self._rewritten(seen, partner)
                 continue
+            if all(self._kept_check(check) for check in unit.checks) and self._renamed_in_place(seen):
+                continue  # its title and first lines rewritten where it stood, the rest of it past the hunk unchanged
             if all(other.unit.name != unit.name for other in gone.get(seen.change, [])):
                 gone.setdefault(seen.change, []).append(seen)
         return found + [w for change, seens in gone.items() for w in self._deletions(change, seens)]
+
+    def _renamed_in_place(self, seen: _Seen) -> bool:
+        """A new test's header takes the removed one's place and both go on past the end of the hunk: the body below,
+        which the hunk does not show, is the same lines on both sides (find-my-way 8.2.0 renames a test and rewrites
+        its setup, its assertions further down). A test deleted whole ends inside the hunk that removes it."""
+        change = self.model.files[seen.change]
+        old_side = change.hunks[seen.hunk].old
+        if not runs_past(old_side, seen.unit.line, seen.path):
+            return False
+        new_side = self._new_side(seen.change, seen.hunk)
+        return any(abs(other.unit.line - seen.unit.line) <= _SAME_PLACE and other.unit.kind == "test"
+                   and runs_past(new_side, other.unit.line, other.path)
+                   for other in self.new_functions.in_hunk(seen.change, seen.hunk))
 
     def _rewritten(self, old: _Seen, new: _Seen) -> list[Weakening]:
         """A test renamed or moved whose assertions changed: weakened as any test's are, or else rewritten, which only
@@ -631,6 +646,9 @@ class _NewDefinitions:
             self.by_hunk.setdefault((seen.change, seen.hunk), []).append(index)
             for line in lines:
                 self.by_line.setdefault(line, []).append(index)
+
+    def in_hunk(self, change: int, hunk: int) -> list[_Seen]:
+        return [self.seens[index] for index in self.by_hunk.get((change, hunk), ())]
 
     def partner(self, seen: _Seen) -> _Seen | None:
         """The new definition a removed one became: in this file or another, one whose body shares most of its lines

@@ -304,3 +304,72 @@ def test_tests_merged_into_a_table_driven_test_are_kept(new, valid):
     verdict = judge.validate(*make_case(text_diff(path, _TWO_ITS, new), step={"description": "Speed up add()"},
                                         filesWritten=[path], filesTouched=[path]))
     assert ("tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}) is valid, verdict.reason
+
+
+# --- a test renamed where it stands, its assertions below the hunk -------------------------------------
+
+ROUTES = '''const { test } = require("tap");
+const { createRouter } = require("../src/router");
+
+test("derives the constraint", (t) => {
+  t.plan(2);
+
+  const router = createRouter({ constraints: { agent: agentConstraint } });
+  router.on("GET", "/", { constraints: { agent: "node" } }, () => "handler");
+
+  router.lookup(
+    { method: "GET", url: "/", headers: { "user-agent": "node" } },
+    null,
+    (err, result) => {
+      t.equal(err, null);
+      t.equal(result, "handler");
+    }
+  );
+});
+'''
+ROUTES_RENAMED = _edit(ROUTES, '''test("derives the constraint", (t) => {
+  t.plan(2);
+
+  const router = createRouter({ constraints: { agent: agentConstraint } });
+  router.on("GET", "/", { constraints: { agent: "node" } }, () => "handler");
+''', '''test("derives two constraints at once", (t) => {
+  t.plan(2);
+
+  const second = clone(agentConstraint);
+  second.name = "agent2";
+  second.strict = true;
+  const router = createRouter({ constraints: { agent: agentConstraint, agent2: second } });
+  router.on("GET", "/", { constraints: { agent: "node", agent2: "node" } }, () => "handler");
+''')
+SESSIONS = '''from app import open_session
+
+
+def test_session_expires():
+    session = open_session(ttl=5)
+    session.touch()
+    clock = session.clock
+    clock.advance(4)
+    assert session.alive
+    clock.advance(2)
+    assert not session.alive
+    assert session.expired_at == 5
+'''
+SESSIONS_RENAMED = _edit(SESSIONS, "def test_session_expires():\n    session = open_session(ttl=5)\n",
+                         "def test_ttl_is_enforced():\n    session = open_session(ttl=5, sliding=False)\n"
+                         "    session.pin()\n    session.label = 'pinned'\n    session.owner = None\n")
+
+
+@pytest.mark.parametrize("path, old, new", [("test/router.test.js", ROUTES, ROUTES_RENAMED),
+                                            ("tests/test_session.py", SESSIONS, SESSIONS_RENAMED)])
+def test_a_test_renamed_in_place_whose_assertions_lie_below_the_hunk_is_kept(path, old, new):
+    # find-my-way 8.2.0: a test's title and setup rewritten, its assertions unchanged further down, out of the hunk
+    _accepted(_with_fix(path, old, new))
+
+
+def test_a_test_deleted_whole_beside_a_new_one_in_its_place_is_still_deleted():
+    new = ROUTES.replace(ROUTES[ROUTES.index("test(\"derives"):], '''test("derives two constraints at once", (t) => {
+  t.plan(0);
+  createRouter({ constraints: {} });
+});
+''')
+    _rejected(_with_fix("test/router.test.js", ROUTES, new), "was deleted")
