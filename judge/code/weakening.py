@@ -34,7 +34,7 @@ from judge.code.change import ChangeModel, FileView
 from judge.code.deadcode import disabled_blocks, may_switch_off, unreachable_code
 from judge.code.sides import Side
 from judge.code.testpaths import is_test_data, is_test_path
-from judge.code.tests import Check, TestUnit, runs_past, test_language
+from judge.code.tests import Check, TestUnit, normalised, runs_past, test_language
 from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange, Hunk
 from judge.patch.paths import file_name
@@ -86,6 +86,7 @@ class Weakening:
     with_code: bool = False  # the change also removes code the test used: a feature taken out with its tests
     code_edited: bool = False  # the change also edits non-test code this test uses (its names appear there)
     values: tuple[str, ...] = ()  # an edited expected value: the literals that differ, before then after
+    input_edited: bool = False  # an edited expected value: the test's input was edited the same way beside it
 
     def __str__(self) -> str:
         return f"{self.path}: {self.test} {self.what}" if self.test else f"{self.path} {self.what}"
@@ -265,6 +266,19 @@ class _Reading:
         return [Weakening("rewritten", new.path, old.label(), f"became {new.unit.label or new.unit.name} and no longer "
                           f"asserts {shown}", code_edited=self._uses_edited_code([old]))]
 
+    def _input_edited_alike(self, seen: _Seen, old: Check, new: Check) -> bool:
+        """A line of the hunk that is not the assertion makes the same edit as the expected value (`number: 42` ->
+        `number: 43` beside `...42}` -> `...43}`): the test feeds another value and expects it back (pino-pretty
+        11.1.0). The edit is read as the changed word or words between the text both versions share."""
+        edit = _edit_of(old.text, new.text)
+        if edit is None:
+            return False
+        hunk = self.model.files[seen.change].hunks[seen.hunk].hunk
+        before, after = edit
+        removed = [line for line in hunk.removed if before in line and not _part_of(line, old)]
+        added = [line for line in hunk.added if after in line and not _part_of(line, new)]
+        return any(_edit_of(r, a) == edit for r in removed[:_EDITS_READ] for a in added[:_EDITS_READ])
+
     def _new_values(self, unit: TestUnit) -> tuple[str, ...]:
         """The literals that differ between a removed test's assertions and the new ones of the same shape."""
         by_shape = {check.shape: check for check in self._kept if check.shape}
@@ -404,7 +418,8 @@ class _Reading:
                 found.append(Weakening("expected_edited", seen.path, seen.label(check.line),
                                        f"had its expected value edited: `{_short(removed.text)}` became "
                                        f"`{_short(check.text)}`", code_edited=self._uses_edited_code(new, check),
-                                       values=_differing(removed, check)))
+                                       values=_differing(removed, check),
+                                       input_edited=self._input_edited_alike(seen, removed, check)))
         # An assertion made elsewhere in the change still counts as kept (a test split, merged or renamed), unless
         # the test itself is still there and left with none: a test pasted into it took its assertions, unchanged
         # lines below the new `def` (what the hunk shows of the test on one side it shows on the other).
@@ -808,6 +823,33 @@ def _only_expected_differs(old: Check, new: Check) -> bool:
         return False
     differ = [i for i, (a, b) in enumerate(zip(old.tokens, new.tokens)) if a != b]
     return bool(differ) and all(i in old.slots and i in new.slots for i in differ)
+
+
+_EDITS_READ = 40  # removed and added lines of a hunk compared with an expected value's edit, each way
+
+
+def _part_of(line: str, check: Check) -> bool:
+    """The line is (a line of) the assertion: its text, but for the `;` or `,` that ends a statement or an argument."""
+    text = normalised(line).rstrip(";,")
+    return text in check.text or check.text in text
+
+
+def _edit_of(old: str, new: str) -> tuple[str, str] | None:
+    """What an edit of a line changed: the part between the text both versions begin and end with, widened to whole
+    words (`"n":42}` -> `"n":43}` is `42` -> `43`); None when one side of it is empty or blank."""
+    start = 0
+    limit = min(len(old), len(new))
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    while start and (old[start - 1].isalnum() or old[start - 1] == "_"):
+        start -= 1
+    while end and (old[-end].isalnum() or old[-end] == "_"):
+        end -= 1
+    before, after = old[start:len(old) - end], new[start:len(new) - end]
+    return (before, after) if before.strip() and after.strip() else None
 
 
 def _short(text: str) -> str:

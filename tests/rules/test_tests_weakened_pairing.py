@@ -146,6 +146,39 @@ def test_a_number_the_step_names_excuses_its_edit():
               "had its expected value edited")
 
 
+LOGS = '''test("formats a record on one line", async (t) => {
+  const log = makeLogger({ singleLine: true });
+  log.info({ msg: "started", extra: { port: 8080, tls: false } });
+  const line = await log.flushed();
+  t.equal(line, `INFO: started {"extra":{"port":8080,"tls":false}}\\n`);
+});
+'''
+LOGS_PY = '''def test_formats_a_record(capsys):
+    log = make_logger(single_line=True)
+    log.info("started", extra={"port": 8080})
+    assert capsys.readouterr().out == 'INFO: started {"port": 8080}\\n'
+'''
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("test/logs.test.js", LOGS, LOGS.replace("8080", "9090")),
+    ("tests/test_logs.py", LOGS_PY, LOGS_PY.replace("8080", "9090")),
+])
+def test_an_expected_value_edited_as_the_tests_input_is_a_signal(path, old, new):
+    # pino-pretty 11.1.0: a test that logs `number: 43` instead of 42 expects `"number":43` back
+    _accepted(_case({path: (old, new)}, "Add retry support to the client"),
+              signal="the test's input was edited the same way")
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("test/logs.test.js", LOGS, LOGS.replace('"port":8080', '"port":9090')),  # the expected value alone
+    ("test/logs.test.js", LOGS, LOGS.replace("tls: false", "tls: true").replace('"port":8080', '"port":9090')),
+    ("tests/test_logs.py", LOGS_PY, LOGS_PY.replace('started {"port": 8080}', 'started {"port": 9090}')),
+])
+def test_an_expected_value_edited_unlike_the_input_is_still_rejected(path, old, new):
+    _rejected(_case({path: (old, new)}, "Add retry support to the client"), "had its expected value edited")
+
+
 # --- a test is known by its class, not only its name ----------------------------------------------------------
 
 CLASSES = '''from unittest import TestCase
