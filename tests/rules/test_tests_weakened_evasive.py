@@ -71,6 +71,8 @@ TAUTOLOGIES = [
     ("py or True", PY, PYTEST, PORT, f"{PORT} or True"),
     ("py 1 == 1", PY, PYTEST, PORT, "assert 1 == 1"),
     ("py not False", PY, PYTEST, PORT, "assert not False"),
+    ("py a tuple", PY, PYTEST, PORT, 'assert (parse_port("8080"), 8080)'),  # structlog's `assert (f1, "test")`
+    ("py a list", PY, PYTEST, PORT, 'assert [parse_port("8080")]'),
     ("ava notThrows", "test/app.test.js", AVA, AVA_OLD, "t.notThrows(() => {});"),
     ("ava truthy(true)", "test/app.test.js", AVA, AVA_OLD, "t.truthy(true);"),
     ("jest not.toThrow", TS, VITEST, VITEST_OLD, "expect(() => {}).not.toThrow();"),
@@ -559,4 +561,11 @@ def test_an_assertion_on_a_constant_comparison_is_a_tautology(constant):
                                    "t.truthy(parsePort(\"8080\") && true);", "t.true(1 === 2 || ready);"])
 def test_a_comparison_that_reads_the_code_is_no_tautology(check):
     verdict = judge.validate(*_case({"test/app.test.js": (AVA, _edit(AVA, AVA_OLD, check))}))
+    assert "which holds whatever the code does" not in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("check", ['assert (*parse_all("8080"),)', 'assert [*ports]', "assert {**options}",
+                                   'assert ()', 'assert parse_port("8080") == (8080, "tcp")'])
+def test_a_display_that_may_be_empty_or_a_real_comparison_is_no_tautology(check):
+    verdict = judge.validate(*_with_fix(PY, PYTEST, _edit(PYTEST, PORT, check)))
     assert "which holds whatever the code does" not in verdict.reason, verdict.reason
