@@ -137,6 +137,8 @@ class _Reading:
         self.old: list[_Seen] = []
         self.new: list[_Seen] = []
         self.unreadable: list[Weakening] = []
+        self._deleted: list[Weakening] | None = None
+        self._successors: set[_Seen] = set()  # new tests paired with a removed one: renamed or moved, not new
         self._new_sides: dict[tuple[int, int], Side] = {}
         added: list[FileView] = []
         for file in model.files:
@@ -205,7 +207,12 @@ class _Reading:
     def deleted(self) -> list[Weakening]:
         """Tests (and test classes) whose header the change takes out: kept under their name, renamed or moved (paired
         by body, as git pairs renamed files by similarity), split or merged into tests that make the same assertions,
-        or deleted."""
+        or deleted. Read once: the pairs it finds are how ``marked`` knows a renamed test from a new one."""
+        if self._deleted is None:
+            self._deleted = self._find_deleted()
+        return self._deleted
+
+    def _find_deleted(self) -> list[Weakening]:
         tests = [seen for seen in self.new if seen.unit.kind == "test"]
         kept = {(seen.change, seen.unit.qualname) for seen in tests}
         moved = {seen.unit.name for seen in tests if seen.unit.header_changed}
@@ -219,6 +226,8 @@ class _Reading:
                 found += self._regrouped(seen) if unit.kind == "group" else []
                 continue
             partner = self._partner(seen)
+            if partner is not None:
+                self._successors.add(partner)
             if partner is not None and unit.collected and not self._collected(partner):
                 found.append(self._uncollected(seen, partner))
                 continue
@@ -234,24 +243,26 @@ class _Reading:
             if partner is not None:  # renamed or moved: judged by what its assertions became
                 found += self._rewritten(seen, partner)
                 continue
-            if all(self._kept_check(check) for check in unit.checks) and self._renamed_in_place(seen):
+            successor = self._renamed_in_place(seen) if all(self._kept_check(c) for c in unit.checks) else None
+            if successor is not None:
+                self._successors.add(successor)
                 continue  # its title and first lines rewritten where it stood, the rest of it past the hunk unchanged
             if all(other.unit.name != unit.name for other in gone.get(seen.change, [])):
                 gone.setdefault(seen.change, []).append(seen)
         return found + [w for change, seens in gone.items() for w in self._deletions(change, seens)]
 
-    def _renamed_in_place(self, seen: _Seen) -> bool:
+    def _renamed_in_place(self, seen: _Seen) -> _Seen | None:
         """A new test's header takes the removed one's place and both go on past the end of the hunk: the body below,
         which the hunk does not show, is the same lines on both sides (find-my-way 8.2.0 renames a test and rewrites
         its setup, its assertions further down). A test deleted whole ends inside the hunk that removes it."""
         change = self.model.files[seen.change]
         old_side = change.hunks[seen.hunk].old
         if not runs_past(old_side, seen.unit.line, seen.path):
-            return False
+            return None
         new_side = self._new_side(seen.change, seen.hunk)
-        return any(abs(other.unit.line - seen.unit.line) <= _SAME_PLACE and other.unit.kind == "test"
-                   and runs_past(new_side, other.unit.line, other.path)
-                   for other in self.new_functions.in_hunk(seen.change, seen.hunk))
+        return next((other for other in self.new_functions.in_hunk(seen.change, seen.hunk)
+                     if abs(other.unit.line - seen.unit.line) <= _SAME_PLACE and other.unit.kind == "test"
+                     and runs_past(new_side, other.unit.line, other.path)), None)
 
     def _rewritten(self, old: _Seen, new: _Seen) -> list[Weakening]:
         """A test renamed or moved whose assertions changed: weakened as any test's are, or else rewritten, which only
@@ -354,13 +365,14 @@ class _Reading:
     # --- skip and focus marks
 
     def marked(self) -> list[Weakening]:
+        self.deleted()  # the renamed tests: a skip mark a renamed test gains skips a test that was there
         found = []
         for seen in self.new:
             for mark in seen.unit.marks:
                 before = self._before(seen)
                 if not mark.changed or any(mark.key == m.key for old in before for m in old.unit.marks):
                     continue
-                if mark.kind == "skip" and not (before or self._always_there(seen)):
+                if mark.kind == "skip" and not (before or seen in self._successors or self._always_there(seen)):
                     continue  # a new test that starts skipped weakens nothing that was there
                 found.append(Weakening("focused" if mark.kind == "only" else "skipped", seen.path,
                                        seen.label(mark.line), f"gained {mark.text}"

@@ -406,3 +406,19 @@ def test_a_test_deleted_whole_beside_a_new_one_in_its_place_is_still_deleted():
 });
 ''')
     _rejected(_with_fix("test/router.test.js", ROUTES, new), "was deleted")
+
+
+@pytest.mark.parametrize("path, old, new", [
+    (TS, VITEST, _edit(VITEST, 'it("parses a port", () => {', 'it.skip("parses a port number", () => {')),  # by name
+    (TS, VITEST, _edit(VITEST, 'it("parses a port", () => {', 'it.skip("reads a port", () => {')),  # by body
+    ("test/router.test.js", ROUTES, ROUTES_RENAMED.replace('test("derives two', 'test.skip("derives two')),  # in place
+    ("tests/test_session.py", SESSIONS, SESSIONS_RENAMED.replace("def test_ttl", "@pytest.mark.skip\ndef test_ttl")),
+])
+def test_a_test_renamed_and_skipped_in_one_edit_is_skipped(path, old, new):
+    _rejected(_with_fix(path, old, new), "gained")
+
+
+def test_a_new_test_that_starts_skipped_beside_the_others_is_still_no_weakening():
+    new = _edit(VITEST, '  it("rejects zero"', '  it.skip("parses an IPv6 port", () => {\n'
+                '    expect(parsePort("[::1]:80")).toBe(80);\n  });\n\n  it("rejects zero"')
+    _accepted(_with_fix(TS, VITEST, new))
