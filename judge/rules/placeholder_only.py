@@ -72,7 +72,7 @@ def _notes(file: FileView, description: str) -> list[str] | None:
             return None
         old, new = hunk.old, hunk.new
         # A Python hunk that opens inside a docstring is read from inside it: from its first line, the closing quotes
-        # would open a string and hide the code below them. Which lines are its text is then read on a guess.
+        # would open a string and hide the code below them. Only its TODO notes and restatements count as notes then.
         cut = change.path.endswith((".py", ".pyi")) and (opens_in_docstring(old) or opens_in_docstring(new))
         if cut and (_writes_python_code(old, docstrings_are_notes=False) or _writes_python_code(new)):
             return None
@@ -86,9 +86,7 @@ def _notes(file: FileView, description: str) -> list[str] | None:
                 continue
             if _NOTE.search(text):
                 found.append("TODO notes")
-            elif cut:
-                continue  # the text of a docstring cut by the hunk (cattrs' `TODO:` line is a note): not judged
-            elif index in docstring_lines:
+            elif index in docstring_lines and not cut:  # in a cut docstring, which lines are its text is a guess
                 found.append("docstrings")
             elif _restates(text, description):
                 found.append("a comment restating the step")

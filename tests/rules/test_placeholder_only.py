@@ -108,3 +108,10 @@ def _cut(old_line: str, new_lines: str) -> str:
 def test_a_todo_in_a_docstring_cut_by_the_hunk_is_a_note(new, placeholder):
     verdict = _judge("src/config.py", LONG_DOC, new)
     assert (verdict.rule == "placeholder_only") is placeholder, verdict.reason
+
+
+def test_a_comment_restating_the_step_below_a_docstring_cut_by_the_hunk_is_a_note():
+    new = _cut("    with open(path) as handle:\n", "    # make load_config accept YAML settings files as well as JSON\n"
+               "    with open(path) as handle:\n")
+    verdict = _judge("src/config.py", LONG_DOC, new)
+    assert verdict.rule == "placeholder_only" and "a comment restating the step" in verdict.reason, verdict.reason
