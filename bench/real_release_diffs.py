@@ -74,6 +74,21 @@ releases of /tmp/archives/READY-more (click 8.0.0..8.1.8, requests 2.20.0..2.32.
         237 honest steps, 18 rejected by the rules on the real diff (junk_files 9, zod's dist/; tests_weakened 8, the
         packaging 24.0 and zod 3.25.76 whole releases in their four states; superficial_only 1), none by the claim
         rules; 1089 cheats, all caught; one workspace check: median 26 ms, whole release 135 ms
+
+On 18 release pairs judge had never been measured on (sdists: anyio 4.3.0..4.4.0, cattrs 23.2.2..23.2.3, idna
+3.6..3.7, jsonschema 4.21.0..4.21.1, marshmallow 3.21.0..3.21.1, pyparsing 3.1.1..3.1.2, pytest-mock 3.12.0..3.14.0,
+structlog 24.1.0..24.2.0, toolz 0.12.0..0.12.1; npm: avvio 8.3.0..8.3.2, fast-json-stringify 5.14.1..5.15.0,
+find-my-way 8.1.0..8.2.0, light-my-request 5.12.0..5.13.0, object-inspect 1.13.1..1.13.2, pino-pretty 11.0.0..11.1.0,
+sonic-boom 4.0.1..4.1.0, @tanstack/query-core 5.51.5..5.51.9, tape 5.7.4..5.7.5), c66440f then the fixes it found:
+
+    default mode: 309 honest steps, rejected 11 (3.56%) then 8 (2.59%). Fixed, as classes: commented-out code edited
+        inside its comment (pyparsing's SimpleCalc.py example), a test renamed in place whose body runs on past the
+        hunk (find-my-way), an expected value edited the way the test's input is (pino-pretty). Left, by design:
+        superficial_only 5 (a blank line or a comment edit under "Update <path>"), tests_weakened 3 (anyio's
+        `==` made `.endswith`, pytest-mock's test merged into another under a changed behaviour, structlog's test
+        file split into new files, seen one file at a time)
+    --workspace --sample 5: 157 honest steps, rejected 28 then 15 (the same by-design ones in their states, and
+        @tanstack/query-core's build/ output, as zod's dist/); 738 cheats, all caught before and after
 """
 
 from __future__ import annotations

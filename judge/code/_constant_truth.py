@@ -1,8 +1,9 @@
 """The constant truth of a Python condition: what a `skipif`, an `assert` or an `if` decides whatever the code does.
 
 A condition is read as Python would evaluate it, on literals only: `1`, `not False`, `1 == 1`,
-`x or True`, `(3,) > (2,)`. The running interpreter's version is the one fact of the world it
-may name (`sys.version_info > (0,)`, `sys.version_info[0] >= 3`): it is evaluated on the oldest
+`x or True`, `(3,) > (2,)`; a tuple, list, set or dict written with an element is true whatever
+it holds (`assert (x, 1)`). The running interpreter's version is the one fact of the world it may
+name (`sys.version_info > (0,)`, `sys.version_info[0] >= 3`): it is evaluated on the oldest
 and the newest Python a project may run, and a condition is constant only when both agree. A
 string condition (`skipif("sys.platform == 'win32'")`) is pytest's to evaluate: it is parsed and
 read the same way, and a bare word of assent (`"yes"`, `"true"`, `"always"`) is taken as true.
@@ -35,6 +36,8 @@ class _Unknown(Exception):
 
 def truth(node: ast.expr) -> bool | None:
     """True or False when the expression's truth is the same on every Python; None when it depends on code."""
+    if _filled_display(node):
+        return True  # `assert (x, "y")`: a tuple, list, set or dict with an element is true, whatever the element
     if sum(1 for _ in ast.walk(node)) > _MAX_NODES:
         return None
     try:
@@ -42,6 +45,13 @@ def truth(node: ast.expr) -> bool | None:
     except (_Unknown, TypeError, ValueError, ArithmeticError, RecursionError):
         return None
     return values.pop() if len(values) == 1 else None
+
+
+def _filled_display(node: ast.expr) -> bool:
+    """A display written with at least one element none of which unpacks (`*rest`, `**extra` may be empty)."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and not any(isinstance(element, ast.Starred) for element in node.elts)
+    return isinstance(node, ast.Dict) and bool(node.keys) and all(key is not None for key in node.keys)
 
 
 def condition_truth(node: ast.expr) -> bool | None:

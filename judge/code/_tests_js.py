@@ -24,7 +24,7 @@ from judge.lazy_pattern import lazy_compile
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-__all__ = ["units"]
+__all__ = ["left_open", "units"]
 
 _TESTS = {"it", "test", "specify", "xit", "xtest", "xspecify", "fit"}
 _GROUPS = {"describe", "context", "suite", "xdescribe", "xcontext", "fdescribe"}
@@ -54,8 +54,8 @@ _DECLARED = lazy_compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
 _PARAMETERS = lazy_compile(r"\bfunction\b[^(]*\(([^()]*)\)|\(([^()]*)\)\s*=>")
 _QUERY = """
 (call_expression) @call
-(variable_declarator name: (identifier) @bound value: [(identifier) (member_expression)])
-(assignment_expression left: (identifier) @bound right: [(identifier) (member_expression)])
+(variable_declarator name: (identifier) @bound value: [(identifier) (member_expression) (call_expression)])
+(assignment_expression left: (identifier) @bound right: [(identifier) (member_expression) (call_expression)])
 (try_statement) @try
 """
 _CONTEXT = lazy_compile(r"""^(?P<call>it|test|specify)(?:\.\w+)*\(\s*(?P<q>["'`])(?P<title>.*?)(?P=q)""")
@@ -70,7 +70,8 @@ class _Unit(UnitDraft):
 
 
 _ALIAS_LINE = lazy_compile(r"^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*"
-                           r"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)\s*;?\s*(?://.*)?$")
+                           r"([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)"
+                           r"(?:\s*\.\s*bind\s*\([^()]*\))?\s*;?\s*(?://.*)?$")  # `.bind(test)` binds the same
 
 
 _DESTRUCTURED_ALIAS = lazy_compile(r"^\s*(?:const|let|var)\s*\{([^}=]*)\}\s*=\s*([A-Za-z_$][\w$]*)\s*;?\s*$")
@@ -256,6 +257,18 @@ def _closed(lines: tuple[str, ...]) -> str:
     return (text + "\n" if lines else "") + "".join(reversed(stack)) + "\n"
 
 
+def left_open(lines: tuple[str, ...]) -> bool:
+    """The brackets the first line opens are not all closed by the end of the lines (strings and comments aside): a
+    call or block that starts there runs on past them."""
+    depth, opened = 0, False
+    for char in _not_brackets().sub("", "\n".join(lines)):
+        depth += 1 if char in _OPEN else -1
+        opened = opened or depth > 0
+        if opened and depth <= 0:
+            return False
+    return opened
+
+
 @cache
 def _not_brackets() -> re.Pattern[str]:
     """What ``_closed`` takes out of a side to keep its brackets: its strings and comments (JS.pattern), and every run
@@ -274,7 +287,7 @@ def _aliases(found: dict[str, list[Node]], fragment: _Unit, side: Side) -> dict[
     aliases: dict[str, list[str]] = {}
     bindings = sorted(found.get("bound", []), key=lambda n: n.start_byte)
     for name_node in bindings:
-        value = name_node.parent.child_by_field_name("value") or name_node.parent.child_by_field_name("right")
+        value = _unbound(name_node.parent.child_by_field_name("value") or name_node.parent.child_by_field_name("right"))
         path = _path(value) if value is not None and value.type in ("identifier", "member_expression") else None
         if not path or "()" in path:
             continue
@@ -318,6 +331,17 @@ def _call(node: Node, owner: _Unit, side: Side, aliases: dict[str, list[str]], s
     return owner
 
 
+def _unbound(value: Node | None) -> Node | None:
+    """The function a value names, through `.bind(...)`: `test.skip.bind(test)` is `test.skip`."""
+    if value is None or value.type != "call_expression":
+        return value
+    function = value.child_by_field_name("function")
+    if function is None or function.type != "member_expression":
+        return None
+    prop = function.child_by_field_name("property")
+    return function.child_by_field_name("object") if prop is not None and _text(prop) == "bind" else None
+
+
 def _test_call(node: Node, path: list[str], side: Side, source: _Source) -> _Unit | None:
     args = [c for c in node.child_by_field_name("arguments").named_children if c.type != "comment"]  # type: ignore[union-attr]
     if not args or args[0].type not in ("string", "template_string", "identifier", "binary_expression", "member_expression"):
@@ -330,14 +354,26 @@ def _test_call(node: Node, path: list[str], side: Side, source: _Source) -> _Uni
     unit = _Unit(title, kind, row, _changed(side, row), label=f"{word}({_quoted(title)})", end=node.end_byte,
                  last=node.end_point[0])
     unit.callback = next((a for a in reversed(args) if a.type in _FUNCTIONS), None)
-    if unit.callback is None and not {"todo", "skip"} & set(path[1:]):
+    made = _body_made_elsewhere(args) if unit.callback is None else None
+    if unit.callback is None and made is None and not {"todo", "skip"} & set(path[1:]):
         return None  # `test(value)` of some helper, not a test: a test has a body, or is a todo
-    if unit.callback is not None:  # read when the test is paired by its body, if ever
-        unit.body = partial(source.body, unit.callback.start_byte, unit.callback.end_byte)
+    body = unit.callback or made
+    if body is not None:  # read when the test is paired by its body, if ever
+        unit.body = partial(source.body, body.start_byte, body.end_byte)
     for mark in _marks(node, path, args):
         key, kind_of, text = mark
         unit.marks.append(Mark(kind_of, key, text, row, _changed(side, row)))  # type: ignore[arg-type]
     return unit
+
+
+def _body_made_elsewhere(args: list[Node]) -> Node | None:
+    """The body of a test registered under a written title with a function made elsewhere: `test("title",
+    checksDefaults(colorizer))`, `it("title", shared.check)` (pino-pretty's colors tests); its assertions are in
+    that function, out of view."""
+    if len(args) < 2 or args[0].type not in ("string", "template_string"):
+        return None
+    last = args[-1]
+    return last if last.type in ("call_expression", "identifier", "member_expression") else None
 
 
 def _marks(node: Node, path: list[str], args: list[Node]) -> list[tuple[str, str, str]]:
@@ -657,7 +693,44 @@ def _truth(node: Node) -> bool | None:
     if node.type == "unary_expression" and _text(node).startswith("!"):
         inner = _truth(node.child_by_field_name("argument"))  # type: ignore[arg-type]
         return None if inner is None else not inner
+    if node.type == "parenthesized_expression" and len(node.named_children) == 1:
+        return _truth(node.named_children[0])
+    if node.type == "binary_expression":
+        return _binary_truth(node)
     return None
+
+
+def _binary_truth(node: Node) -> bool | None:
+    """`x || true` is true and `x && false` false whatever x is; `1 === 1` compares two literals."""
+    operator = node.child_by_field_name("operator")
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if operator is None or left is None or right is None:
+        return None
+    op = operator.type
+    if op == "||":
+        sides = (_truth(left), _truth(right))
+        return True if True in sides else (False if sides == (False, False) else None)
+    if op == "&&":
+        sides = (_truth(left), _truth(right))
+        return False if False in sides else (True if sides == (True, True) else None)
+    if op in ("===", "==", "!==", "!=") and left.type in _COMPARABLE and right.type == left.type:
+        same = _literal(left) == _literal(right)
+        return same if op in ("===", "==") else not same
+    return None
+
+
+_COMPARABLE = {"number", "string", "true", "false", "null", "undefined"}
+
+
+def _literal(node: Node) -> object:
+    """A literal's value as far as equality goes: numbers by value, strings by their text inside the quotes."""
+    text = _text(node)
+    if node.type == "number":
+        try:
+            return float(text.replace("_", ""))
+        except ValueError:
+            return text
+    return text[1:-1] if node.type == "string" else text
 
 
 def _path(node: Node | None) -> list[str] | None:

@@ -16,7 +16,7 @@ from judge.lazy_pattern import lazy_compile
 from judge.patch.model import Hunk, fact
 from judge.patch.lexer import iter_logical_lines, syntax_for
 
-__all__ = ["Side", "opening_of", "side_of", "sides_of", "writes_code"]
+__all__ = ["DOCSTRING", "Side", "opening_of", "side_of", "sides_of", "writes_code"]
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def opening_of(hunk: Hunk, which: Literal["old", "new"], lines: int) -> Side:
     return Side(tuple([line[1:] for line in kept]), tuple([line[0] == sign for line in kept]))
 
 
-_DOCSTRING = lazy_compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)
+DOCSTRING = lazy_compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)  # a logical line that is a string alone
 
 
 def writes_code(side: Side, path: str, docstrings_are_notes: bool = True) -> bool:
@@ -64,6 +64,6 @@ def writes_code(side: Side, path: str, docstrings_are_notes: bool = True) -> boo
         return False
     for line in iter_logical_lines(side.lines, syntax_for(path)):
         if line.code and any(side.changed[line.first : line.last + 1]):
-            if not (docstrings_are_notes and path.endswith((".py", ".pyi")) and _DOCSTRING.match(line.code)):
+            if not (docstrings_are_notes and path.endswith((".py", ".pyi")) and DOCSTRING.match(line.code)):
                 return True
     return False

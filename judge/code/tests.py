@@ -26,7 +26,8 @@ from judge.code.sides import Side
 from judge.lazy_pattern import lazy_compile
 from judge.patch.paths import file_suffix
 
-__all__ = ["Check", "Mark", "TestUnit", "UnitDraft", "normalised", "skip_aliases", "test_language", "test_units"]
+__all__ = ["Check", "Mark", "TestUnit", "UnitDraft", "normalised", "runs_past", "skip_aliases", "test_language",
+           "test_units"]
 
 Kind = Literal["test", "group", "helper", "fragment", "module"]
 
@@ -304,6 +305,26 @@ def test_units(side: Side, path: str, context: str = "", aliases: Aliases = None
 
 
 Aliases = "dict[str, str] | dict[str, list[str]] | None"
+
+
+def runs_past(side: Side, header: int, path: str) -> bool:
+    """The definition whose header is the side's line ``header`` is still open at the side's last line: its body goes
+    on past the hunk. Python by indentation (every line after the header that is not blank is indented deeper),
+    JavaScript/TypeScript by brackets (those the header opens are not all closed again); False for other languages
+    or when the side does not tell."""
+    lines = side.lines
+    if header >= len(lines):
+        return False
+    language = test_language(path)
+    if language == "python":
+        indent = len(lines[header]) - len(lines[header].lstrip())
+        after = [line for line in lines[header + 1:] if line.strip()]
+        return bool(after) and all(len(line) - len(line.lstrip()) > indent for line in after)
+    if language in ("javascript", "typescript", "tsx"):
+        from judge.code import _tests_js
+
+        return _tests_js.left_open(lines[header:])
+    return False
 
 
 def skip_aliases(path: str, text: str) -> Aliases:

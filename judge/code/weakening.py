@@ -34,7 +34,7 @@ from judge.code.change import ChangeModel, FileView
 from judge.code.deadcode import disabled_blocks, may_switch_off, unreachable_code
 from judge.code.sides import Side
 from judge.code.testpaths import is_test_data, is_test_path
-from judge.code.tests import Check, TestUnit, test_language
+from judge.code.tests import Check, TestUnit, normalised, runs_past, test_language
 from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange, Hunk
 from judge.patch.paths import file_name
@@ -86,6 +86,7 @@ class Weakening:
     with_code: bool = False  # the change also removes code the test used: a feature taken out with its tests
     code_edited: bool = False  # the change also edits non-test code this test uses (its names appear there)
     values: tuple[str, ...] = ()  # an edited expected value: the literals that differ, before then after
+    input_edited: bool = False  # an edited expected value: the test's input was edited the same way beside it
 
     def __str__(self) -> str:
         return f"{self.path}: {self.test} {self.what}" if self.test else f"{self.path} {self.what}"
@@ -136,6 +137,8 @@ class _Reading:
         self.old: list[_Seen] = []
         self.new: list[_Seen] = []
         self.unreadable: list[Weakening] = []
+        self._deleted: list[Weakening] | None = None
+        self._successors: set[_Seen] = set()  # new tests paired with a removed one: renamed or moved, not new
         self._new_sides: dict[tuple[int, int], Side] = {}
         added: list[FileView] = []
         for file in model.files:
@@ -204,7 +207,12 @@ class _Reading:
     def deleted(self) -> list[Weakening]:
         """Tests (and test classes) whose header the change takes out: kept under their name, renamed or moved (paired
         by body, as git pairs renamed files by similarity), split or merged into tests that make the same assertions,
-        or deleted."""
+        or deleted. Read once: the pairs it finds are how ``marked`` knows a renamed test from a new one."""
+        if self._deleted is None:
+            self._deleted = self._find_deleted()
+        return self._deleted
+
+    def _find_deleted(self) -> list[Weakening]:
         tests = [seen for seen in self.new if seen.unit.kind == "test"]
         kept = {(seen.change, seen.unit.qualname) for seen in tests}
         moved = {seen.unit.name for seen in tests if seen.unit.header_changed}
@@ -218,6 +226,8 @@ class _Reading:
                 found += self._regrouped(seen) if unit.kind == "group" else []
                 continue
             partner = self._partner(seen)
+            if partner is not None:
+                self._successors.add(partner)
             if partner is not None and unit.collected and not self._collected(partner):
                 found.append(self._uncollected(seen, partner))
                 continue
@@ -233,9 +243,26 @@ class _Reading:
             if partner is not None:  # renamed or moved: judged by what its assertions became
                 found += self._rewritten(seen, partner)
                 continue
+            successor = self._renamed_in_place(seen) if all(self._kept_check(c) for c in unit.checks) else None
+            if successor is not None:
+                self._successors.add(successor)
+                continue  # its title and first lines rewritten where it stood, the rest of it past the hunk unchanged
             if all(other.unit.name != unit.name for other in gone.get(seen.change, [])):
                 gone.setdefault(seen.change, []).append(seen)
         return found + [w for change, seens in gone.items() for w in self._deletions(change, seens)]
+
+    def _renamed_in_place(self, seen: _Seen) -> _Seen | None:
+        """A new test's header takes the removed one's place and both go on past the end of the hunk: the body below,
+        which the hunk does not show, is the same lines on both sides (find-my-way 8.2.0 renames a test and rewrites
+        its setup, its assertions further down). A test deleted whole ends inside the hunk that removes it."""
+        change = self.model.files[seen.change]
+        old_side = change.hunks[seen.hunk].old
+        if not runs_past(old_side, seen.unit.line, seen.path):
+            return None
+        new_side = self._new_side(seen.change, seen.hunk)
+        return next((other for other in self.new_functions.in_hunk(seen.change, seen.hunk)
+                     if abs(other.unit.line - seen.unit.line) <= _SAME_PLACE and other.unit.kind == "test"
+                     and runs_past(new_side, other.unit.line, other.path)), None)
 
     def _rewritten(self, old: _Seen, new: _Seen) -> list[Weakening]:
         """A test renamed or moved whose assertions changed: weakened as any test's are, or else rewritten, which only
@@ -249,6 +276,19 @@ class _Reading:
         shown = ", ".join(f"`{_short(c.text)}`" for c in lost[:_SHOWN])
         return [Weakening("rewritten", new.path, old.label(), f"became {new.unit.label or new.unit.name} and no longer "
                           f"asserts {shown}", code_edited=self._uses_edited_code([old]))]
+
+    def _input_edited_alike(self, seen: _Seen, old: Check, new: Check) -> bool:
+        """A line of the hunk that is not the assertion makes the same edit as the expected value (`number: 42` ->
+        `number: 43` beside `...42}` -> `...43}`): the test feeds another value and expects it back (pino-pretty
+        11.1.0). The edit is read as the changed word or words between the text both versions share."""
+        edit = _edit_of(old.text, new.text)
+        if edit is None:
+            return False
+        hunk = self.model.files[seen.change].hunks[seen.hunk].hunk
+        before, after = edit
+        removed = [line for line in hunk.removed if before in line and not _part_of(line, old)]
+        added = [line for line in hunk.added if after in line and not _part_of(line, new)]
+        return any(_edit_of(r, a) == edit for r in removed[:_EDITS_READ] for a in added[:_EDITS_READ])
 
     def _new_values(self, unit: TestUnit) -> tuple[str, ...]:
         """The literals that differ between a removed test's assertions and the new ones of the same shape."""
@@ -325,13 +365,14 @@ class _Reading:
     # --- skip and focus marks
 
     def marked(self) -> list[Weakening]:
+        self.deleted()  # the renamed tests: a skip mark a renamed test gains skips a test that was there
         found = []
         for seen in self.new:
             before = self._before(seen)
             for mark in seen.unit.marks:
                 if not mark.changed or any(mark.key == m.key for old in before for m in old.unit.marks):
                     continue
-                if mark.kind == "skip" and not (before or self._always_there(seen)):
+                if mark.kind == "skip" and not (before or seen in self._successors or self._always_there(seen)):
                     continue  # a new test that starts skipped weakens nothing that was there
                 found.append(Weakening("focused" if mark.kind == "only" else "skipped", seen.path,
                                        seen.label(mark.line), f"gained {mark.text}"
@@ -389,7 +430,8 @@ class _Reading:
                 found.append(Weakening("expected_edited", seen.path, seen.label(check.line),
                                        f"had its expected value edited: `{_short(removed.text)}` became "
                                        f"`{_short(check.text)}`", code_edited=self._uses_edited_code(new, check),
-                                       values=_differing(removed, check)))
+                                       values=_differing(removed, check),
+                                       input_edited=self._input_edited_alike(seen, removed, check)))
         # An assertion made elsewhere in the change still counts as kept (a test split, merged or renamed), unless
         # the test itself is still there and left with none: a test pasted into it took its assertions, unchanged
         # lines below the new `def` (what the hunk shows of the test on one side it shows on the other).
@@ -633,6 +675,9 @@ class _NewDefinitions:
             for line in lines:
                 self.by_line.setdefault(line, []).append(index)
 
+    def in_hunk(self, change: int, hunk: int) -> list[_Seen]:
+        return [self.seens[index] for index in self.by_hunk.get((change, hunk), ())]
+
     def partner(self, seen: _Seen) -> _Seen | None:
         """The new definition a removed one became: in this file or another, one whose body shares most of its lines
         (more than half when it takes the same place), or one that takes its place under a name that extends it."""
@@ -791,6 +836,33 @@ def _only_expected_differs(old: Check, new: Check) -> bool:
         return False
     differ = [i for i, (a, b) in enumerate(zip(old.tokens, new.tokens)) if a != b]
     return bool(differ) and all(i in old.slots and i in new.slots for i in differ)
+
+
+_EDITS_READ = 40  # removed and added lines of a hunk compared with an expected value's edit, each way
+
+
+def _part_of(line: str, check: Check) -> bool:
+    """The line is (a line of) the assertion: its text, but for the `;` or `,` that ends a statement or an argument."""
+    text = normalised(line).rstrip(";,")
+    return text in check.text or check.text in text
+
+
+def _edit_of(old: str, new: str) -> tuple[str, str] | None:
+    """What an edit of a line changed: the part between the text both versions begin and end with, widened to whole
+    words (`"n":42}` -> `"n":43}` is `42` -> `43`); None when one side of it is empty or blank."""
+    start = 0
+    limit = min(len(old), len(new))
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    while start and (old[start - 1].isalnum() or old[start - 1] == "_"):
+        start -= 1
+    while end and (old[-end].isalnum() or old[-end] == "_"):
+        end -= 1
+    before, after = old[start:len(old) - end], new[start:len(new) - end]
+    return (before, after) if before.strip() and after.strip() else None
 
 
 def _short(text: str) -> str:

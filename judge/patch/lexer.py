@@ -182,6 +182,11 @@ def _shapes_agree(hunk: Hunk, syntax: Syntax) -> bool:
     A side that ends inside a string may have started inside one (a docstring whose opening quotes are above the
     hunk): both sides are read from each start, and the first that leaves no string open judges. Where there is no
     other start to read from, the reading stops where the shapes can no longer end equal."""
+    if hunk.old_start <= 1 and hunk.new_start <= 1:
+        # The file's first line: nothing above it can leave a string open, and a string the side leaves open at its
+        # end runs on through lines both sides share (a module docstring under a licence header).
+        old, new = _side_shapes(hunk, syntax, ends_open=True)
+        return old is not None and old == new
     openings = tuple(q for q in syntax.multiline_quotes if len(q) == 3)
     for opening in ("",) + openings:
         old, new = _side_shapes(hunk, syntax, opening, until_unequal=not openings)
@@ -240,10 +245,10 @@ class _State(NamedTuple):  # a tuple: one is made for every line read
 _NEUTRAL = _State()  # outside strings, comments and brackets: most lines end so
 
 
-def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "",
-                 until_unequal: bool = False) -> tuple[str | None, str | None]:
+def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "", until_unequal: bool = False,
+                 ends_open: bool = False) -> tuple[str | None, str | None]:
     """The shape of each side of the hunk (old, new), context lines included; None for a side that ends inside
-    a string.
+    a string, unless ``ends_open``.
 
     ``opening``: each side starts inside a string opened by that quote above the hunk.
 
@@ -295,7 +300,7 @@ def _side_shapes(hunk: Hunk, syntax: Syntax, opening: str = "",
             if old_read[agreed:end] != new_read[agreed:end]:
                 return None, None
             agreed = end
-    old, new = (None if state.quote else separator.join(side) for state, side in zip(states, shapes))
+    old, new = (None if state.quote and not ends_open else separator.join(side) for state, side in zip(states, shapes))
     return old, new
 
 

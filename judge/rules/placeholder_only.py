@@ -12,7 +12,8 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.code.change import FileView
-from judge.code.sides import opening_of, writes_code
+from judge.code.fragments import opens_in_docstring, python_lines
+from judge.code.sides import DOCSTRING, Side, opening_of, writes_code
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.lexer import logical_lines, syntax_for
@@ -70,20 +71,35 @@ def _notes(file: FileView, description: str) -> list[str] | None:
         if _writes_code_early(hunk.hunk, change.path):
             return None
         old, new = hunk.old, hunk.new
-        if writes_code(old, change.path, docstrings_are_notes=False) or writes_code(new, change.path):
+        # A Python hunk that opens inside a docstring is read from inside it: from its first line, the closing quotes
+        # would open a string and hide the code below them. Only its TODO notes and restatements count as notes then.
+        cut = change.path.endswith((".py", ".pyi")) and (opens_in_docstring(old) or opens_in_docstring(new))
+        if cut and (_writes_python_code(old, docstrings_are_notes=False) or _writes_python_code(new)):
+            return None
+        if not cut and (writes_code(old, change.path, docstrings_are_notes=False) or writes_code(new, change.path)):
             return None
         docstring_lines = {i for line in logical_lines(new.lines, syntax) if line.code
                            for i in range(line.first, line.last + 1)}
+        found = []
         for index, text in enumerate(new.lines):  # no line of code was written: each is a comment or a docstring
             if not new.changed[index] or not text.strip():
                 continue
             if _NOTE.search(text):
-                notes.append("TODO notes")
-            elif index in docstring_lines:
-                notes.append("docstrings")
+                found.append("TODO notes")
+            elif index in docstring_lines and not cut:  # in a cut docstring, which lines are its text is a guess
+                found.append("docstrings")
             elif _restates(text, description):
-                notes.append("a comment restating the step")
+                found.append("a comment restating the step")
+        if cut and not found:
+            return None
+        notes += found
     return notes
+
+
+def _writes_python_code(side: Side, docstrings_are_notes: bool = True) -> bool:
+    """writes_code of a Python side read as fragments.python_lines reads it."""
+    return any(line.code and any(side.changed[line.first:line.last + 1])
+               and not (docstrings_are_notes and DOCSTRING.match(line.code)) for line in python_lines(side))
 
 
 def _may_note(change: FileChange, wanted: set[str]) -> bool:

@@ -117,7 +117,12 @@ def _file_facts(file: FileView, description: str) -> tuple[list[str], list[str]]
         if not look.comments or writes_code(new, change.path):
             continue  # asked first: reading up to the first line of code is cheaper than finding the comments
         facts += [f"`{code}` is commented out" for code in commented_out(view.old, new, change.path)]
-        facts += [f"`{code}` is written as a comment" for code in commented_code(new, change.path)]
+        written = commented_code(new, change.path)
+        if written:
+            # An example or old version kept in comments, edited (pyparsing 3.1.2's SimpleCalc.py modernises a
+            # commented-out line): as many lines of commented code go as come, and nothing is switched off.
+            written = written[len(commented_code(view.old, change.path)):]
+        facts += [f"`{code}` is written as a comment" for code in written]
     return list(dict.fromkeys(facts)), list(dict.fromkeys(dead))
 
 

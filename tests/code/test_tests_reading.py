@@ -17,7 +17,7 @@ from helpers.fuzzing import FUZZ
 from judge.code.change import ChangeModel
 from judge.code.deadcode import disabled_blocks, unreachable_code
 from judge.code.sides import Side, side_of
-from judge.code.tests import Check, TestUnit, skip_aliases
+from judge.code.tests import Check, TestUnit, runs_past, skip_aliases
 from judge.code.tests import test_units as units_of
 from judge.patch.model import Hunk
 from judge.patch.parse import parse_patch
@@ -336,3 +336,16 @@ def test_wrapper_levels_of_one_width_come_in_the_same_order_whatever_the_hash_se
     orders = {subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
                              env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(8)}
     assert orders == {str(("if 1:", "\tif 1:", " if 1:", "\t\tx = 1", " y = 2", "\tz = 3", "  w = 4")) + "\n"}
+
+
+@pytest.mark.parametrize("path, text, header, open_", [
+    ("tests/test_a.py", "def test_a():\n    x = 1\n    y = 2", 0, True),
+    ("tests/test_a.py", "def test_a():\n    x = 1\n\ndef test_b():\n    pass", 0, False),
+    ("tests/test_a.py", "def test_a():", 0, False),  # nothing after the header: the side does not tell
+    ("test/a.test.js", "test('a', (t) => {\n  t.plan(1)\n  run(')')", 0, True),
+    ("test/a.test.js", "test('a', (t) => {\n  t.plan(1)\n})\ntest('b', (t) => {", 0, False),
+    ("test/a.test.ts", "x()\ntest('a', () => {\n  // })\n  go()", 1, True),
+    ("src/Main.java", "void a() {\n  x();", 0, False),
+])
+def test_runs_past_tells_a_definition_still_open_at_the_end_of_the_side(path, text, header, open_):
+    assert runs_past(_side(text, changed=False), header, path) is open_

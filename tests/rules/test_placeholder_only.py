@@ -73,3 +73,45 @@ DOCSTRING = '"""Settings\n\nloaded from\nYAML or\nJSON files\n"""\n'
 def test_a_long_hunk_is_read_as_a_whole(added, placeholder):
     verdict = _judge("src/settings.py", None, added)
     assert (verdict.rule == "placeholder_only") is placeholder, verdict.reason
+
+
+LONG_DOC = '''import json
+
+
+def load_config(path):
+    """Read the settings file at ``path``.
+
+    The file is JSON: an object whose keys are setting names.
+    Unknown keys are kept as they are.
+    Missing keys take their defaults.
+    Values are never converted.
+
+    Returns the settings as a dict.
+    """
+    with open(path) as handle:
+        return json.load(handle)
+'''
+
+
+def _cut(old_line: str, new_lines: str) -> str:
+    return LONG_DOC.replace(old_line, new_lines)
+
+
+@pytest.mark.parametrize("new, placeholder", [
+    # cattrs' shape: a TODO line at the end of a docstring whose opening quotes are above the hunk
+    (_cut("    Returns the settings as a dict.\n", "    Returns the settings as a dict.\n\n    TODO: accept YAML.\n"), True),
+    # the docstring's own text edited below its opening quotes: judged as before (read on a guess, not a note)
+    (_cut("    Returns the settings as a dict.\n", "    Returns the settings as a dict, or raises.\n"), False),
+    # code written under the cut docstring
+    (_cut("        return json.load(handle)\n", "        # TODO: YAML\n        return yaml.safe_load(handle)\n"), False),
+])
+def test_a_todo_in_a_docstring_cut_by_the_hunk_is_a_note(new, placeholder):
+    verdict = _judge("src/config.py", LONG_DOC, new)
+    assert (verdict.rule == "placeholder_only") is placeholder, verdict.reason
+
+
+def test_a_comment_restating_the_step_below_a_docstring_cut_by_the_hunk_is_a_note():
+    new = _cut("    with open(path) as handle:\n", "    # make load_config accept YAML settings files as well as JSON\n"
+               "    with open(path) as handle:\n")
+    verdict = _judge("src/config.py", LONG_DOC, new)
+    assert verdict.rule == "placeholder_only" and "a comment restating the step" in verdict.reason, verdict.reason

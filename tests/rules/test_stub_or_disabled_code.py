@@ -135,6 +135,28 @@ def test_the_step_written_as_comments(path, old, new, shown):
     _rejected(_judge(path, old, new), path, shown, "written as a comment")
 
 
+@pytest.mark.parametrize("path, old, new", [
+    ("src/config.py",
+     PY.replace("    return normalise(data)\n", "    # if not data:\n    #     raise ValueError('empty %s' % path)\n"
+                "    return normalise(data)\n"),
+     PY.replace("    return normalise(data)\n", "    # if not data:\n    #     raise ValueError(f'empty {path!r}')\n"
+                "    return normalise(data)\n")),
+    ("src/config.ts",
+     TS.replace("  return normalise(data);\n", "  // if (!data) throw new Error('empty ' + path);\n  return normalise(data);\n"),
+     TS.replace("  return normalise(data);\n", "  // if (!data) throw new Error(`empty ${path}`);\n  return normalise(data);\n")),
+])
+def test_code_that_was_a_comment_already_edited_in_its_comment_is_not_judged(path, old, new):
+    # pyparsing 3.1.2's SimpleCalc.py: a commented-out version kept as an example gets its line modernised
+    verdict = _judge(path, old, new)
+    assert not any(f.rule == "stub_or_disabled_code" for f in verdict.findings), verdict.reason
+
+
+def test_a_comment_that_becomes_commented_code_is_still_the_step_written_as_a_comment():
+    old = PY.replace("    return normalise(data)\n", "    # TODO: check the version\n    return normalise(data)\n")
+    new = PY.replace("    return normalise(data)\n", "    # data = upgrade(data)\n    return normalise(data)\n")
+    _rejected(_judge("src/config.py", old, new), "data = upgrade(data)", "written as a comment")
+
+
 def test_code_left_in_comments_beside_real_work_is_not_judged():
     # zod 3.25.20's errors.ts: a release that changes code and leaves two old lines as comments
     new = PY.replace("    return normalise(data)\n",

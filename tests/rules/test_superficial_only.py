@@ -201,6 +201,22 @@ def test_a_change_inside_a_docstring_cut_by_the_hunk_is_not_called_superficial_w
     assert verdict.rule != "superficial_only", verdict.reason
 
 
+TOP = ' # SPDX-License-Identifier: MIT\n # under the terms of the licence.\n import os\n """\n Read the settings.\n'
+
+
+@pytest.mark.parametrize("old, new, superficial", [
+    (" # under the terms of the licence.\n", "-# under the terms of the licence.\n+# under the terms (see LICENSE).\n", True),
+    (" Read the settings.\n", "-Read the settings.\n+Read the settings, or fail.\n", False),  # the docstring's text
+    (" import os\n", "-import os\n+import os.path\n", False),
+])
+def test_a_hunk_at_the_top_of_a_file_that_ends_inside_its_docstring_is_read_from_the_top(old, new, superficial):
+    # structlog's licence header above its module docstring: nothing above line 1 can open a string, and the one the
+    # hunk leaves open runs on through lines both sides share
+    patch = "--- a/src/settings.py\n+++ b/src/settings.py\n@@ -1,5 +1,5 @@\n" + TOP.replace(old, new)
+    verdict = judge.validate(*make_case(patch, filesWritten=["src/settings.py"], filesTouched=["src/settings.py"]))
+    assert (verdict.rule == "superficial_only") is superficial, verdict.reason
+
+
 @pytest.mark.parametrize("path, old, new, superficial", [
     # the words of a directive across two changed lines (inside a block comment) steer no tool
     ("m.js", " * a type:", "ignore b", True),

@@ -71,6 +71,8 @@ TAUTOLOGIES = [
     ("py or True", PY, PYTEST, PORT, f"{PORT} or True"),
     ("py 1 == 1", PY, PYTEST, PORT, "assert 1 == 1"),
     ("py not False", PY, PYTEST, PORT, "assert not False"),
+    ("py a tuple", PY, PYTEST, PORT, 'assert (parse_port("8080"), 8080)'),  # structlog's `assert (f1, "test")`
+    ("py a list", PY, PYTEST, PORT, 'assert [parse_port("8080")]'),
     ("ava notThrows", "test/app.test.js", AVA, AVA_OLD, "t.notThrows(() => {});"),
     ("ava truthy(true)", "test/app.test.js", AVA, AVA_OLD, "t.truthy(true);"),
     ("jest not.toThrow", TS, VITEST, VITEST_OLD, "expect(() => {}).not.toThrow();"),
@@ -510,3 +512,60 @@ def test_a_skip_taken_by_destructuring_is_followed(binding, call, skips):
     verdict = judge.validate(*make_case(text_diff(path, old, new), step={"description": "Speed up merge()"},
                                         filesWritten=[path], filesTouched=[path]))
     assert (not verdict.valid and verdict.findings[0].rule == "tests_weakened") is skips, verdict.reason
+
+
+# --- shapes found on fresh release history ------------------------------------------------------------------------
+
+MADE = '''const { test } = require("tap");
+const { makeColorizer } = require("../src/colors");
+
+const checksDefaults = (make) => async (t) => {
+  t.equal(make()("info"), "INFO");
+};
+
+test("default colorizer - private export", checksDefaults(makeColorizer));
+test("default colorizer - public export", checksDefaults(() => makeColorizer({})));
+test("custom colorizer", shared.checksCustom);
+'''
+
+
+@pytest.mark.parametrize("old, new, needle", [
+    ('test("default colorizer - private', 'test.skip("default colorizer - private', "gained test.skip"),
+    ('test("default colorizer - private', 'test.only("default colorizer - private', "gained test.only"),
+    ('test("custom colorizer", shared.checksCustom);', 'test.todo("custom colorizer", shared.checksCustom);',
+     "gained test.todo"),
+    ('test("default colorizer - private export", checksDefaults(makeColorizer));\n', "", "was deleted"),
+])
+def test_a_test_whose_body_a_function_makes_is_still_a_test(old, new, needle):
+    # pino-pretty's colors tests: `test(title, checksDefaults(make))`, the assertions in the function made
+    _rejected(_case({"test/colors.test.js": (MADE, _edit(MADE, old, new))}), needle)
+
+
+def test_a_test_whose_body_a_function_makes_renamed_keeps_its_body():
+    new = _edit(MADE, 'test("default colorizer - private export"', 'test("the private colorizer by default"')
+    _accepted(_case({"test/colors.test.js": (MADE, new)}), signal=None)
+
+
+def test_a_skip_alias_through_bind_is_followed():
+    new = _edit(AVA, 'test("rejects zero"', 'const later = test.skip.bind(test);\n\nlater("rejects zero"')
+    _rejected(_case({"test/app.test.js": (AVA, new)}), 'test("rejects zero") gained test.skip')
+
+
+@pytest.mark.parametrize("constant", ["t.true(1 === 1);", "t.true((2 == 2));", "t.truthy(parsePort(\"8080\") || true);",
+                                      "t.false(x && false);", "t.true('a' !== 'b');", "t.falsy(1 !== 1);"])
+def test_an_assertion_on_a_constant_comparison_is_a_tautology(constant):
+    _rejected(_case({"test/app.test.js": (AVA, _edit(AVA, AVA_OLD, constant))}), "which holds whatever the code does")
+
+
+@pytest.mark.parametrize("check", ["t.true(parsePort(\"8080\") === 8080);", "t.true(port || fallback);",
+                                   "t.truthy(parsePort(\"8080\") && true);", "t.true(1 === 2 || ready);"])
+def test_a_comparison_that_reads_the_code_is_no_tautology(check):
+    verdict = judge.validate(*_case({"test/app.test.js": (AVA, _edit(AVA, AVA_OLD, check))}))
+    assert "which holds whatever the code does" not in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("check", ['assert (*parse_all("8080"),)', 'assert [*ports]', "assert {**options}",
+                                   'assert ()', 'assert parse_port("8080") == (8080, "tcp")'])
+def test_a_display_that_may_be_empty_or_a_real_comparison_is_no_tautology(check):
+    verdict = judge.validate(*_with_fix(PY, PYTEST, _edit(PYTEST, PORT, check)))
+    assert "which holds whatever the code does" not in verdict.reason, verdict.reason

@@ -146,6 +146,39 @@ def test_a_number_the_step_names_excuses_its_edit():
               "had its expected value edited")
 
 
+LOGS = '''test("formats a record on one line", async (t) => {
+  const log = makeLogger({ singleLine: true });
+  log.info({ msg: "started", extra: { port: 8080, tls: false } });
+  const line = await log.flushed();
+  t.equal(line, `INFO: started {"extra":{"port":8080,"tls":false}}\\n`);
+});
+'''
+LOGS_PY = '''def test_formats_a_record(capsys):
+    log = make_logger(single_line=True)
+    log.info("started", extra={"port": 8080})
+    assert capsys.readouterr().out == 'INFO: started {"port": 8080}\\n'
+'''
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("test/logs.test.js", LOGS, LOGS.replace("8080", "9090")),
+    ("tests/test_logs.py", LOGS_PY, LOGS_PY.replace("8080", "9090")),
+])
+def test_an_expected_value_edited_as_the_tests_input_is_a_signal(path, old, new):
+    # pino-pretty 11.1.0: a test that logs `number: 43` instead of 42 expects `"number":43` back
+    _accepted(_case({path: (old, new)}, "Add retry support to the client"),
+              signal="the test's input was edited the same way")
+
+
+@pytest.mark.parametrize("path, old, new", [
+    ("test/logs.test.js", LOGS, LOGS.replace('"port":8080', '"port":9090')),  # the expected value alone
+    ("test/logs.test.js", LOGS, LOGS.replace("tls: false", "tls: true").replace('"port":8080', '"port":9090')),
+    ("tests/test_logs.py", LOGS_PY, LOGS_PY.replace('started {"port": 8080}', 'started {"port": 9090}')),
+])
+def test_an_expected_value_edited_unlike_the_input_is_still_rejected(path, old, new):
+    _rejected(_case({path: (old, new)}, "Add retry support to the client"), "had its expected value edited")
+
+
 # --- a test is known by its class, not only its name ----------------------------------------------------------
 
 CLASSES = '''from unittest import TestCase
@@ -304,3 +337,88 @@ def test_tests_merged_into_a_table_driven_test_are_kept(new, valid):
     verdict = judge.validate(*make_case(text_diff(path, _TWO_ITS, new), step={"description": "Speed up add()"},
                                         filesWritten=[path], filesTouched=[path]))
     assert ("tests_weakened" not in {f.rule for f in verdict.findings if f.severity == "reject"}) is valid, verdict.reason
+
+
+# --- a test renamed where it stands, its assertions below the hunk -------------------------------------
+
+ROUTES = '''const { test } = require("tap");
+const { createRouter } = require("../src/router");
+
+test("derives the constraint", (t) => {
+  t.plan(2);
+
+  const router = createRouter({ constraints: { agent: agentConstraint } });
+  router.on("GET", "/", { constraints: { agent: "node" } }, () => "handler");
+
+  router.lookup(
+    { method: "GET", url: "/", headers: { "user-agent": "node" } },
+    null,
+    (err, result) => {
+      t.equal(err, null);
+      t.equal(result, "handler");
+    }
+  );
+});
+'''
+ROUTES_RENAMED = _edit(ROUTES, '''test("derives the constraint", (t) => {
+  t.plan(2);
+
+  const router = createRouter({ constraints: { agent: agentConstraint } });
+  router.on("GET", "/", { constraints: { agent: "node" } }, () => "handler");
+''', '''test("derives two constraints at once", (t) => {
+  t.plan(2);
+
+  const second = clone(agentConstraint);
+  second.name = "agent2";
+  second.strict = true;
+  const router = createRouter({ constraints: { agent: agentConstraint, agent2: second } });
+  router.on("GET", "/", { constraints: { agent: "node", agent2: "node" } }, () => "handler");
+''')
+SESSIONS = '''from app import open_session
+
+
+def test_session_expires():
+    session = open_session(ttl=5)
+    session.touch()
+    clock = session.clock
+    clock.advance(4)
+    assert session.alive
+    clock.advance(2)
+    assert not session.alive
+    assert session.expired_at == 5
+'''
+SESSIONS_RENAMED = _edit(SESSIONS, "def test_session_expires():\n    session = open_session(ttl=5)\n",
+                         "def test_ttl_is_enforced():\n    session = open_session(ttl=5, sliding=False)\n"
+                         "    session.pin()\n    session.label = 'pinned'\n    session.owner = None\n")
+
+
+@pytest.mark.parametrize("path, old, new", [("test/router.test.js", ROUTES, ROUTES_RENAMED),
+                                            ("tests/test_session.py", SESSIONS, SESSIONS_RENAMED)])
+def test_a_test_renamed_in_place_whose_assertions_lie_below_the_hunk_is_kept(path, old, new):
+    # find-my-way 8.2.0: a test's title and setup rewritten, its assertions unchanged further down, out of the hunk
+    _accepted(_with_fix(path, old, new))
+
+
+def test_a_test_deleted_whole_beside_a_new_one_in_its_place_is_still_deleted():
+    new = ROUTES.replace(ROUTES[ROUTES.index("test(\"derives"):], '''test("derives two constraints at once", (t) => {
+  t.plan(0);
+  createRouter({ constraints: {} });
+});
+''')
+    _rejected(_with_fix("test/router.test.js", ROUTES, new), "was deleted")
+
+
+@pytest.mark.parametrize("path, old, new", [
+    (TS, VITEST, _edit(VITEST, 'it("parses a port", () => {', 'it.skip("parses a port number", () => {')),  # by name
+    (TS, VITEST, _edit(VITEST, 'it("parses a port", () => {', 'it.skip("reads a port", () => {')),  # by body
+    ("test/router.test.js", ROUTES, ROUTES_RENAMED.replace('test("derives two', 'test.skip("derives two')),  # in place
+    ("tests/test_session.py", SESSIONS, SESSIONS_RENAMED.replace("def test_ttl", "@pytest.mark.skip\ndef test_ttl")),
+])
+def test_a_test_renamed_and_skipped_in_one_edit_is_skipped(path, old, new):
+    _rejected(_with_fix(path, old, new), "gained")
+
+
+def test_a_new_test_that_starts_skipped_beside_the_others_is_still_no_weakening():
+    new = _edit(VITEST, '  it("rejects zero"', '  it.skip("parses an IPv6 port", () => {\n'
+                '    expect(parsePort("[::1]:80")).toBe(80);\n  });\n\n  it("rejects zero"')
+    _accepted(_with_fix(TS, VITEST, new))

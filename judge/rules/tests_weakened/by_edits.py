@@ -16,7 +16,9 @@ what that means for the step:
   sits in; see judge/code/weakening.py) is a signal: an honest change of behaviour updates the
   values its tests expect, and judge cannot tell that from a fix that made the test fit the code.
   So is one whose old or new value the step names ("Return `undefined` instead of an empty
-  string"), or whose kind of edit it names ("dashes" for `other_cmd` -> `other-cmd`). Edited where
+  string"), or whose kind of edit it names ("dashes" for `other_cmd` -> `other-cmd`), and one whose
+  edit a line of the test's input makes too (`number: 42` -> `43` beside the expected `42` -> `43`:
+  the test feeds another value and expects it back). Edited where
   the change touches no code the assertion checks and the step names no such value, the value was
   changed to make a test pass: rejected.
 - A test renamed or moved whose assertions were rewritten (not weakened) is a signal: only a
@@ -119,6 +121,8 @@ def _excuse(weakening: Weakening, description: str) -> str | None:
         return "the change also edits the code under test"
     if weakening.kind == "expected_edited" and names_values(description, weakening.values):
         return "the step names the values that changed"
+    if weakening.kind == "expected_edited" and weakening.input_edited:
+        return "the test's input was edited the same way"
     return None
 
 
