@@ -277,17 +277,23 @@ class _Reading:
         return [Weakening("rewritten", new.path, old.label(), f"became {new.unit.label or new.unit.name} and no longer "
                           f"asserts {shown}", code_edited=self._uses_edited_code([old]))]
 
-    def _input_edited_alike(self, seen: _Seen, old: Check, new: Check) -> bool:
-        """A line of the hunk that is not the assertion makes the same edit as the expected value (`number: 42` ->
-        `number: 43` beside `...42}` -> `...43}`): the test feeds another value and expects it back (pino-pretty
-        11.1.0). The edit is read as the changed word or words between the text both versions share."""
+    def _input_edited_alike(self, seen: _Seen, old: Check, new: Check, checks: list[Check]) -> bool:
+        """A line of the hunk that is no assertion (``checks``: the test's, both versions) and no comment makes the
+        same edit as the expected value (`number: 42` -> `number: 43` beside `...42}` -> `...43}`): the test feeds
+        another value and expects it back (pino-pretty 11.1.0). The edit is read as the changed word or words between
+        the text both versions share. Two expected values edited alike, or a comment edited to match, excuse nothing."""
         edit = _edit_of(old.text, new.text)
         if edit is None:
             return False
         hunk = self.model.files[seen.change].hunks[seen.hunk].hunk
         before, after = edit
-        removed = [line for line in hunk.removed if before in line and not _part_of(line, old)]
-        added = [line for line in hunk.added if after in line and not _part_of(line, new)]
+
+        def feeds(line: str, value: str) -> bool:
+            return value in line and not line.lstrip().startswith(_COMMENT_OPENERS) \
+                and not any(_part_of(line, check) for check in checks)
+
+        removed = [line for line in hunk.removed if feeds(line, before)]
+        added = [line for line in hunk.added if feeds(line, after)]
         return any(_edit_of(r, a) == edit for r in removed[:_EDITS_READ] for a in added[:_EDITS_READ])
 
     def _new_values(self, unit: TestUnit) -> tuple[str, ...]:
@@ -431,7 +437,8 @@ class _Reading:
                                        f"had its expected value edited: `{_short(removed.text)}` became "
                                        f"`{_short(check.text)}`", code_edited=self._uses_edited_code(new, check),
                                        values=_differing(removed, check),
-                                       input_edited=self._input_edited_alike(seen, removed, check)))
+                                       input_edited=self._input_edited_alike(
+                                           seen, removed, check, [c for _, c in before + after])))
         # An assertion made elsewhere in the change still counts as kept (a test split, merged or renamed), unless
         # the test itself is still there and left with none: a test pasted into it took its assertions, unchanged
         # lines below the new `def` (what the hunk shows of the test on one side it shows on the other).
@@ -839,6 +846,7 @@ def _only_expected_differs(old: Check, new: Check) -> bool:
 
 
 _EDITS_READ = 40  # removed and added lines of a hunk compared with an expected value's edit, each way
+_COMMENT_OPENERS = ("#", "//", "/*", "*")
 
 
 def _part_of(line: str, check: Check) -> bool:

@@ -174,6 +174,13 @@ def test_an_expected_value_edited_as_the_tests_input_is_a_signal(path, old, new)
     ("test/logs.test.js", LOGS, LOGS.replace('"port":8080', '"port":9090')),  # the expected value alone
     ("test/logs.test.js", LOGS, LOGS.replace("tls: false", "tls: true").replace('"port":8080', '"port":9090')),
     ("tests/test_logs.py", LOGS_PY, LOGS_PY.replace('started {"port": 8080}', 'started {"port": 9090}')),
+    # a comment edited to match, or a second expected value edited alike, is no input of the test
+    ("tests/test_logs.py", LOGS_PY.replace("    log.info", "    # port 8080\n    log.info"),
+     LOGS_PY.replace("    log.info", "    # port 9090\n    log.info").replace('{"port": 8080}\\n', '{"port": 9090}\\n')),
+    ("test/logs.test.js", LOGS.replace("  const line", "  // port 8080\n  const line"),
+     LOGS.replace("  const line", "  // port 9090\n  const line").replace('"port":8080', '"port":9090')),
+    ("tests/test_logs.py", LOGS_PY + "    assert log.port == 8080\n",
+     LOGS_PY.replace('{"port": 8080}\\n', '{"port": 9090}\\n') + "    assert log.port == 9090\n"),
 ])
 def test_an_expected_value_edited_unlike_the_input_is_still_rejected(path, old, new):
     _rejected(_case({path: (old, new)}, "Add retry support to the client"), "had its expected value edited")
