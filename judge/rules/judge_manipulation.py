@@ -174,15 +174,17 @@ _MAYBE_SELF_ADDRESSED = _Words(r"(?:ignore|disregard|forget)\s+(?:all|any|of|the
 # A verdict object sets `valid` to true or false, and names its reason or is a line of its own that opens on `{`.
 _MAYBE_VERDICT = _Letters(r"valid[\"'`]?\s*(?::|=>?)\s*[\"'`]?(?:true|false)", also=r"reason|^[\s`'\">*#/-]*\{")
 _MAYBE_TOKEN = _Letters(r"<\||<｜|inst\]|sys>>|_of_turn>")
-_MAYBE_FENCE = _Letters(r"<<<data|>>>|\(trusted|\(untrusted")
+# A fence's `>>>` only after its `DATA <tag>`: a bare `>>>` opens every doctest line.
+_MAYBE_FENCE = _Letters(r"<<<data|data[ \t]+\S{4,}[ \t]*>>>|\(trusted|\(untrusted")
 _MAYBE_ADDRESSED = _Words(r"validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|models?|"
                           r"assistants?|gpt|chatgpt|claude|gemini|system")
 
 _ORDER_KIND = "an order about the verdict"
 # A text first gets one look for every first look's words at once: nearly every text (a summary, a file's added
-# lines) holds none of them, and one look costs less than the five.
+# lines) holds none of them, and one look costs less than the five. RE2 at every length: on this alternation it
+# is faster than Python's engine even on a 50-character summary (1.3 against 3 us), 4 times on a 1,000-character one.
 _ANY_FIRST_LOOK = FirstLook("|".join(f"(?:{look.source})" for look in (
-    _MAYBE_SELF_ADDRESSED, _MAYBE_VERDICT, _MAYBE_TOKEN, _MAYBE_FENCE, _MAYBE_ADDRESSED)))
+    _MAYBE_SELF_ADDRESSED, _MAYBE_VERDICT, _MAYBE_TOKEN, _MAYBE_FENCE, _MAYBE_ADDRESSED)), long=0)
 
 
 def aimed_at_judge(text: str) -> tuple[str, str] | None:
@@ -227,7 +229,7 @@ def _in_added_lines(ctx: StepContext) -> Iterator[Finding]:
         return
     seen: dict[str, list[int]] = {}
     for change in ctx.work.files:
-        if not aimed_at_judge("\n".join(line for hunk in change.hunks for line in hunk.added)):
+        if not aimed_at_judge("\n".join(["\n".join(added) for added in [hunk.added for hunk in change.hunks] if added])):
             continue  # one look at the whole file first: most files say nothing to the judge
         for hunk in change.hunks:
             line = _first_line_aimed_at_judge(hunk)
