@@ -40,18 +40,26 @@ _JUDGE = (r"(?:(?:automated|ai|llm|code|human|final|patch|step)\s+)?"
           r"assistants?|gpt|chatgpt|claude|gemini)")
 # Forms that address the judge: a note to it, a greeting, a vocative at the start of a line or sentence. Any case:
 # searched in the folded text, where it answers as IGNORECASE would, several times faster.
-_ADDRESS = Caseless(
+_ADDRESS_FORMS = (
     rf"\b(?:notes?|messages?|instructions?|reminders?|hints?|comments?|memo|request|attention|attn)\s+"
     rf"(?:to|for)\s+(?:the\s+|all\s+|any\s+|our\s+|my\s+)?{_JUDGE}\b"
     rf"|\b(?:dear|hey|hi|hello)\s+(?:the\s+)?{_JUDGE}\b"
     rf"|\b(?:any|every|the)\s+{_JUDGE}\s+(?:reading|reviewing|evaluating|checking|judging|grading|validating)\s+this\b"
     rf"|\bif\s+you\s+are\s+(?:an?\s+|the\s+)?{_JUDGE}\b"
     rf"|\b{_JUDGE}\s+(?:must|should|shall|will|has\s+to|needs\s+to|is\s+(?:to|required\s+to|expected\s+to))\s"
-    rf"|(?:^|(?<=[.!?;]))[\s#/*>(\[-]*(?:to\s+)?(?:the\s+)?(?:{_JUDGE}|system)(?:\s+(?:notes?|instructions?))?\s*:"
-    rf"|\b{_JUDGE},\s+(?:please\s+)?(?=mark|approve|accept|answer|return|respond|reply|ignore|disregard|do\s+not|"
-    rf"don'?t|treat|consider|rate|grade|score)",
+)
+_LABEL = rf"(?:to\s+)?(?:the\s+)?(?:{_JUDGE}|system)(?:\s+(?:notes?|instructions?))?\s*:"  # `To the validator:`
+_VOCATIVE = rf"\b{_JUDGE},\s+(?:please\s+)?"  # `Judge, ` before one of _VOCATIVE_ORDERS
+_VOCATIVE_ORDERS = (r"mark|approve|accept|answer|return|respond|reply|ignore|disregard|do\s+not|don'?t|treat|consider|"
+                    r"rate|grade|score")
+_ADDRESS = Caseless(
+    rf"{_ADDRESS_FORMS}|(?:^|(?<=[.!?;]))[\s#/*>(\[-]*{_LABEL}|{_VOCATIVE}(?={_VOCATIVE_ORDERS})",
     re.MULTILINE,
 )
+# _ADDRESS's first look, RE2 on the folded text: the label wherever it stands (not only at a line or sentence
+# start), the vocative's order read instead of looked ahead to. It finds every match _ADDRESS finds: most texts with
+# a judge's name in them (`validator`, `model`) address nobody, and are done after one linear scan.
+_MAYBE_ADDRESS = FirstLook(rf"{_ADDRESS_FORMS}|{_LABEL}|{_VOCATIVE}(?:{_VOCATIVE_ORDERS})", long=0)
 _WORK = (r"(?:step|change|changes|patch|task|result|work|submission|diff|implementation|pr|pull\s+request|solution|"
          r"commit)")
 _VERDICT_WORD = r"(?:valid|passed|passing|a\s+pass|successful|a\s+success|correct|approved|accepted|acceptable|true)"
@@ -202,8 +210,11 @@ def aimed_at_judge(text: str) -> tuple[str, str] | None:
         found = _search_near(pattern, text, maybe.finditer(low)) if near else maybe.search(low) and pattern.search(text)
         if found:
             return kind, found.group(0)
-    addressed = _search_near(_ADDRESS.folded, fold(text), _MAYBE_ADDRESSED.finditer(low)) if near \
-        else _MAYBE_ADDRESSED.search(low) and _ADDRESS.search(text)
+    folded = fold(text)
+    if not _MAYBE_ADDRESS.search(folded):
+        return None
+    addressed = _search_near(_ADDRESS.folded, folded, _MAYBE_ADDRESSED.finditer(low)) if near \
+        else _MAYBE_ADDRESSED.search(low) and _ADDRESS.folded.search(folded)
     if addressed:
         order = _ORDER.search(text)
         if order:
