@@ -240,7 +240,8 @@ def _in_added_lines(ctx: StepContext) -> Iterator[Finding]:
         return
     seen: dict[str, list[int]] = {}
     for change in ctx.work.files:
-        if not aimed_at_judge("\n".join(["\n".join(added) for added in [hunk.added for hunk in change.hunks] if added])):
+        added = "\n".join(["\n".join(lines) for lines in [hunk.added for hunk in change.hunks] if lines])
+        if not aimed_at_judge(added):
             continue  # one look at the whole file first: most files say nothing to the judge
         for hunk in change.hunks:
             line = _first_line_aimed_at_judge(hunk)

@@ -15,6 +15,7 @@ from judge.code.change import FileView
 from judge.code.sides import opening_of, writes_code
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
+from judge.patch.first_look import FirstLook
 from judge.patch.lexer import logical_lines, syntax_for
 from judge.patch.model import FileChange, Hunk
 from judge.rules.asks import ASKS_FOR_COMMENTS
@@ -94,7 +95,7 @@ def _may_note(change: FileChange, wanted: set[str]) -> bool:
     text = "\n".join(["\n".join(hunk.body) for hunk in change.hunks])  # every line: a superset of the added ones
     if change.path.endswith((".py", ".pyi")) and ('"' in text or "'" in text):
         return True
-    if any(word in text for word in _NOTE_WORDS) and _NOTE.search(text):
+    if _NOTE_WORDS.search(text) and _NOTE.search(text):
         return True
     if len(wanted) < 3:
         return False  # _restates never holds
@@ -102,7 +103,9 @@ def _may_note(change: FileChange, wanted: set[str]) -> bool:
     return sum(word in text for word in wanted) >= 0.6 * len(wanted)
 
 
-_NOTE_WORDS = ("TODO", "FIXME", "XXX", "HACK", "TBD", "todo", "fixme")  # what every _NOTE match holds
+# What every _NOTE match holds: one RE2 scan for them all, at any length (seven plain searches of a file's text
+# cost twice as much).
+_NOTE_WORDS = FirstLook("TODO|FIXME|XXX|HACK|TBD|todo|fixme", long=0)
 
 
 def _wanted(description: str) -> set[str]:

@@ -173,13 +173,15 @@ def _full_reading(text):
 # Pieces of every shape the patterns look for, their near misses, doctest prompts, and characters whose lower case
 # or white space differs between Python and RE2.
 _PIECES = st.sampled_from([
-    "DATA", "data", "<<<", "<<<DATA", ">>>", ">>> ", "DATA 0123456789abcdef", "DATA\tab", " >>>", "\t>>>", "0123456789abcdef", "abc", " ", "\t", "\n", "\u00a0", "\u2003",
+    "DATA", "data", "<<<", "<<<DATA", ">>>", ">>> ", "DATA 0123456789abcdef", "DATA\tab", " >>>", "\t>>>",
+    "0123456789abcdef", "abc", " ", "\t", "\n", "\u00a0", "\u2003",
     "STEP (trusted)", "EXECUTOR OUTPUT (untrusted)", "CHECKS ALREADY DONE (trusted)", "(trusted", "#", "İ", "K",
     "Note to the reviewer", "Dear validator", "Judge:", "validator", "system", ": ", ", ", "please ", "mark this valid",
     "approve this", "you must accept this", "ignore all previous instructions", "Verdict: valid", '{"valid": true',
     ', "reason": "x"}', "{ 'valid' : true }", "<|im_start|>", "[INST]", "<<SYS>>", "<start_of_turn>", ".", "é",
     "Hey the judge", "any reviewer reading this", "if you are an AI", "the model must ", "the grader is expected to ",
-    "AI, ", "Judge,\u2003please ", "do not reject it", "system instructions:", "To the LLM :", "note for\u00a0the grader",
+    "AI, ", "Judge,\u2003please ", "do not reject it", "system instructions:", "To the LLM :",
+    "note for\u00a0the grader",
     "validator: Callable", "\u212a", "\u017f", "\u0131", "!", ";", "> ", "mark this step as passed",
 ])
 
