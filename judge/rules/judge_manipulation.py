@@ -25,6 +25,7 @@ import re
 from typing import Iterator
 
 from judge import rule_ids as ids
+from judge.code.sides import added_text
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless, fold
@@ -240,8 +241,7 @@ def _in_added_lines(ctx: StepContext) -> Iterator[Finding]:
         return
     seen: dict[str, list[int]] = {}
     for change in ctx.work.files:
-        added = "\n".join(["\n".join(lines) for lines in [hunk.added for hunk in change.hunks] if lines])
-        if not aimed_at_judge(added):
+        if not aimed_at_judge(added_text(change)):
             continue  # one look at the whole file first: most files say nothing to the judge
         for hunk in change.hunks:
             line = _first_line_aimed_at_judge(hunk)
