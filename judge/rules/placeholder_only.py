@@ -12,7 +12,7 @@ from typing import Iterator
 
 from judge import rule_ids as ids
 from judge.code.change import FileView
-from judge.code.sides import opening_of, writes_code
+from judge.code.sides import added_text, opening_of, writes_code
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.first_look import FirstLook
@@ -88,13 +88,15 @@ def _notes(file: FileView, description: str) -> list[str] | None:
 
 
 def _may_note(change: FileChange, wanted: set[str]) -> bool:
-    """A line the file gains may be one _notes counts, as the raw text of its hunks tells: a TODO note, most words of
-    the step (``wanted``: its words, _wanted's, read once for every file), or (Python) a quote, where a docstring
-    could be. A necessary condition of a note, read in a few plain searches of the hunks' text (no word or note spans
-    a line end)."""
-    text = "\n".join(["\n".join(hunk.body) for hunk in change.hunks])  # every line: a superset of the added ones
-    if change.path.endswith((".py", ".pyi")) and ('"' in text or "'" in text):
-        return True
+    """A line the file gains may be one _notes counts, as the raw text tells: (Python) a quote in its hunks, where a
+    docstring could be (one opened above an added line holds it), or in its added lines a TODO note or most words of
+    the step (``wanted``: its words, _wanted's, read once for every file). A necessary condition of a note, read in a
+    few plain searches (no word or note spans a line end; the added lines are read once for the signals)."""
+    if change.path.endswith((".py", ".pyi")):
+        body = "\n".join(["\n".join(hunk.body) for hunk in change.hunks])
+        if '"' in body or "'" in body:
+            return True
+    text = added_text(change)
     if _NOTE_WORDS.search(text) and _NOTE.search(text):
         return True
     if len(wanted) < 3:
