@@ -45,12 +45,7 @@ class WideLook:
         self.loose = loose
 
     def search(self, text: str) -> bool:
-        return self.may_match(text) and self.python.search(text) is not None
-
-    def may_match(self, text: str) -> bool:
-        """The wider pattern finds something in ``text`` (or RE2 cannot read it): what ``search`` needs, in RE2's one
-        pass alone."""
-        return not re2_reads(text) or self._re2.search(text) is not None
+        return (not re2_reads(text) or self._re2.search(text) is not None) and self.python.search(text) is not None
 
     @cached_property
     def _re2(self) -> Any:

@@ -74,10 +74,3 @@ def test_a_text_with_a_lone_surrogate_is_answered_by_the_python_pattern():
     look = WideLook(_MAYBE_NEVER.pattern, loose=(r"\b",))
     assert look.search("caf\udce9 = 1\nif False and x:")
     assert not look.search("caf\udce9 = 1\nif ready:")
-    assert look.may_match("caf\udce9 = 1\nif ready:")  # unread by RE2: it may match
-
-
-@pytest.mark.parametrize("text", TEXTS)
-def test_may_match_holds_wherever_the_pattern_matches(text):
-    look = WideLook(_MAYBE_NEVER.pattern, loose=(r"\b",))
-    assert look.may_match(text) or not _MAYBE_NEVER.search(text)

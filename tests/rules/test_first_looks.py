@@ -145,26 +145,3 @@ def test_unused_function_reads_the_definitions_of_every_line(body, path):
         assert found == list(unused._definitions(change))
     finally:
         unused._CANDIDATE.update(saved)
-
-
-_NEVER_PIECES = st.sampled_from([
-    "if ", "elif ", "while ", "else", "} ", "  ", "\t", "\x0c", "\u00a0", "(", ")", ":", "{", "x", ", ", "'",
-    "os.environ.get(", "os.getenv(", "'NEW_FLAG'", "'NEW_FLAG' in os.environ", "process.env.NEW_FLAG", "getattr(",
-    "hasattr(", "sys", "'_new_path'", "globalThis.__new", "1 == 2", "'a' === 'b'", "2099", "date", "not True", "!true",
-    "False and ", " and false", "if, '_flag'", "while , \"_flag\")", "é",
-])
-
-
-@FUZZ
-@given(body=st.lists(st.tuples(st.sampled_from(" -+"), st.lists(_NEVER_PIECES, max_size=5).map("".join)),
-                     min_size=1, max_size=6),
-       path=st.sampled_from(["m.py", "m.ts"]))
-@example(body=[("+", "if getattr("), ("+", "x = 1"), ("+", "if, '_flag', False):")], path="m.py")  # over two lines
-def test_the_never_true_file_look_lets_through_every_file_with_such_a_branch(body, path):
-    """guard_never_true's look at a file's added text passes every file whose branch lines its hint finds something
-    in (the branch lines read as one text, as the rule reads them)."""
-    from judge.rules.signals import guard_never_true as guard
-
-    change = FileChange(path, path, 1, (_hunk(body),))
-    if any(guard._MAYBE_NEVER_FIRST.search(heads) for hunk in change.hunks if (heads := branch_heads(hunk))):
-        assert guard._may_hold_never_true(change)

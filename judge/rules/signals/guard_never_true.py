@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from judge import rule_ids as ids
-from judge.code.sides import added_text
 from judge.code.wide_look import WideLook
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
@@ -88,15 +87,6 @@ def _never_true(condition: str, patch_text: str) -> str | None:
     return None
 
 
-def _may_hold_never_true(change: FileChange) -> bool:
-    """A branch line the file adds may hold what _MAYBE_NEVER_FIRST looks for in the branch lines, as one RE2 pass
-    over the file's added text tells (its branch lines are added lines). In the branch lines read as one text, a
-    match may also run from one into the next: only `getattr(`/`hasattr(` at a line's end can begin one (no branch
-    line starts with what would go on any other part of the pattern)."""
-    text = added_text(change)
-    return _MAYBE_NEVER_FIRST.may_match(text) or "getattr(" in text or "hasattr(" in text
-
-
 def guard_never_true(ctx: StepContext) -> Iterator[Finding]:
     work = judged_work(ctx)
     if not work:
@@ -105,8 +95,6 @@ def guard_never_true(ctx: StepContext) -> Iterator[Finding]:
     files: list[str] = []
     patch_text = ""
     for change in judged_code(work):
-        if not _may_hold_never_true(change):
-            continue
         for line, condition in _added_conditions(change, _MAYBE_NEVER_FIRST):
             patch_text = patch_text or "\n".join(line for c in work.files for h in c.hunks for line in h.body)
             why = _never_true(condition, patch_text)
