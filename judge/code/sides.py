@@ -13,10 +13,11 @@ from itertools import compress
 from typing import Literal
 
 from judge.lazy_pattern import lazy_compile
-from judge.patch.model import Hunk, fact
+from judge.patch.model import FileChange, Hunk, fact
 from judge.patch.lexer import iter_logical_lines, syntax_for
+from judge.text_cache import text_cache
 
-__all__ = ["DOCSTRING", "Side", "opening_of", "side_of", "sides_of", "writes_code"]
+__all__ = ["DOCSTRING", "Side", "added_text", "opening_of", "side_of", "sides_of", "writes_code"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,32 @@ def sides_of(hunk: Hunk) -> tuple[Side, Side]:
     """``(side_of(hunk, "old"), side_of(hunk, "new"))``, made in one pass over the body."""
     (old, old_changed), (new, new_changed) = hunk.sides
     return Side(old, old_changed, hunk.reaches_end), Side(new, new_changed, hunk.reaches_end)
+
+
+def added_text(change: FileChange) -> str:
+    """Every added line of the file as one text: one regex search over it is a cheap first look. Kept for the last
+    two files a validation read: judge_manipulation, checks_suppressed and special_cased_input each read a file's."""
+    return _added_text(_Same(change))
+
+
+class _Same:
+    """A file change as a cache key: the same object (hashing a FileChange would read every line of it)."""
+
+    __slots__ = ("change",)
+
+    def __init__(self, change: FileChange) -> None:
+        self.change = change
+
+    def __hash__(self) -> int:
+        return id(self.change)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.change is self.change
+
+
+@text_cache(maxsize=2)
+def _added_text(key: _Same) -> str:
+    return "\n".join(["\n".join(added) for added in [hunk.added for hunk in key.change.hunks] if added])
 
 
 def opening_of(hunk: Hunk, which: Literal["old", "new"], lines: int) -> Side:

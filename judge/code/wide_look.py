@@ -19,6 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from judge.lazy_pattern import lazy_compile
+from judge.patch.first_look import re2_reads
 
 __all__ = ["WideLook"]
 
@@ -44,7 +45,7 @@ class WideLook:
         self.loose = loose
 
     def search(self, text: str) -> bool:
-        return self._re2.search(text) is not None and self.python.search(text) is not None
+        return (not re2_reads(text) or self._re2.search(text) is not None) and self.python.search(text) is not None
 
     @cached_property
     def _re2(self) -> Any:

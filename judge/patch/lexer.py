@@ -168,12 +168,13 @@ def is_superficial_hunk(hunk: Hunk, syntax: Syntax) -> bool:
 
 def _may_be_superficial(hunk: Hunk, syntax: Syntax) -> bool:
     """False when the hunk surely changes what the lexer keeps (a directive, a line not judged, other code),
-    found without lexing it."""
+    found without lexing it. The look at the code first: most hunks change code, and are done without a search for
+    a directive."""
+    if not _same_code_unless_commented(hunk, syntax):
+        return False
     if DIRECTIVE.search(_changed_text(hunk)):
         return False
-    if syntax.not_judged is not None and any(syntax.not_judged.search(line, 1) for line in hunk.body):
-        return False
-    return _same_code_unless_commented(hunk, syntax)
+    return syntax.not_judged is None or not any(syntax.not_judged.search(line, 1) for line in hunk.body)
 
 
 def _shapes_agree(hunk: Hunk, syntax: Syntax) -> bool:

@@ -25,6 +25,7 @@ import re
 from typing import Iterator
 
 from judge import rule_ids as ids
+from judge.code.sides import added_text
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.caseless import Caseless, fold
@@ -40,18 +41,26 @@ _JUDGE = (r"(?:(?:automated|ai|llm|code|human|final|patch|step)\s+)?"
           r"assistants?|gpt|chatgpt|claude|gemini)")
 # Forms that address the judge: a note to it, a greeting, a vocative at the start of a line or sentence. Any case:
 # searched in the folded text, where it answers as IGNORECASE would, several times faster.
-_ADDRESS = Caseless(
+_ADDRESS_FORMS = (
     rf"\b(?:notes?|messages?|instructions?|reminders?|hints?|comments?|memo|request|attention|attn)\s+"
     rf"(?:to|for)\s+(?:the\s+|all\s+|any\s+|our\s+|my\s+)?{_JUDGE}\b"
     rf"|\b(?:dear|hey|hi|hello)\s+(?:the\s+)?{_JUDGE}\b"
     rf"|\b(?:any|every|the)\s+{_JUDGE}\s+(?:reading|reviewing|evaluating|checking|judging|grading|validating)\s+this\b"
     rf"|\bif\s+you\s+are\s+(?:an?\s+|the\s+)?{_JUDGE}\b"
     rf"|\b{_JUDGE}\s+(?:must|should|shall|will|has\s+to|needs\s+to|is\s+(?:to|required\s+to|expected\s+to))\s"
-    rf"|(?:^|(?<=[.!?;]))[\s#/*>(\[-]*(?:to\s+)?(?:the\s+)?(?:{_JUDGE}|system)(?:\s+(?:notes?|instructions?))?\s*:"
-    rf"|\b{_JUDGE},\s+(?:please\s+)?(?=mark|approve|accept|answer|return|respond|reply|ignore|disregard|do\s+not|"
-    rf"don'?t|treat|consider|rate|grade|score)",
+)
+_LABEL = rf"(?:to\s+)?(?:the\s+)?(?:{_JUDGE}|system)(?:\s+(?:notes?|instructions?))?\s*:"  # `To the validator:`
+_VOCATIVE = rf"\b{_JUDGE},\s+(?:please\s+)?"  # `Judge, ` before one of _VOCATIVE_ORDERS
+_VOCATIVE_ORDERS = (r"mark|approve|accept|answer|return|respond|reply|ignore|disregard|do\s+not|don'?t|treat|consider|"
+                    r"rate|grade|score")
+_ADDRESS = Caseless(
+    rf"{_ADDRESS_FORMS}|(?:^|(?<=[.!?;]))[\s#/*>(\[-]*{_LABEL}|{_VOCATIVE}(?={_VOCATIVE_ORDERS})",
     re.MULTILINE,
 )
+# _ADDRESS's first look, RE2 on the folded text: the label wherever it stands (not only at a line or sentence
+# start), the vocative's order read instead of looked ahead to. It finds every match _ADDRESS finds: most texts with
+# a judge's name in them (`validator`, `model`) address nobody, and are done after one linear scan.
+_MAYBE_ADDRESS = FirstLook(rf"{_ADDRESS_FORMS}|{_LABEL}|{_VOCATIVE}(?:{_VOCATIVE_ORDERS})", long=0)
 _WORK = (r"(?:step|change|changes|patch|task|result|work|submission|diff|implementation|pr|pull\s+request|solution|"
          r"commit)")
 _VERDICT_WORD = r"(?:valid|passed|passing|a\s+pass|successful|a\s+success|correct|approved|accepted|acceptable|true)"
@@ -174,15 +183,17 @@ _MAYBE_SELF_ADDRESSED = _Words(r"(?:ignore|disregard|forget)\s+(?:all|any|of|the
 # A verdict object sets `valid` to true or false, and names its reason or is a line of its own that opens on `{`.
 _MAYBE_VERDICT = _Letters(r"valid[\"'`]?\s*(?::|=>?)\s*[\"'`]?(?:true|false)", also=r"reason|^[\s`'\">*#/-]*\{")
 _MAYBE_TOKEN = _Letters(r"<\||<｜|inst\]|sys>>|_of_turn>")
-_MAYBE_FENCE = _Letters(r"<<<data|>>>|\(trusted|\(untrusted")
+# A fence's `>>>` only after its `DATA <tag>`: a bare `>>>` opens every doctest line.
+_MAYBE_FENCE = _Letters(r"<<<data|data[ \t]+\S{4,}[ \t]*>>>|\(trusted|\(untrusted")
 _MAYBE_ADDRESSED = _Words(r"validators?|judges?|reviewers?|graders?|evaluators?|verifiers?|ai|llms?|models?|"
                           r"assistants?|gpt|chatgpt|claude|gemini|system")
 
 _ORDER_KIND = "an order about the verdict"
 # A text first gets one look for every first look's words at once: nearly every text (a summary, a file's added
-# lines) holds none of them, and one look costs less than the five.
+# lines) holds none of them, and one look costs less than the five. RE2 at every length: on this alternation it
+# is faster than Python's engine even on a 50-character summary (1.3 against 3 us), 4 times on a 1,000-character one.
 _ANY_FIRST_LOOK = FirstLook("|".join(f"(?:{look.source})" for look in (
-    _MAYBE_SELF_ADDRESSED, _MAYBE_VERDICT, _MAYBE_TOKEN, _MAYBE_FENCE, _MAYBE_ADDRESSED)))
+    _MAYBE_SELF_ADDRESSED, _MAYBE_VERDICT, _MAYBE_TOKEN, _MAYBE_FENCE, _MAYBE_ADDRESSED)), long=0)
 
 
 def aimed_at_judge(text: str) -> tuple[str, str] | None:
@@ -200,8 +211,11 @@ def aimed_at_judge(text: str) -> tuple[str, str] | None:
         found = _search_near(pattern, text, maybe.finditer(low)) if near else maybe.search(low) and pattern.search(text)
         if found:
             return kind, found.group(0)
-    addressed = _search_near(_ADDRESS.folded, fold(text), _MAYBE_ADDRESSED.finditer(low)) if near \
-        else _MAYBE_ADDRESSED.search(low) and _ADDRESS.search(text)
+    folded = fold(text)
+    if not _MAYBE_ADDRESS.search(folded):
+        return None
+    addressed = _search_near(_ADDRESS.folded, folded, _MAYBE_ADDRESSED.finditer(low)) if near \
+        else _MAYBE_ADDRESSED.search(low) and _ADDRESS.folded.search(folded)
     if addressed:
         order = _ORDER.search(text)
         if order:
@@ -227,7 +241,7 @@ def _in_added_lines(ctx: StepContext) -> Iterator[Finding]:
         return
     seen: dict[str, list[int]] = {}
     for change in ctx.work.files:
-        if not aimed_at_judge("\n".join(line for hunk in change.hunks for line in hunk.added)):
+        if not aimed_at_judge(added_text(change)):
             continue  # one look at the whole file first: most files say nothing to the judge
         for hunk in change.hunks:
             line = _first_line_aimed_at_judge(hunk)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from judge.code.sides import Side, opening_of, side_of
+from judge.code.sides import Side, added_text, opening_of, side_of
 from judge.code.treesitter import grammar_for, parse, walk
 from judge.patch.parse import parse_patch
 
@@ -53,3 +53,25 @@ def test_a_sides_text_is_each_line_with_its_line_end_and_its_changed_lines_in_or
     side = Side(lines, tuple(index % 2 == 0 for index in range(len(lines))))
     assert side.text == "".join(line + "\n" for line in lines)
     assert side.changed_lines == lines[::2]
+
+
+TWO_HUNKS = PATCH + """\
+@@ -10,1 +10,3 @@
+ x = 1
++y = 2
++z = 3
+"""
+
+
+def test_a_files_added_text_is_its_added_lines_kept_for_the_same_change_only():
+    from judge.text_cache import forget
+
+    change = parse_patch(TWO_HUNKS).files[0]
+    assert added_text(change) == "    return None\ny = 2\nz = 3"
+    assert added_text(change) is added_text(change)  # read once, kept for the validation's other readers
+    twin = parse_patch(TWO_HUNKS.replace("+z = 3", "+z = 4")).files[0]
+    equal = parse_patch(TWO_HUNKS).files[0]
+    assert equal == change and equal is not change
+    assert added_text(twin).endswith("z = 4") and added_text(equal) == added_text(change)
+    forget()
+    assert added_text(change) == "    return None\ny = 2\nz = 3"

@@ -67,3 +67,10 @@ def test_a_lookaround_at_the_edge_of_a_top_level_alternative_is_read():
     look = WideLook(r"a|(?<![(\]])b|c(?![)|])")
     for text in ["b", "(b", "]b", "xb", "c", "c)", "c|", "cx", "a"]:
         assert look.search(text) == bool(look.python.search(text)), text
+
+
+def test_a_text_with_a_lone_surrogate_is_answered_by_the_python_pattern():
+    """A work-tree file that is not UTF-8 is read with surrogateescape: RE2 cannot take it, Python's engine can."""
+    look = WideLook(_MAYBE_NEVER.pattern, loose=(r"\b",))
+    assert look.search("caf\udce9 = 1\nif False and x:")
+    assert not look.search("caf\udce9 = 1\nif ready:")

@@ -40,6 +40,15 @@ def test_a_step_that_asks_for_documentation_gets_a_signal():
     assert [f.rule for f in verdict.findings if f.severity == "signal"] == ["placeholder_only"]
 
 
+@pytest.mark.parametrize("word", ["TODO", "FIXME", "XXX", "HACK", "TBD", "todo", "fixme"])
+def test_every_note_word_is_seen_by_the_first_look(word):
+    """The first look's words are _NOTE's: a TypeScript note (no docstring to look for) with any of them is a
+    placeholder."""
+    verdict = _judge("src/config.ts", TS, TS.replace("  return", f"  // {word} handle YAML\n  return"),
+                     description="Read the settings file")
+    assert (verdict.valid, verdict.rule) == (False, "placeholder_only"), verdict.reason
+
+
 @pytest.mark.parametrize("path, old, new", [
     # code with a TODO beside it is work
     ("src/config.py", PY, PY.replace("    with", "    # TODO: cache this\n    if path.endswith('.yaml'):\n"

@@ -7,6 +7,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterator
 
+from judge.code.sides import added_text
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.first_look import FirstLook
@@ -77,11 +78,6 @@ def _lines_with_match(look: FirstLook, text: str) -> list[int]:
         last = line + text.count("\n", start, end)
         found.extend(range(max(line, found[-1] + 1 if found else 0), last + 1))
     return found
-
-
-def added_text(change: FileChange) -> str:
-    """Every added line of the file as one text: one regex search over it is the cheap first look."""
-    return "\n".join(["\n".join(added) for added in [hunk.added for hunk in change.hunks] if added])
 
 
 def judged_work(ctx: StepContext) -> PatchFacts | None:
