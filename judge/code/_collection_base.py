@@ -10,6 +10,7 @@ from typing import Any
 
 from judge.code.testpaths import is_test_data, is_test_path
 from judge.lazy_pattern import lazy_compile
+from judge.patch.first_look import re2_reads
 
 
 _MAX_LINES = 4000  # per side: config files are short; a huge one is read in part
@@ -113,6 +114,15 @@ def _re2() -> tuple[Any, Any]:
     return re2, quiet
 
 
+def _readable(text: str) -> str:
+    """``text`` as RE2 can read it: a lone surrogate (a byte of a work-tree file that is not UTF-8, read with
+    surrogateescape) stands as U+FFFD, which no glob character is."""
+    return text if re2_reads(text) else _SURROGATE.sub("\ufffd", text)
+
+
+_SURROGATE = lazy_compile("[\ud800-\udfff]")
+
+
 def _glob_regex(pattern: str) -> Any | None:
     """A glob (``**``, ``*``, ``?``, ``[...]``, ``{a,b}``, extglobs) as a regular expression over a path."""
     text = pattern.strip()[:_MAX_PATTERN]
@@ -182,6 +192,7 @@ def _covers(patterns: list[str], pattern: str) -> bool:
     examples is matched (another file extension counts as the same file: a move to TypeScript narrows nothing)."""
     if pattern in patterns:
         return True
+    patterns, pattern = [_readable(p) for p in patterns], _readable(pattern)
     regexes = [r for r in map(_glob_regex, patterns) if r is not None]
     if any(r.fullmatch(pattern) for r in regexes):
         return True
@@ -195,6 +206,7 @@ def _covers(patterns: list[str], pattern: str) -> bool:
 
 def _covers_name(patterns: list[str], prefix: str) -> bool:
     """pytest's python_classes/python_functions: a plain word is a name prefix, anything else a glob."""
+    patterns, prefix = [_readable(p) for p in patterns], _readable(prefix)
     example = prefix + "Xyz" if not _GLOB_CHARS.search(prefix) else _examples(prefix)[0]
     for pattern in patterns:
         regex = _glob_regex(pattern) if _GLOB_CHARS.search(pattern) else None

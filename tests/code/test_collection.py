@@ -354,3 +354,13 @@ def test_a_glob_built_to_backtrack_is_matched_in_linear_time():
     worker.start()
     worker.join(timeout=30)  # generous for a loaded machine: the call itself takes microseconds
     assert done == [False]
+
+
+@pytest.mark.parametrize("old, new", [
+    ("python_files = test_*.py", "python_files = test_\udcff*.py"),  # a byte of a file that is not UTF-8
+    ("python_files = test_*.py", "python_files = *\udcff*.py *.py"),  # wider: nothing leaves collection
+])
+def test_a_glob_holding_a_byte_that_is_not_utf8_is_compared_not_a_crash(old, new):
+    """A work-tree file that is not UTF-8 is read with surrogateescape; RE2 reads UTF-8 only."""
+    found = _certain("setup.cfg", SETUP_CFG, _edit(SETUP_CFG, old, new))
+    assert [n.setting for n in found] == (["python_files"] if new.count("*") == 1 else [])
