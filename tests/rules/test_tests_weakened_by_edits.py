@@ -505,6 +505,22 @@ def test_a_step_that_asks_for_that_test_work_gets_a_signal(description, new):
     _accepted(_case({PY: (PYTEST, new)}, description), signal="the step asks for this kind of test work")
 
 
+def test_a_step_that_names_the_test_file_it_asks_to_change_asks_for_nothing_in_another():
+    weaker = _edit(PYTEST, "== 8080", "== 8081")
+    other = "tests/test_cli.py"
+    description = "Update tests/test_app.py for the new parser"
+    _accepted(_case({PY: (PYTEST, weaker)}, description), signal="the step asks for this kind of test work")
+    _rejected(_case({PY: (PYTEST, PYTEST + "\n# the new parser\n"), other: (PYTEST, weaker)}, description),
+              "had its expected value edited")
+    types = "import {expectType} from 'tsd';\n\nexpectType<number>(parsePort('1'));\n"  # a tsd type test
+    _rejected(_case({"types/index.test-d.ts": (types, types + "expectType<number>(parsePort('2'));\n"),
+                     other: (PYTEST, weaker)}, "Update `parsePort` in types/index.test-d.ts"),
+              "had its expected value edited")
+    # a step that names no test file asks for the work in any of them
+    _accepted(_case({other: (PYTEST, weaker)}, "Update the tests for the new parser"),
+              signal="the step asks for this kind of test work")
+
+
 def test_a_step_that_asks_to_add_a_test_does_not_ask_to_delete_or_skip_others():
     skipped = _edit(PYTEST, "def test_rejects_zero", "@pytest.mark.skip\ndef test_rejects_zero")
     _rejected(_case({PY: (PYTEST, skipped + "\n\ndef test_new():\n    assert parse_port('2') == 2\n")},

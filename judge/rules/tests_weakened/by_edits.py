@@ -8,6 +8,7 @@ what that means for the step:
 - A step that asks for that kind of test work — to remove tests, to skip them, to change them
   (judge/rules/asks.py) — gets a signal with the same facts, and so does any weakening of a test
   file the step asks to change by name ("Update tests/test_api.py for the new client"). A step
+  that names the test files it asks to change asks for that work in those files only. A step
   that asks to add a test to a file ("Add a test for X to tests/test_api.py") asks for none.
 - A test deleted together with the code it used (a definition the change removes from a non-test
   file and uses nowhere after) is a feature taken out with its tests: a signal.
@@ -71,6 +72,7 @@ _TODO = {
     "rewritten": "keep the assertions the test made",
 }
 _SHOWN = 5
+_TEST_NAME = re.compile(r"test|spec", re.IGNORECASE)  # test_api.py, api.test.ts, api.test-d.ts (tsd), api.spec.js
 
 
 def weakenings(changes: ChangeModel) -> tuple[Weakening, ...]:
@@ -90,9 +92,12 @@ def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
         return
     description = ctx.step.description
     reverts = _reverts_the_apply_step(ctx)
+    # A step that names the test files it asks to change asks for work in those; one that names none, in any of them
+    named = {path for path in work.paths if _TEST_NAME.search(file_name(path)) and _names_file(description, path)}
     rejected, signals = [], []
     for weakening in found:
-        reason = "the fix takes back the apply step: see reversal" if reverts else _excuse(weakening, description)
+        reason = "the fix takes back the apply step: see reversal" if reverts \
+            else _excuse(weakening, description, not named or weakening.path in named)
         (signals if reason else rejected).append((weakening, reason))
     if rejected:
         yield _reject([w for w, _ in rejected])
@@ -107,9 +112,10 @@ def _reverts_the_apply_step(ctx: StepContext) -> bool:
     return fraction is not None and fraction >= REVERSAL_THRESHOLD
 
 
-def _excuse(weakening: Weakening, description: str) -> str | None:
-    """Why this weakening may be honest work, or None when nothing says so."""
-    if any(asks.search(description) for asks in _ASKS[weakening.kind]):
+def _excuse(weakening: Weakening, description: str, asked_here: bool) -> str | None:
+    """Why this weakening may be honest work, or None when nothing says so. ``asked_here``: the step's asks reach the
+    weakening's file (it names that file, or no test file of the change)."""
+    if asked_here and any(asks.search(description) for asks in _ASKS[weakening.kind]):
         return "the step asks for this kind of test work"
     if ASKS_TO_CHANGE_TESTS.search(description) and _names_file(description, weakening.path):
         return "the step asks to change this test file"
