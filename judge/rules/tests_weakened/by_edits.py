@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Iterator
 from judge import rule_ids as ids
 from judge.code.testpaths import is_test_path
 from judge.context import StepContext
+from judge.lazy_pattern import lazy_compile
 from judge.patch.paths import file_name
 from judge.rules.asks import ASKS_TO_CHANGE_TESTS, ASKS_TO_REMOVE_TESTS, ASKS_TO_SKIP_TESTS, names_values
 from judge.rules.reversal import REVERSAL_THRESHOLD, undone_fraction
@@ -72,7 +73,7 @@ _TODO = {
     "rewritten": "keep the assertions the test made",
 }
 _SHOWN = 5
-_TEST_NAME = re.compile(r"test|spec", re.IGNORECASE)  # test_api.py, api.test.ts, api.test-d.ts (tsd), api.spec.js
+_TEST_NAME = lazy_compile(r"test|spec", re.IGNORECASE)  # test_api.py, api.test.ts, api.test-d.ts (tsd), api.spec.js
 
 
 def weakenings(changes: ChangeModel) -> tuple[Weakening, ...]:
