@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import compress
-from typing import Literal
+from typing import Iterable, Literal
 
 from judge.lazy_pattern import lazy_compile
 from judge.patch.model import FileChange, Hunk, fact
-from judge.patch.lexer import iter_logical_lines, syntax_for
+from judge.patch.lexer import LogicalLine, iter_logical_lines, syntax_for
 from judge.text_cache import text_cache
 
-__all__ = ["DOCSTRING", "Side", "added_text", "opening_of", "side_of", "sides_of", "writes_code"]
+__all__ = ["Side", "added_text", "opening_of", "side_of", "sides_of", "writes_code"]
 
 
 @dataclass(frozen=True)
@@ -81,16 +81,18 @@ def opening_of(hunk: Hunk, which: Literal["old", "new"], lines: int) -> Side:
     return Side(tuple([line[1:] for line in kept]), tuple([line[0] == sign for line in kept]))
 
 
-DOCSTRING = lazy_compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)  # a logical line that is a string alone
+_DOCSTRING = lazy_compile(r"^[rRuUbB]{0,2}(\"\"\"|'''|\"|').*\1$", re.DOTALL)  # a logical line that is a string alone
 
 
-def writes_code(side: Side, path: str, docstrings_are_notes: bool = True) -> bool:
+def writes_code(side: Side, path: str, docstrings_are_notes: bool = True,
+                lines: Iterable[LogicalLine] | None = None) -> bool:
     """A changed line of the side is code, not a comment (nor, by default, a Python docstring). Read up to the first
-    such line only: most changes write code early."""
+    such line only: most changes write code early. ``lines``: the side's logical lines when they are read otherwise
+    than from its first line (judge.code.fragments.python_lines: from inside a docstring the side opens in)."""
     if not any(side.changed):
         return False
-    for line in iter_logical_lines(side.lines, syntax_for(path)):
+    for line in iter_logical_lines(side.lines, syntax_for(path)) if lines is None else lines:
         if line.code and any(side.changed[line.first : line.last + 1]):
-            if not (docstrings_are_notes and path.endswith((".py", ".pyi")) and DOCSTRING.match(line.code)):
+            if not (docstrings_are_notes and path.endswith((".py", ".pyi")) and _DOCSTRING.match(line.code)):
                 return True
     return False

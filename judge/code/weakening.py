@@ -138,7 +138,7 @@ class _Reading:
         self.new: list[_Seen] = []
         self.unreadable: list[Weakening] = []
         self._deleted: list[Weakening] | None = None
-        self._successors: set[_Seen] = set()  # new tests paired with a removed one: renamed or moved, not new
+        self._successors: set[int] = set()  # ids of new tests paired with a removed one: renamed or moved, not new
         self._new_sides: dict[tuple[int, int], Side] = {}
         added: list[FileView] = []
         for file in model.files:
@@ -227,7 +227,7 @@ class _Reading:
                 continue
             partner = self._partner(seen)
             if partner is not None:
-                self._successors.add(partner)
+                self._successors.add(id(partner))
             if partner is not None and unit.collected and not self._collected(partner):
                 found.append(self._uncollected(seen, partner))
                 continue
@@ -245,7 +245,7 @@ class _Reading:
                 continue
             successor = self._renamed_in_place(seen) if all(self._kept_check(c) for c in unit.checks) else None
             if successor is not None:
-                self._successors.add(successor)
+                self._successors.add(id(successor))
                 continue  # its title and first lines rewritten where it stood, the rest of it past the hunk unchanged
             if all(other.unit.name != unit.name for other in gone.get(seen.change, [])):
                 gone.setdefault(seen.change, []).append(seen)
@@ -378,7 +378,7 @@ class _Reading:
             for mark in seen.unit.marks:
                 if not mark.changed or any(mark.key == m.key for old in before for m in old.unit.marks):
                     continue
-                if mark.kind == "skip" and not (before or seen in self._successors or self._always_there(seen)):
+                if mark.kind == "skip" and not (before or id(seen) in self._successors or self._always_there(seen)):
                     continue  # a new test that starts skipped weakens nothing that was there
                 found.append(Weakening("focused" if mark.kind == "only" else "skipped", seen.path,
                                        seen.label(mark.line), f"gained {mark.text}"

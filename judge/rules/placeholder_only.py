@@ -13,7 +13,7 @@ from typing import Iterator
 from judge import rule_ids as ids
 from judge.code.change import FileView
 from judge.code.fragments import opens_in_docstring, python_lines
-from judge.code.sides import DOCSTRING, Side, added_text, opening_of, writes_code
+from judge.code.sides import added_text, opening_of, writes_code
 from judge.context import StepContext
 from judge.lazy_pattern import lazy_compile
 from judge.patch.first_look import FirstLook
@@ -75,9 +75,8 @@ def _notes(file: FileView, description: str) -> list[str] | None:
         # A Python hunk that opens inside a docstring is read from inside it: from its first line, the closing quotes
         # would open a string and hide the code below them. Only its TODO notes and restatements count as notes then.
         cut = change.path.endswith((".py", ".pyi")) and (opens_in_docstring(old) or opens_in_docstring(new))
-        if cut and (_writes_python_code(old, docstrings_are_notes=False) or _writes_python_code(new)):
-            return None
-        if not cut and (writes_code(old, change.path, docstrings_are_notes=False) or writes_code(new, change.path)):
+        if writes_code(old, change.path, docstrings_are_notes=False, lines=python_lines(old) if cut else None) \
+                or writes_code(new, change.path, lines=python_lines(new) if cut else None):
             return None
         docstring_lines = {i for line in logical_lines(new.lines, syntax) if line.code
                            for i in range(line.first, line.last + 1)}
@@ -95,12 +94,6 @@ def _notes(file: FileView, description: str) -> list[str] | None:
             return None
         notes += found
     return notes
-
-
-def _writes_python_code(side: Side, docstrings_are_notes: bool = True) -> bool:
-    """writes_code of a Python side read as fragments.python_lines reads it."""
-    return any(line.code and any(side.changed[line.first:line.last + 1])
-               and not (docstrings_are_notes and DOCSTRING.match(line.code)) for line in python_lines(side))
 
 
 def _may_note(change: FileChange, wanted: set[str]) -> bool:

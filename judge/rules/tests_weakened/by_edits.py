@@ -73,7 +73,9 @@ _TODO = {
     "rewritten": "keep the assertions the test made",
 }
 _SHOWN = 5
-_TEST_NAME = lazy_compile(r"test|spec", re.IGNORECASE)  # test_api.py, api.test.ts, api.test-d.ts (tsd), api.spec.js
+# A file name that says test: looser than judge.code.testpaths', since a step naming a tsd type test (api.test-d.ts),
+# which judge does not read as tests, still names the test file it means
+_TEST_LIKE = lazy_compile(r"test|spec", re.IGNORECASE)
 
 
 def weakenings(changes: ChangeModel) -> tuple[Weakening, ...]:
@@ -94,7 +96,7 @@ def tests_weakened(ctx: StepContext) -> Iterator[Finding]:
     description = ctx.step.description
     reverts = _reverts_the_apply_step(ctx)
     # A step that names the test files it asks to change asks for work in those; one that names none, in any of them
-    named = {path for path in work.paths if _TEST_NAME.search(file_name(path)) and _names_file(description, path)}
+    named = {path for path in work.paths if _TEST_LIKE.search(file_name(path)) and _names_file(description, path)}
     rejected, signals = [], []
     for weakening in found:
         reason = "the fix takes back the apply step: see reversal" if reverts \
